@@ -1,0 +1,59 @@
+package io.shardwise.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.common.hash.HashFunction;
+import com.google.common.hash.Hashing;
+import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class Murmur3Test {
+
+  private static final HashFunction GUAVA = Hashing.murmur3_128();
+
+  @Test
+  void equalsGuavaMurmur3OnBytesOfEveryLengthUpTo300() {
+    SplittableRandom random = new SplittableRandom(42);
+    for (int len = 0; len <= 300; len++) {
+      for (int trial = 0; trial < 20; trial++) {
+        byte[] b = new byte[len];
+        for (int i = 0; i < len; i++) {
+          b[i] = (byte) random.nextInt();
+        }
+        assertThat(Murmur3.INSTANCE.hash(b)).as("length %d", len).isEqualTo(GUAVA.hashBytes(b).asLong());
+      }
+    }
+  }
+
+  @Test
+  void hashesAnArraySliceLikeACopyOfIt() {
+    byte[] b = "xxuser:42yy".getBytes(StandardCharsets.UTF_8);
+    assertThat(Murmur3.INSTANCE.hash(b, 2, 7))
+        .isEqualTo(GUAVA.hashString("user:42", StandardCharsets.UTF_8).asLong());
+  }
+
+  @Test
+  void hashesAStringAsItsUtf8Bytes() {
+    String[] keys = {"", "a", "user:42", "ключ", "キー:1", "emoji😀key", "x".repeat(1000)};
+    for (String key : keys) {
+      assertThat(Murmur3.INSTANCE.hash(key))
+          .as(key)
+          .isEqualTo(GUAVA.hashString(key, StandardCharsets.UTF_8).asLong())
+          .isEqualTo(Murmur3.INSTANCE.hash(key.getBytes(StandardCharsets.UTF_8)));
+    }
+  }
+
+  @Test
+  void hashesAStringRangeLikeTheSubstring() {
+    String key = "{user:42}:profile";
+    assertThat(Murmur3.INSTANCE.hash(key, 1, 8)).isEqualTo(Murmur3.INSTANCE.hash("user:42"));
+  }
+
+  @Test
+  void keysLongerThanTheKeptScratchBufferStillHashCorrectly() {
+    String key = "k".repeat(100_000) + "é";
+    assertThat(Murmur3.INSTANCE.hash(key))
+        .isEqualTo(GUAVA.hashString(key, StandardCharsets.UTF_8).asLong());
+  }
+}
