@@ -1,0 +1,64 @@
+package io.shardwise.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code bin/shardwise}: the command-line entry point. */
+@Command(
+    name = "shardwise",
+    mixinStandardHelpOptions = true,
+    versionProvider = ShardwiseCli.Version.class,
+    description = "Client-side sharding for memcached and Redis.",
+    subcommands = {LocateCommand.class, CommandLine.HelpCommand.class})
+public final class ShardwiseCli {
+
+  /** Exit code for bad input: a bad option value, a malformed server list, an unreadable file. */
+  public static final int EXIT_USAGE = 2;
+
+  public static void main(String[] args) {
+    System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+  }
+
+  /** Runs the CLI with the given streams; returns the exit code. */
+  public static int run(String[] args, PrintWriter out, PrintWriter err) {
+    CommandLine cli = new CommandLine(new ShardwiseCli());
+    cli.setOut(out);
+    cli.setErr(err);
+    cli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          if (e instanceof IllegalArgumentException || e instanceof java.io.IOException
+              || e instanceof java.io.UncheckedIOException) {
+            commandLine.getErr().println("shardwise: " + message(e));
+            return EXIT_USAGE;
+          }
+          throw e;
+        });
+    cli.setParameterExceptionHandler(
+        (e, args1) -> {
+          e.getCommandLine().getErr().println("shardwise: " + e.getMessage());
+          return EXIT_USAGE;
+        });
+    return cli.execute(args);
+  }
+
+  private static String message(Exception e) {
+    Throwable t = e;
+    if (t instanceof java.io.UncheckedIOException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    if (t instanceof java.nio.file.NoSuchFileException) {
+      return "no such file: " + t.getMessage();
+    }
+    return t.getMessage() == null ? t.toString() : t.getMessage();
+  }
+
+  /** Reads the version from the jar manifest. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = ShardwiseCli.class.getPackage().getImplementationVersion();
+      return new String[] {"shardwise " + (v == null ? "(development build)" : v)};
+    }
+  }
+}

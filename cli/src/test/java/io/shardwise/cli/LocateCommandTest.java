@@ -1,0 +1,101 @@
+package io.shardwise.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class LocateCommandTest {
+
+  /** The shared golden vectors, kept with the ketama module's tests. */
+  private static final Path VECTORS = Path.of("../ring-ketama/src/test/resources/ketama-vectors");
+
+  @TempDir Path dir;
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    return ShardwiseCli.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @CsvSource({
+    "w4, libketama, libketama",
+    "w4, libmemcached, libmemcached.weighted",
+    "w4, twemproxy, twemproxy.plain",
+    "w4, spymemcached-weighted, spymemcached.weighted",
+    "l5, spymemcached, spymemcached.default"
+  })
+  void printsTheGoldenServerForEveryKey(String list, String compat, String column) throws IOException {
+    List<String> rows = Files.readAllLines(VECTORS.resolve(list + ".tsv"));
+    int col = List.of(rows.get(0).split("\t")).indexOf(column);
+    List<String> keys = new ArrayList<>();
+    StringBuilder expected = new StringBuilder();
+    for (String row : rows.subList(1, rows.size())) {
+      String[] cells = row.split("\t");
+      keys.add(cells[0]);
+      expected.append(cells[0]).append('\t').append(cells[col]).append('\n');
+    }
+    Path keysFile = Files.write(dir.resolve("keys"), keys, StandardCharsets.UTF_8);
+    int code =
+        run("locate", "--router", "ketama", "--compat", compat,
+            "--servers-file", VECTORS.resolve(list + ".servers").toString(),
+            "--keys-file", keysFile.toString());
+    assertThat(err.toString()).isEmpty();
+    assertThat(code).isZero();
+    assertThat(out.toString()).isEqualTo(expected.toString());
+  }
+
+  @Test
+  void everyRouterIsReachableAndKeysAreTakenAsTheyAre() throws IOException {
+    Path keys = dir.resolve("keys");
+    Files.writeString(keys, " spaced key \r\n\nünïcode\nlast-without-newline", StandardCharsets.UTF_8);
+    for (String router : new String[] {"ring", "ketama", "hrw", "jump", "multiprobe", "maglev", "modulo"}) {
+      out.getBuffer().setLength(0);
+      int code =
+          run("locate", "--router", router, "--servers", "a:1,b:2,c:3",
+              "--keys-file", keys.toString(), "--table-size", "101", "--probes", "5", "--points", "50");
+      assertThat(code).as(router + ": " + err).isZero();
+      String[] lines = out.toString().split("\n", -1);
+      assertThat(lines).hasSize(5);
+      assertThat(lines[0]).startsWith(" spaced key \t");
+      assertThat(lines[1]).matches("\t[abc]:[123]");
+      assertThat(lines[2]).startsWith("ünïcode\t");
+      assertThat(lines[3]).startsWith("last-without-newline\t");
+    }
+  }
+
+  @Test
+  void badInputIsOneLineOnStderrAndExitCode2() {
+    assertThat(run("locate", "--servers", "a:1,a:1", "--keys-file", "x")).isEqualTo(2);
+    assertThat(err.toString())
+        .isEqualTo("shardwise: server list must not name a server twice but a:1 is entry 1 and entry 2\n");
+    assertRejected("shardwise: unknown router 'chord'; expected one of ketama, ring, hrw, jump, multiprobe, maglev, modulo\n",
+        "locate", "--router", "chord", "--servers", "a:1");
+    assertRejected("shardwise: unknown ketama compatibility mode 'memcachedb'; expected one of libketama, libmemcached, twemproxy, spymemcached\n",
+        "locate", "--compat", "memcachedb", "--servers", "a:1");
+    assertRejected("shardwise: server entry 'a:99999': port must be in 1..65535 but was 99999\n",
+        "locate", "--servers", "a:99999");
+    assertRejected("shardwise: multiprobe probes must be >= 1 but was 0\n",
+        "locate", "--router", "multiprobe", "--probes", "0", "--servers", "a:1");
+    assertRejected("shardwise: no such file: /nonexistent/servers\n",
+        "locate", "--servers-file", "/nonexistent/servers");
+  }
+
+  private void assertRejected(String message, String... args) {
+    err.getBuffer().setLength(0);
+    assertThat(run(args)).isEqualTo(2);
+    assertThat(err.toString()).isEqualTo(message);
+  }
+}

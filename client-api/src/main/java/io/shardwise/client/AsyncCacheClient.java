@@ -1,0 +1,87 @@
+package io.shardwise.client;
+
+import io.shardwise.routing.Node;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A cache client over a sharded fleet: every key goes to the server its router names. Every
+ * operation returns at once; its future completes with the result, or exceptionally with a
+ * {@link ShardwiseException} (a {@link NodeException} naming the node when a server failed). A
+ * miss is a {@code null} value, never an exception.
+ *
+ * <p>Bad input fails before any I/O, with an {@link IllegalArgumentException} thrown by the call
+ * itself: a key the backend cannot store, a value over the size limit, a negative TTL.
+ *
+ * <p>A TTL of {@link Duration#ZERO} means no expiry. memcached counts TTLs in whole seconds:
+ * shorter ones are rounded up to one second.
+ *
+ * @param <V> the value type, fixed by the client's codec
+ */
+public interface AsyncCacheClient<V> extends AutoCloseable {
+
+  /** The value of {@code key}, or null when absent. */
+  CompletableFuture<V> get(String key);
+
+  /**
+   * The values of {@code keys}, fetched with one batched request per server, all servers at
+   * once. Every key is in the result as a hit, a miss or an error.
+   */
+  CompletableFuture<MultiResult<V>> getMulti(Collection<String> keys);
+
+  /** Stores {@code value} under {@code key}. */
+  CompletableFuture<Void> set(String key, V value, Duration ttl);
+
+  /**
+   * Stores every entry, batched per server. Keys that were stored map to {@code true}; keys
+   * whose write failed are in {@link MultiResult#errors()}.
+   */
+  CompletableFuture<MultiResult<Boolean>> setMulti(Map<String, ? extends V> values, Duration ttl);
+
+  /** Stores {@code value} only if {@code key} is absent; true if it was stored. */
+  CompletableFuture<Boolean> add(String key, V value, Duration ttl);
+
+  /** Removes {@code key}; true if it existed. */
+  CompletableFuture<Boolean> delete(String key);
+
+  /** Removes every key, batched per server; each key maps to whether it existed. */
+  CompletableFuture<MultiResult<Boolean>> deleteMulti(Collection<String> keys);
+
+  /** Sets a new TTL on {@code key}; true if it existed. */
+  CompletableFuture<Boolean> touch(String key, Duration ttl);
+
+  /**
+   * Adds {@code delta} (>= 0) to the counter at {@code key} and returns the new value; an absent
+   * counter is created with {@code initial} (and {@code ttl}) and {@code initial} is returned.
+   * memcached counters are unsigned 64-bit and wrap; Redis counters are signed.
+   */
+  CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl);
+
+  /**
+   * Subtracts {@code delta} (>= 0) from the counter at {@code key}; an absent counter is created
+   * with {@code initial}. memcached stops at 0; Redis goes below 0.
+   */
+  CompletableFuture<Long> decr(String key, long delta, long initial, Duration ttl);
+
+  /** The round trip of a no-op request (memcached {@code version}, Redis {@code PING}) to one node. */
+  CompletableFuture<Duration> ping(Node node);
+
+  /** {@link #ping(Node)} for every node. */
+  Map<Node, CompletableFuture<Duration>> pingAll();
+
+  /** The nodes of the fleet, in server-list order. */
+  List<Node> nodes();
+
+  /** The node that {@code key} is routed to when every node is healthy. */
+  Node nodeFor(String key);
+
+  /** A blocking view of this client, sharing its connections. */
+  CacheClient<V> sync();
+
+  /** Closes every connection. Operations after close fail. */
+  @Override
+  void close();
+}

@@ -1,0 +1,49 @@
+package io.shardwise.client;
+
+import io.shardwise.routing.Node;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The blocking form of {@link AsyncCacheClient}: each call waits for its result, at most the
+ * configured timeout per server round, and throws the {@link ShardwiseException} the async form
+ * completes with.
+ *
+ * @param <V> the value type
+ */
+public interface CacheClient<V> extends AutoCloseable {
+
+  V get(String key);
+
+  MultiResult<V> getMulti(Collection<String> keys);
+
+  void set(String key, V value, Duration ttl);
+
+  MultiResult<Boolean> setMulti(Map<String, ? extends V> values, Duration ttl);
+
+  boolean add(String key, V value, Duration ttl);
+
+  boolean delete(String key);
+
+  MultiResult<Boolean> deleteMulti(Collection<String> keys);
+
+  boolean touch(String key, Duration ttl);
+
+  long incr(String key, long delta, long initial, Duration ttl);
+
+  long decr(String key, long delta, long initial, Duration ttl);
+
+  Duration ping(Node node);
+
+  List<Node> nodes();
+
+  Node nodeFor(String key);
+
+  /** The async client this view blocks on. */
+  AsyncCacheClient<V> async();
+
+  @Override
+  void close();
+}

@@ -1,0 +1,69 @@
+package io.shardwise.spi;
+
+import io.shardwise.client.CachedValue;
+import io.shardwise.routing.Node;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The backend SPI: an asynchronous connection to one server, which knows nothing of routing.
+ * The routing client validates keys and values, applies its timeout and routes; a connection only
+ * talks to its server.
+ *
+ * <p>Futures complete exceptionally with the backend's own exception when the server fails or is
+ * unreachable; the routing client wraps it in a {@code NodeException}. A connection must not
+ * block the calling thread, must reconnect by itself after the server comes back, and must fail
+ * requests quickly (not queue them) while disconnected.
+ *
+ * <p>TTLs are {@link Duration#ZERO} for no expiry, else positive.
+ */
+public interface NodeConnection extends AutoCloseable {
+
+  /** The server this connection talks to. */
+  Node node();
+
+  /** The stored value, or null when absent. */
+  CompletableFuture<CachedValue> get(String key);
+
+  /** The stored values of {@code keys} in one batched request; absent keys are not in the map. */
+  CompletableFuture<Map<String, CachedValue>> getMulti(List<String> keys);
+
+  CompletableFuture<Void> set(String key, CachedValue value, Duration ttl);
+
+  /**
+   * Stores every entry in one batch (pipelined). The map holds the keys whose own write failed,
+   * with the reason; it is empty when all were stored. The future fails only when the batch as a
+   * whole failed.
+   */
+  CompletableFuture<Map<String, Throwable>> setMulti(Map<String, CachedValue> values, Duration ttl);
+
+  /** Stores only if absent; true if stored. */
+  CompletableFuture<Boolean> add(String key, CachedValue value, Duration ttl);
+
+  /** True if the key existed. */
+  CompletableFuture<Boolean> delete(String key);
+
+  /** Deletes every key in one batch; each key maps to whether it existed. */
+  CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys);
+
+  /** True if the key existed. */
+  CompletableFuture<Boolean> touch(String key, Duration ttl);
+
+  /**
+   * Adds {@code delta} (negative: subtracts) to a counter, creating it with {@code initial} when
+   * absent, and returns the new value.
+   */
+  CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl);
+
+  /** Round trip of a no-op request: memcached {@code version}, Redis {@code PING}. */
+  CompletableFuture<Duration> ping();
+
+  /** Removes every key on the server (used to empty a server before it rejoins). */
+  CompletableFuture<Void> flushAll();
+
+  /** Releases the connection; pending requests fail. */
+  @Override
+  void close();
+}

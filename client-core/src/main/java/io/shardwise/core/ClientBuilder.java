@@ -1,0 +1,165 @@
+package io.shardwise.core;
+
+import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.Codecs;
+import io.shardwise.client.ValueCodec;
+import io.shardwise.routing.HashTag;
+import io.shardwise.routing.Node;
+import io.shardwise.routing.Router;
+import io.shardwise.routing.ServerList;
+import io.shardwise.spi.Backend;
+import io.shardwise.spi.NodeConnection;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * Builds a routing client. Required: a {@link #backend(Backend) backend} and the {@link
+ * #servers(String) servers}; everything else has a default. The client owns the backend it is
+ * given and closes it on {@link AsyncCacheClient#close()}.
+ *
+ * @param <V> the value type of the codec
+ */
+public final class ClientBuilder<V> {
+
+  /** Default per-request timeout. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(250);
+
+  private Backend backend;
+  private List<Node> servers;
+  private Function<List<Node>, Router> router = RouterSpec.DEFAULT::build;
+  private String routerDescription = RouterSpec.DEFAULT.toString();
+  private HashTag hashTag = HashTag.NONE;
+  private Duration timeout = DEFAULT_TIMEOUT;
+  private int maxValueBytes = -1;
+  private final ValueCodec<V> codec;
+  private final boolean codecChosen;
+
+  ClientBuilder(ValueCodec<V> codec) {
+    this.codec = codec;
+    this.codecChosen = false;
+  }
+
+  private ClientBuilder(ClientBuilder<?> from, ValueCodec<V> codec) {
+    this.backend = from.backend;
+    this.servers = from.servers;
+    this.router = from.router;
+    this.routerDescription = from.routerDescription;
+    this.hashTag = from.hashTag;
+    this.timeout = from.timeout;
+    this.maxValueBytes = from.maxValueBytes;
+    this.codec = codec;
+    this.codecChosen = true;
+  }
+
+  /** The kind of server and its connection options. */
+  public ClientBuilder<V> backend(Backend backend) {
+    this.backend = Objects.requireNonNull(backend, "backend");
+    return this;
+  }
+
+  /** The servers, in the server-list syntax of {@link ServerList#parse(String)}. */
+  public ClientBuilder<V> servers(String serverList) {
+    this.servers = ServerList.parse(serverList);
+    return this;
+  }
+
+  /** The servers. */
+  public ClientBuilder<V> servers(List<Node> nodes) {
+    this.servers = ServerList.validate(nodes);
+    return this;
+  }
+
+  /** The router (default: ketama, libketama mode). */
+  public ClientBuilder<V> router(RouterSpec spec) {
+    Objects.requireNonNull(spec, "router");
+    this.router = spec::build;
+    this.routerDescription = spec.toString();
+    return this;
+  }
+
+  /** A router built by the caller's function from the server list. */
+  public ClientBuilder<V> router(Function<List<Node>, Router> factory) {
+    this.router = Objects.requireNonNull(factory, "router");
+    this.routerDescription = "custom";
+    return this;
+  }
+
+  /** Hash tags (default: none). */
+  public ClientBuilder<V> hashTag(HashTag tag) {
+    this.hashTag = Objects.requireNonNull(tag, "hashTag");
+    return this;
+  }
+
+  /** Longest wait for one server's reply (default 250 ms). */
+  public ClientBuilder<V> timeout(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be > 0 but was " + timeout);
+    }
+    this.timeout = timeout;
+    return this;
+  }
+
+  /** Largest encoded value accepted (default: the backend's, 1 MiB for memcached). */
+  public ClientBuilder<V> maxValueBytes(int bytes) {
+    if (bytes < 0) {
+      throw new IllegalArgumentException("max value size must be >= 0 bytes but was " + bytes);
+    }
+    this.maxValueBytes = bytes;
+    return this;
+  }
+
+  /**
+   * The value codec. Default: {@link Codecs#spymemcached()} for memcached (reads and writes what a
+   * spymemcached application stores), {@link Codecs#java()} for Redis, which keeps no flags.
+   */
+  public <W> ClientBuilder<W> codec(ValueCodec<W> newCodec) {
+    return new ClientBuilder<>(this, Objects.requireNonNull(newCodec, "codec"));
+  }
+
+  /**
+   * Builds the client and opens one connection per server. Connections to servers that are down
+   * are retried in the background; requests to them fail until they answer.
+   *
+   * @throws IllegalArgumentException for a missing or inconsistent setting
+   */
+  public AsyncCacheClient<V> build() {
+    if (backend == null) {
+      throw new IllegalArgumentException("a backend (memcached or redis) is required");
+    }
+    if (servers == null) {
+      throw new IllegalArgumentException("servers are required");
+    }
+    ValueCodec<V> codec = this.codec;
+    if (!codecChosen && !backend.storesFlags()) {
+      @SuppressWarnings("unchecked") // the unchosen codec is a ValueCodec<Object>, and so is java()
+      ValueCodec<V> java = (ValueCodec<V>) Codecs.java();
+      codec = java;
+    }
+    if (codec.needsFlags() && !backend.storesFlags()) {
+      throw new IllegalArgumentException(
+          "codec '" + codec.name() + "' needs the flags memcached stores beside a value, but "
+              + backend.name() + " keeps no flags; use utf8, bytes, java or a codec of your own");
+    }
+    Router r = router.apply(servers);
+    int max = maxValueBytes >= 0 ? maxValueBytes : backend.defaultMaxValueBytes();
+    NodeConnection[] connections = new NodeConnection[r.size()];
+    try {
+      for (int i = 0; i < connections.length; i++) {
+        connections[i] = backend.connect(r.nodes().get(i));
+      }
+    } catch (RuntimeException e) {
+      for (NodeConnection c : connections) {
+        if (c != null) {
+          c.close();
+        }
+      }
+      backend.close();
+      throw e;
+    }
+    Topology topology = new Topology(r, hashTag, connections);
+    return new RoutingClient<>(backend, topology, codec, timeout, max, routerDescription);
+  }
+}

@@ -1,0 +1,455 @@
+package io.shardwise.core;
+
+import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.CacheClient;
+import io.shardwise.client.CachedValue;
+import io.shardwise.client.MultiResult;
+import io.shardwise.client.NodeException;
+import io.shardwise.client.NodeTimeoutException;
+import io.shardwise.client.ShardwiseException;
+import io.shardwise.client.ValueCodec;
+import io.shardwise.routing.Node;
+import io.shardwise.spi.Backend;
+import io.shardwise.spi.KeyRules;
+import io.shardwise.spi.NodeConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+/**
+ * The routing client: validates keys and values, hashes the routing key (the hash tag if
+ * configured), asks the router for the node, and sends the command on that node's connection
+ * with the configured timeout. Multi-key operations send one batched request per node, all nodes
+ * at once, and account for every key.
+ */
+final class RoutingClient<V> implements AsyncCacheClient<V> {
+
+  private final Backend backend;
+  private final Topology topology;
+  private final ValueCodec<V> codec;
+  private final KeyRules keyRules;
+  private final long timeoutNanos;
+  private final Duration timeout;
+  private final int maxValueBytes;
+  private final String description;
+  private final CacheClient<V> sync;
+  private volatile boolean closed;
+
+  RoutingClient(
+      Backend backend,
+      Topology topology,
+      ValueCodec<V> codec,
+      Duration timeout,
+      int maxValueBytes,
+      String routerDescription) {
+    this.backend = backend;
+    this.topology = topology;
+    this.codec = codec;
+    this.keyRules = backend.keyRules();
+    this.timeout = timeout;
+    this.timeoutNanos = timeout.toNanos();
+    this.maxValueBytes = maxValueBytes;
+    this.description =
+        "shardwise(" + backend.name() + ", " + routerDescription + ", " + topology.nodes.size() + " nodes)";
+    this.sync = new SyncCacheClient<>(this);
+  }
+
+  // ---- single-key operations -----------------------------------------------------------------
+
+  @Override
+  public CompletableFuture<V> get(String key) {
+    int node = route(key);
+    return call(node, c -> c.get(key)).thenApply(this::decodeOrNull);
+  }
+
+  @Override
+  public CompletableFuture<Void> set(String key, V value, Duration ttl) {
+    int node = route(key);
+    CachedValue encoded = encode(key, value);
+    checkTtl(ttl);
+    return call(node, c -> c.set(key, encoded, ttl));
+  }
+
+  @Override
+  public CompletableFuture<Boolean> add(String key, V value, Duration ttl) {
+    int node = route(key);
+    CachedValue encoded = encode(key, value);
+    checkTtl(ttl);
+    return call(node, c -> c.add(key, encoded, ttl));
+  }
+
+  @Override
+  public CompletableFuture<Boolean> delete(String key) {
+    int node = route(key);
+    return call(node, c -> c.delete(key));
+  }
+
+  @Override
+  public CompletableFuture<Boolean> touch(String key, Duration ttl) {
+    int node = route(key);
+    checkTtl(ttl);
+    return call(node, c -> c.touch(key, ttl));
+  }
+
+  @Override
+  public CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl) {
+    return counter(key, checkDelta(delta), initial, ttl);
+  }
+
+  @Override
+  public CompletableFuture<Long> decr(String key, long delta, long initial, Duration ttl) {
+    return counter(key, -checkDelta(delta), initial, ttl);
+  }
+
+  private CompletableFuture<Long> counter(String key, long signedDelta, long initial, Duration ttl) {
+    int node = route(key);
+    checkTtl(ttl);
+    return call(node, c -> c.incr(key, signedDelta, initial, ttl));
+  }
+
+  @Override
+  public CompletableFuture<Duration> ping(Node node) {
+    checkOpen();
+    return call(topology.indexOf(node), NodeConnection::ping);
+  }
+
+  @Override
+  public Map<Node, CompletableFuture<Duration>> pingAll() {
+    checkOpen();
+    Map<Node, CompletableFuture<Duration>> out = new LinkedHashMap<>();
+    for (int i = 0; i < topology.nodes.size(); i++) {
+      out.put(topology.nodes.get(i), call(i, NodeConnection::ping));
+    }
+    return out;
+  }
+
+  // ---- multi-key operations ------------------------------------------------------------------
+
+  @Override
+  public CompletableFuture<MultiResult<V>> getMulti(Collection<String> keys) {
+    List<List<String>> byNode = groupByNode(keys);
+    List<CompletableFuture<Void>> parts = new ArrayList<>();
+    Map<String, V> values = new HashMap<>();
+    Set<String> misses = new LinkedHashSet<>();
+    Map<String, ShardwiseException> errors = new LinkedHashMap<>();
+    for (int i = 0; i < byNode.size(); i++) {
+      List<String> nodeKeys = byNode.get(i);
+      if (nodeKeys == null) {
+        continue;
+      }
+      int node = i;
+      parts.add(
+          call(node, c -> c.getMulti(nodeKeys))
+              .handle(
+                  (found, failure) -> {
+                    // Decode outside the lock; a value that cannot be decoded is that key's error.
+                    Map<String, V> decoded = new HashMap<>();
+                    Map<String, ShardwiseException> failed = new LinkedHashMap<>();
+                    List<String> missing = new ArrayList<>();
+                    for (String key : nodeKeys) {
+                      if (failure != null) {
+                        failed.put(key, asShardwise(node, failure));
+                        continue;
+                      }
+                      CachedValue cv = found.get(key);
+                      if (cv == null) {
+                        missing.add(key);
+                      } else {
+                        try {
+                          decoded.put(key, codec.decode(cv));
+                        } catch (RuntimeException e) {
+                          failed.put(key, asShardwise(node, e));
+                        }
+                      }
+                    }
+                    synchronized (values) {
+                      values.putAll(decoded);
+                      misses.addAll(missing);
+                      errors.putAll(failed);
+                    }
+                    return null;
+                  }));
+    }
+    return allOf(parts).thenApply(x -> ordered(keys, values, misses, errors));
+  }
+
+  @Override
+  public CompletableFuture<MultiResult<Boolean>> setMulti(Map<String, ? extends V> entries, Duration ttl) {
+    checkOpen();
+    Objects.requireNonNull(entries, "values");
+    checkTtl(ttl);
+    // Validate and encode everything before the first byte is sent.
+    Map<String, CachedValue> encoded = new LinkedHashMap<>();
+    for (Map.Entry<String, ? extends V> e : entries.entrySet()) {
+      keyRules.validate(e.getKey());
+      encoded.put(e.getKey(), encode(e.getKey(), e.getValue()));
+    }
+    List<List<String>> byNode = groupByNode(encoded.keySet());
+    List<CompletableFuture<Void>> parts = new ArrayList<>();
+    Map<String, Boolean> stored = new HashMap<>();
+    Map<String, ShardwiseException> errors = new LinkedHashMap<>();
+    for (int i = 0; i < byNode.size(); i++) {
+      List<String> nodeKeys = byNode.get(i);
+      if (nodeKeys == null) {
+        continue;
+      }
+      int node = i;
+      Map<String, CachedValue> batch = new LinkedHashMap<>();
+      for (String key : nodeKeys) {
+        batch.put(key, encoded.get(key));
+      }
+      parts.add(
+          call(node, c -> c.setMulti(batch, ttl))
+              .handle(
+                  (failedKeys, failure) -> {
+                    synchronized (stored) {
+                      for (String key : nodeKeys) {
+                        Throwable keyFailure = failure != null ? failure : failedKeys.get(key);
+                        if (keyFailure == null) {
+                          stored.put(key, Boolean.TRUE);
+                        } else {
+                          errors.put(key, asShardwise(node, keyFailure));
+                        }
+                      }
+                    }
+                    return null;
+                  }));
+    }
+    return allOf(parts).thenApply(x -> ordered(encoded.keySet(), stored, Set.of(), errors));
+  }
+
+  @Override
+  public CompletableFuture<MultiResult<Boolean>> deleteMulti(Collection<String> keys) {
+    List<List<String>> byNode = groupByNode(keys);
+    List<CompletableFuture<Void>> parts = new ArrayList<>();
+    Map<String, Boolean> deleted = new HashMap<>();
+    Map<String, ShardwiseException> errors = new LinkedHashMap<>();
+    for (int i = 0; i < byNode.size(); i++) {
+      List<String> nodeKeys = byNode.get(i);
+      if (nodeKeys == null) {
+        continue;
+      }
+      int node = i;
+      parts.add(
+          call(node, c -> c.deleteMulti(nodeKeys))
+              .handle(
+                  (result, failure) -> {
+                    synchronized (deleted) {
+                      for (String key : nodeKeys) {
+                        Boolean existed = failure == null ? result.get(key) : null;
+                        if (existed != null) {
+                          deleted.put(key, existed);
+                        } else {
+                          errors.put(
+                              key,
+                              failure != null
+                                  ? asShardwise(node, failure)
+                                  : new NodeException(topology.nodes.get(node), "no result for this key", null));
+                        }
+                      }
+                    }
+                    return null;
+                  }));
+    }
+    return allOf(parts).thenApply(x -> ordered(keys, deleted, Set.of(), errors));
+  }
+
+  /** Distinct keys per node index, validated; null where a node has no key. */
+  private List<List<String>> groupByNode(Collection<String> keys) {
+    checkOpen();
+    Objects.requireNonNull(keys, "keys");
+    int n = topology.nodes.size();
+    List<List<String>> byNode = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      byNode.add(null);
+    }
+    Set<String> seen = new LinkedHashSet<>();
+    for (String key : keys) {
+      keyRules.validate(key);
+      if (!seen.add(key)) {
+        continue;
+      }
+      int node = topology.primary(key);
+      List<String> list = byNode.get(node);
+      if (list == null) {
+        list = new ArrayList<>();
+        byNode.set(node, list);
+      }
+      list.add(key);
+    }
+    return byNode;
+  }
+
+  /** A result whose parts iterate in the order the caller gave the keys. */
+  private static <T> MultiResult<T> ordered(
+      Collection<String> keys, Map<String, T> values, Set<String> misses, Map<String, ShardwiseException> errors) {
+    Map<String, T> v = new LinkedHashMap<>();
+    Set<String> m = new LinkedHashSet<>();
+    Map<String, ShardwiseException> e = new LinkedHashMap<>();
+    for (String key : keys) {
+      if (values.containsKey(key)) {
+        v.put(key, values.get(key));
+      } else if (misses.contains(key)) {
+        m.add(key);
+      } else if (errors.containsKey(key)) {
+        e.put(key, errors.get(key));
+      }
+    }
+    return MultiResult.of(v, m, e);
+  }
+
+  private static CompletableFuture<Void> allOf(List<CompletableFuture<Void>> parts) {
+    return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0]));
+  }
+
+  // ---- plumbing ------------------------------------------------------------------------------
+
+  /** Validates {@code key} and returns the index of its node. */
+  private int route(String key) {
+    checkOpen();
+    keyRules.validate(key);
+    return topology.primary(key);
+  }
+
+  /**
+   * Sends one request to one node with the timeout, turning every failure into a {@link
+   * NodeException} that names the node.
+   */
+  private <T> CompletableFuture<T> call(int node, Function<NodeConnection, CompletableFuture<T>> op) {
+    CompletableFuture<T> sent;
+    try {
+      sent = op.apply(topology.connections[node]);
+    } catch (RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    return sent
+        .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+        .handle(
+            (value, failure) -> {
+              if (failure != null) {
+                throw asShardwise(node, failure);
+              }
+              return value;
+            });
+  }
+
+  private ShardwiseException asShardwise(int node, Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof ShardwiseException) {
+      return (ShardwiseException) cause;
+    }
+    Node n = topology.nodes.get(node);
+    if (cause instanceof TimeoutException) {
+      return new NodeTimeoutException(n, timeout, cause);
+    }
+    String message = cause.getMessage();
+    return new NodeException(
+        n, message == null || message.isBlank() ? cause.getClass().getSimpleName() : message, cause);
+  }
+
+  private V decodeOrNull(CachedValue stored) {
+    return stored == null ? null : codec.decode(stored);
+  }
+
+  private CachedValue encode(String key, V value) {
+    if (value == null) {
+      throw new IllegalArgumentException(
+          "values must not be null (use delete to remove a key): " + KeyRules.shorten(key));
+    }
+    CachedValue encoded = codec.encode(value);
+    if (encoded.length() > maxValueBytes) {
+      throw new IllegalArgumentException(
+          "values are at most "
+              + maxValueBytes
+              + " bytes after encoding; got "
+              + encoded.length()
+              + " for "
+              + KeyRules.shorten(key));
+    }
+    return encoded;
+  }
+
+  private static void checkTtl(Duration ttl) {
+    if (ttl == null) {
+      throw new IllegalArgumentException("ttl must not be null; use Duration.ZERO for no expiry");
+    }
+    if (ttl.isNegative()) {
+      throw new IllegalArgumentException("ttl must be >= 0 but was " + ttl);
+    }
+  }
+
+  private static long checkDelta(long delta) {
+    if (delta < 0) {
+      throw new IllegalArgumentException("delta must be >= 0 but was " + delta);
+    }
+    return delta;
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException(description + " is closed");
+    }
+  }
+
+  // ---- the rest of the interface -------------------------------------------------------------
+
+  @Override
+  public List<Node> nodes() {
+    return topology.nodes;
+  }
+
+  @Override
+  public Node nodeFor(String key) {
+    keyRules.validate(key);
+    return topology.nodes.get(topology.primary(key));
+  }
+
+  @Override
+  public CacheClient<V> sync() {
+    return sync;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    RuntimeException first = null;
+    for (NodeConnection c : topology.connections) {
+      try {
+        c.close();
+      } catch (RuntimeException e) {
+        first = first == null ? e : first;
+      }
+    }
+    try {
+      backend.close();
+    } catch (RuntimeException e) {
+      first = first == null ? e : first;
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return description;
+  }
+}

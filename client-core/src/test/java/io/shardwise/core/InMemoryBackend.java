@@ -1,0 +1,181 @@
+package io.shardwise.core;
+
+import io.shardwise.client.CachedValue;
+import io.shardwise.routing.Node;
+import io.shardwise.spi.Backend;
+import io.shardwise.spi.KeyRules;
+import io.shardwise.spi.NodeConnection;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** A backend of in-memory maps, one per node, that counts requests and can be told to fail or hang. */
+final class InMemoryBackend implements Backend {
+
+  final Map<Node, Store> stores = new ConcurrentHashMap<>();
+  final KeyRules rules;
+  volatile boolean closed;
+
+  InMemoryBackend(KeyRules rules) {
+    this.rules = rules;
+  }
+
+  static final class Store implements NodeConnection {
+    final Node node;
+    final Map<String, CachedValue> data = new ConcurrentHashMap<>();
+    final AtomicInteger requests = new AtomicInteger();
+    final AtomicInteger multiGets = new AtomicInteger();
+    volatile RuntimeException failWith;
+    volatile boolean hang;
+    volatile boolean closed;
+
+    Store(Node node) {
+      this.node = node;
+    }
+
+    private <T> CompletableFuture<T> reply(java.util.function.Supplier<T> work) {
+      requests.incrementAndGet();
+      if (hang) {
+        return new CompletableFuture<>();
+      }
+      if (failWith != null) {
+        return CompletableFuture.failedFuture(failWith);
+      }
+      return CompletableFuture.completedFuture(work.get());
+    }
+
+    @Override
+    public Node node() {
+      return node;
+    }
+
+    @Override
+    public CompletableFuture<CachedValue> get(String key) {
+      return reply(() -> data.get(key));
+    }
+
+    @Override
+    public CompletableFuture<Map<String, CachedValue>> getMulti(List<String> keys) {
+      multiGets.incrementAndGet();
+      return reply(
+          () -> {
+            Map<String, CachedValue> out = new HashMap<>();
+            for (String k : keys) {
+              if (data.containsKey(k)) {
+                out.put(k, data.get(k));
+              }
+            }
+            return out;
+          });
+    }
+
+    @Override
+    public CompletableFuture<Void> set(String key, CachedValue value, Duration ttl) {
+      return reply(() -> {
+        data.put(key, value);
+        return null;
+      });
+    }
+
+    @Override
+    public CompletableFuture<Map<String, Throwable>> setMulti(Map<String, CachedValue> values, Duration ttl) {
+      return reply(() -> {
+        data.putAll(values);
+        return Map.of();
+      });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> add(String key, CachedValue value, Duration ttl) {
+      return reply(() -> data.putIfAbsent(key, value) == null);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> delete(String key) {
+      return reply(() -> data.remove(key) != null);
+    }
+
+    @Override
+    public CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys) {
+      return reply(() -> {
+        Map<String, Boolean> out = new LinkedHashMap<>();
+        for (String k : keys) {
+          out.put(k, data.remove(k) != null);
+        }
+        return out;
+      });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> touch(String key, Duration ttl) {
+      return reply(() -> data.containsKey(key));
+    }
+
+    @Override
+    public CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl) {
+      return reply(() -> {
+        CachedValue old = data.get(key);
+        long v = old == null ? initial : Long.parseLong(new String(old.bytes())) + delta;
+        data.put(key, CachedValue.of(Long.toString(v).getBytes(), 0));
+        return v;
+      });
+    }
+
+    @Override
+    public CompletableFuture<Duration> ping() {
+      return reply(() -> Duration.ofNanos(1000));
+    }
+
+    @Override
+    public CompletableFuture<Void> flushAll() {
+      return reply(() -> {
+        data.clear();
+        return null;
+      });
+    }
+
+    @Override
+    public void close() {
+      closed = true;
+    }
+  }
+
+  Store store(Node node) {
+    return stores.get(node);
+  }
+
+  @Override
+  public String name() {
+    return rules == KeyRules.MEMCACHED ? "memcached" : "redis";
+  }
+
+  @Override
+  public NodeConnection connect(Node node) {
+    return stores.computeIfAbsent(node, Store::new);
+  }
+
+  @Override
+  public KeyRules keyRules() {
+    return rules;
+  }
+
+  @Override
+  public int defaultMaxValueBytes() {
+    return 1024;
+  }
+
+  @Override
+  public boolean storesFlags() {
+    return rules == KeyRules.MEMCACHED;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+  }
+}
