@@ -13,7 +13,7 @@ import java.util.List;
  *
  * <p>{@link #primary(long)} is the hot path: it allocates nothing. {@link
  * #preferenceOrder(long, int[])} writes distinct node indexes, primary first, in the order the
- * router would fail over or spill to them.
+ * router would fail over or spill to them; it may allocate (for long orders on large fleets).
  */
 public interface Router {
 
@@ -35,7 +35,7 @@ public interface Router {
    * Writes the preference order for a key hash into {@code out}: distinct node indexes, the
    * primary first, then the nodes the key moves to, in order, if the ones before it are
    * unavailable. Writes {@code min(out.length, size())} indexes; with {@code out.length >=
-   * size()} every node appears exactly once.
+   * size()} every node appears exactly once. A shorter order is always a prefix of the full one.
    *
    * @return the number of indexes written
    */

@@ -1,0 +1,198 @@
+package io.shardwise.routers;
+
+import io.shardwise.routing.KeyHasher;
+import io.shardwise.routing.Murmur3;
+import io.shardwise.routing.Node;
+import io.shardwise.routing.Router;
+import java.util.List;
+
+/**
+ * Jump consistent hash (Lamping &amp; Veach, "A Fast, Minimal Memory, Consistent Hash Algorithm",
+ * 2014): buckets {@code 0..n-1}, bucket {@code i} is node {@code i} of the list. No memory, an
+ * O(ln n) loop, and growing the list from n to n+1 nodes moves exactly the keys the new last
+ * node takes, about 1/(n+1) of them.
+ *
+ * <p>The primary is identical to Guava's {@code Hashing.consistentHash(keyHash, n)}, so for a
+ * {@code String} key it equals {@code consistentHash(murmur3_128().hashString(key, UTF_8), n)}.
+ *
+ * <p>Jump supports no weights, and only the last bucket can be removed without moving other
+ * keys: take a dead node out of a jump list only if it is the last one, and otherwise leave it in
+ * and let failover skip it.
+ *
+ * <p><b>Failover chain.</b> Step 0 is the primary. Step {@code a} (1 &lt;= a &lt; n) computes
+ * {@code r = jump(fmix64(keyHash + a * 0x9E3779B97F4A7C15L), n - a)} and takes the node at
+ * position {@code r} (0-based) among the nodes not chosen by steps {@code 0..a-1}, counted in
+ * list order. The chain is deterministic, has no repeats, and each step is uniform over the
+ * nodes still left, so the keys of a dead node spread evenly over the others.
+ */
+public final class JumpRouter implements Router {
+
+  /** Failover steps up to this length find ranks by scanning, without allocating. */
+  private static final int SCAN_LIMIT = 16;
+
+  private final List<Node> nodes;
+  private final int n;
+
+  /**
+   * A jump router whose bucket {@code i} is {@code nodes.get(i)}.
+   *
+   * @throws IllegalArgumentException if the list is empty, names a server twice, or any node has
+   *     a weight other than 1
+   */
+  public JumpRouter(List<Node> nodes) {
+    this.nodes = RouterNodes.validateUnweighted("jump", nodes);
+    this.n = this.nodes.size();
+  }
+
+  /**
+   * The jump consistent hash of {@code key} over {@code buckets >= 1} buckets.
+   *
+   * <p>Lamping &amp; Veach: the key seeds a 64-bit linear congruential generator (multiplier
+   * 2862933555777941757, increment 1); from bucket {@code b} the key's next change of bucket, as
+   * the bucket count grows, is at {@code floor((b + 1) / r)} with {@code r} in (0, 1] from the
+   * top 31 bits of the generator state, and the last change below {@code buckets} wins.
+   *
+   * <p>The arithmetic follows Guava's {@code Hashing.consistentHash} step for step, so the two
+   * agree on every input: {@code r = m / 2^31} with {@code m = (int) (state >>> 33) + 1} in
+   * 32-bit arithmetic, which for the largest state wraps to a negative {@code m} and ends the
+   * loop. {@code (b + 1) / (m / 2^31)} is computed as {@code ((b + 1) * 2^31) / m}: both scale
+   * by a power of two exactly and round the same real quotient once, and one division is saved.
+   * The paper's C form, {@code (b + 1) * (2^31 / m)}, rounds twice and disagrees with Guava on
+   * some inputs (the tests pin one).
+   */
+  static int jump(long key, int buckets) {
+    long state = key;
+    int candidate = 0;
+    while (true) {
+      state = 2862933555777941757L * state + 1;
+      int m = (int) (state >>> 33) + 1;
+      int next = (int) ((candidate + 1) * 0x1.0p31 / m);
+      if (next >= 0 && next < buckets) {
+        candidate = next;
+      } else {
+        return candidate;
+      }
+    }
+  }
+
+  @Override
+  public List<Node> nodes() {
+    return nodes;
+  }
+
+  @Override
+  public int size() {
+    return n;
+  }
+
+  @Override
+  public KeyHasher hasher() {
+    return Murmur3.INSTANCE;
+  }
+
+  @Override
+  public int primary(long keyHash) {
+    return jump(keyHash, n);
+  }
+
+  @Override
+  public int preferenceOrder(long keyHash, int[] out) {
+    int k = Math.min(out.length, n);
+    if (k == 0) {
+      return 0;
+    }
+    out[0] = jump(keyHash, n);
+    if (k <= SCAN_LIMIT) {
+      for (int a = 1; a < k; a++) {
+        out[a] = unchosenAt(out, a, rank(keyHash, a));
+      }
+    } else {
+      RemainingNodes remaining = new RemainingNodes(n);
+      remaining.remove(out[0]);
+      for (int a = 1; a < k; a++) {
+        int node = remaining.at(rank(keyHash, a));
+        remaining.remove(node);
+        out[a] = node;
+      }
+    }
+    return k;
+  }
+
+  /** Rank among the {@code n - a} remaining nodes of failover step {@code a}. */
+  private int rank(long keyHash, int a) {
+    return jump(Murmur3.fmix64(keyHash + a * RouterNodes.GOLDEN), n - a);
+  }
+
+  /**
+   * The node index at position {@code r} among those not in {@code chosen[0, count)}. It is the
+   * least fixed point of {@code i = r + |{c in chosen : c <= i}|}, reached by iterating from
+   * {@code i = r}: the map is monotone and the answer is its only fixed point at or above r.
+   */
+  static int unchosenAt(int[] chosen, int count, int r) {
+    int i = r;
+    while (true) {
+      int below = 0;
+      for (int c = 0; c < count; c++) {
+        if (chosen[c] <= i) {
+          below++;
+        }
+      }
+      int next = r + below;
+      if (next == i) {
+        return i;
+      }
+      i = next;
+    }
+  }
+
+  /** {@code jump}. */
+  @Override
+  public String describe() {
+    return "jump";
+  }
+
+  @Override
+  public String toString() {
+    return describe() + " over " + n + " nodes";
+  }
+
+  /**
+   * The set of node indexes not yet chosen, as a Fenwick tree of 0/1 counts: select by rank and
+   * remove in O(log n) each, for long failover chains.
+   */
+  static final class RemainingNodes {
+    private final int[] tree;
+    private final int n;
+
+    /** All of {@code 0..n-1}. */
+    RemainingNodes(int n) {
+      this.n = n;
+      this.tree = new int[n + 1];
+      // With every count 1, the cell for (1-based) position p sums lowbit(p) counts.
+      for (int p = 1; p <= n; p++) {
+        tree[p] = p & -p;
+      }
+    }
+
+    void remove(int index) {
+      for (int p = index + 1; p <= n; p += p & -p) {
+        tree[p]--;
+      }
+    }
+
+    /** The remaining index of rank {@code r} (0-based) in ascending order. */
+    int at(int r) {
+      // Largest prefix length whose count is <= r; the next position is the answer.
+      int pos = 0;
+      int rest = r;
+      for (int step = Integer.highestOneBit(n); step > 0; step >>= 1) {
+        int p = pos + step;
+        if (p <= n && tree[p] <= rest) {
+          pos = p;
+          rest -= tree[p];
+        }
+      }
+      return pos;
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package io.shardwise.routers;
+
+import io.shardwise.routing.KeyHasher;
+import io.shardwise.routing.Murmur3;
+import io.shardwise.routing.Node;
+import io.shardwise.routing.Router;
+import java.util.List;
+
+/**
+ * The modulo baseline: node {@code keyHash mod n}, the 64-bit hash taken as unsigned. Changing
+ * the node count from n to n+1 moves about n/(n+1) of the keys (99% for 100 to 101), so use it
+ * only to compare against, or for a fleet that never changes. No weights.
+ *
+ * <p><b>Failover chain:</b> the primary {@code p}, then {@code p+1, p+2, ...} modulo n, so the
+ * keys of a dead node all land on the next node of the list.
+ */
+public final class ModuloRouter implements Router {
+
+  private final List<Node> nodes;
+  private final int n;
+
+  /**
+   * A modulo router over {@code nodes} in list order.
+   *
+   * @throws IllegalArgumentException if the list is empty, names a server twice, or any node has
+   *     a weight other than 1
+   */
+  public ModuloRouter(List<Node> nodes) {
+    this.nodes = RouterNodes.validateUnweighted("modulo", nodes);
+    this.n = this.nodes.size();
+  }
+
+  @Override
+  public List<Node> nodes() {
+    return nodes;
+  }
+
+  @Override
+  public int size() {
+    return n;
+  }
+
+  @Override
+  public KeyHasher hasher() {
+    return Murmur3.INSTANCE;
+  }
+
+  @Override
+  public int primary(long keyHash) {
+    return (int) Long.remainderUnsigned(keyHash, n);
+  }
+
+  @Override
+  public int preferenceOrder(long keyHash, int[] out) {
+    int k = Math.min(out.length, n);
+    int node = primary(keyHash);
+    for (int a = 0; a < k; a++) {
+      out[a] = node;
+      if (++node == n) {
+        node = 0;
+      }
+    }
+    return k;
+  }
+
+  /** {@code modulo}. */
+  @Override
+  public String describe() {
+    return "modulo";
+  }
+
+  @Override
+  public String toString() {
+    return describe() + " over " + n + " nodes";
+  }
+}

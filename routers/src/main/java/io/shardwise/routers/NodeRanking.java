@@ -1,0 +1,89 @@
+package io.shardwise.routers;
+
+/**
+ * Writes node indexes in ascending order of a per-node key: first {@code k1}, then {@code k2}
+ * (if given), then the index itself, all compared as signed longs. The index makes the order
+ * total, so the result never depends on the sorting method: a short prefix found by selection
+ * is exactly the prefix of the full sort.
+ */
+final class NodeRanking {
+
+  /** Up to this many indexes are found by selection passes, O(n) each, without allocating. */
+  static final int SELECTION_LIMIT = 8;
+
+  private NodeRanking() {}
+
+  /**
+   * Writes the first {@code min(out.length, n)} node indexes of the order into {@code out}.
+   *
+   * @param k2 secondary keys, or {@code null} when the index alone breaks ties
+   * @return the number of indexes written
+   */
+  static int write(long[] k1, long[] k2, int n, int[] out) {
+    int k = Math.min(out.length, n);
+    if (k <= SELECTION_LIMIT) {
+      select(k1, k2, n, out, k);
+    } else {
+      int[] sorted = sort(k1, k2, n);
+      System.arraycopy(sorted, 0, out, 0, k);
+    }
+    return k;
+  }
+
+  /** Whether node {@code i} comes before node {@code j}. */
+  static boolean before(long[] k1, long[] k2, int i, int j) {
+    if (k1[i] != k1[j]) {
+      return k1[i] < k1[j];
+    }
+    if (k2 != null && k2[i] != k2[j]) {
+      return k2[i] < k2[j];
+    }
+    return i < j;
+  }
+
+  /** Each pass takes the least node ordered after the previous pass's pick. */
+  private static void select(long[] k1, long[] k2, int n, int[] out, int k) {
+    int prev = -1;
+    for (int pos = 0; pos < k; pos++) {
+      int best = -1;
+      for (int i = 0; i < n; i++) {
+        if (prev >= 0 && !before(k1, k2, prev, i)) {
+          continue;
+        }
+        if (best < 0 || before(k1, k2, i, best)) {
+          best = i;
+        }
+      }
+      out[pos] = best;
+      prev = best;
+    }
+  }
+
+  /** Bottom-up merge sort of the indexes 0..n-1. */
+  static int[] sort(long[] k1, long[] k2, int n) {
+    int[] a = new int[n];
+    for (int i = 0; i < n; i++) {
+      a[i] = i;
+    }
+    int[] b = new int[n];
+    for (int width = 1; width < n; width <<= 1) {
+      for (int lo = 0; lo < n; lo += width << 1) {
+        int mid = Math.min(lo + width, n);
+        int hi = Math.min(lo + (width << 1), n);
+        int l = lo;
+        int r = mid;
+        for (int o = lo; o < hi; o++) {
+          if (l < mid && (r >= hi || !before(k1, k2, a[r], a[l]))) {
+            b[o] = a[l++];
+          } else {
+            b[o] = a[r++];
+          }
+        }
+      }
+      int[] t = a;
+      a = b;
+      b = t;
+    }
+    return a;
+  }
+}

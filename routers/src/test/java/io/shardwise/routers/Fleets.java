@@ -1,0 +1,98 @@
+package io.shardwise.routers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.shardwise.routing.Node;
+import io.shardwise.routing.Router;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.Function;
+
+/** Seeded node lists and key hashes for the router tests. */
+final class Fleets {
+
+  private Fleets() {}
+
+  /** {@code n} nodes named by distinct addresses, weight 1. */
+  static List<Node> nodes(int n) {
+    List<Node> nodes = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      nodes.add(node(i));
+    }
+    return nodes;
+  }
+
+  /** The {@code i}-th node of {@link #nodes}. */
+  static Node node(int i) {
+    return Node.of("10." + (i >> 16) + "." + ((i >> 8) & 0xff) + "." + (i & 0xff), 11211);
+  }
+
+  /** {@code count} key hashes: seeded uniform 64-bit values, as Murmur3 produces. */
+  static long[] keyHashes(long seed, int count) {
+    SplittableRandom random = new SplittableRandom(seed);
+    long[] keys = new long[count];
+    for (int i = 0; i < count; i++) {
+      keys[i] = random.nextLong();
+    }
+    return keys;
+  }
+
+  /** The node holding each key, by node name. */
+  static String[] owners(Router router, long[] keys) {
+    String[] owners = new String[keys.length];
+    for (int i = 0; i < keys.length; i++) {
+      owners[i] = router.nodes().get(router.primary(keys[i])).name();
+    }
+    return owners;
+  }
+
+  /** Keys per node index. */
+  static int[] counts(Router router, long[] keys) {
+    int[] counts = new int[router.size()];
+    for (long key : keys) {
+      counts[router.primary(key)]++;
+    }
+    return counts;
+  }
+
+  /**
+   * Asserts that {@code count} is within five standard deviations (plus one, for tiny p) of the
+   * mean of a binomial count with {@code trials} trials of probability {@code p}.
+   */
+  static void assertBinomial(String what, int count, int trials, double p) {
+    double tolerance = 5 * Math.sqrt(trials * p * (1 - p)) + 1;
+    assertThat((double) count).as(what).isCloseTo(trials * p, within(tolerance));
+  }
+
+  /** The nodes with weights 1, 2, 3, 4, 1, 2, ... */
+  static List<Node> weighted(List<Node> nodes) {
+    List<Node> weighted = new ArrayList<>(nodes.size());
+    for (int i = 0; i < nodes.size(); i++) {
+      weighted.add(nodes.get(i).withWeight(1 + i % 4));
+    }
+    return weighted;
+  }
+
+  /** Every router of the package, built with its default parameters. */
+  enum Kind {
+    HRW(RendezvousRouter::new),
+    HRW_WEIGHTED(nodes -> new RendezvousRouter(weighted(nodes))),
+    JUMP(JumpRouter::new),
+    MULTIPROBE(MultiProbeRouter::new),
+    MAGLEV(MaglevRouter::new),
+    MAGLEV_WEIGHTED(nodes -> new MaglevRouter(weighted(nodes))),
+    MODULO(ModuloRouter::new);
+
+    private final Function<List<Node>, Router> factory;
+
+    Kind(Function<List<Node>, Router> factory) {
+      this.factory = factory;
+    }
+
+    Router build(List<Node> nodes) {
+      return factory.apply(nodes);
+    }
+  }
+}
