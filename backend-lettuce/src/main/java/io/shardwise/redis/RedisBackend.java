@@ -1,0 +1,243 @@
+package io.shardwise.redis;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.protocol.ProtocolVersion;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import io.shardwise.routing.Node;
+import io.shardwise.spi.Backend;
+import io.shardwise.spi.KeyRules;
+import io.shardwise.spi.NodeConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Redis servers through Lettuce: one multiplexed connection per node, all sharing one Lettuce
+ * {@link RedisClient} and one set of {@link ClientResources}.
+ *
+ * <pre>{@code
+ * RedisBackendOptions options = RedisBackendOptions.builder().database(1).build();
+ * try (RedisBackend backend = RedisBackend.create(options);
+ *     NodeConnection node = backend.connect(Node.of("10.0.0.1", 6379))) {
+ *   node.set("user:42", CachedValue.of(bytes, 0), Duration.ofMinutes(5)).join();
+ * }
+ * }</pre>
+ *
+ * <p>{@link #connect} never fails because a server is down: the connection is made in the
+ * background and retried with the reconnect delay; requests fail at once until it is up, and again
+ * whenever it is lost, rather than wait in a buffer. Keys are the UTF-8 bytes of the key string;
+ * values are the bytes of the {@code CachedValue}. Redis stores no flags: values read back have
+ * flags 0.
+ *
+ * <p>Failures: futures fail with {@link RedisUnavailableException} (an {@link java.io.IOException}:
+ * not connected, connection lost, server loading or busy) or {@link RedisTimeoutException} (a
+ * {@link TimeoutException}) when the node failed, and with {@link RedisErrorReplyException} when
+ * the server answered one request with an error. Arguments that break the SPI contract (null key,
+ * negative TTL) throw at once.
+ */
+public final class RedisBackend implements Backend {
+
+  private static final Logger log = LoggerFactory.getLogger(RedisBackend.class);
+
+  /** Redis' default {@code proto-max-bulk-len}: 512 MiB. */
+  static final int MAX_VALUE_BYTES = 512 * 1024 * 1024;
+
+  private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(2);
+
+  private final RedisBackendOptions options;
+  private final ClientResources resources;
+  private final boolean ownsResources;
+  private final RedisClient client;
+  private final Set<RedisNodeConnection> connections = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  private RedisBackend(RedisBackendOptions options) {
+    this.options = Objects.requireNonNull(options, "options");
+    this.ownsResources = options.clientResources().isEmpty();
+    this.resources =
+        options
+            .clientResources()
+            .orElseGet(
+                () ->
+                    DefaultClientResources.builder()
+                        .reconnectDelay(
+                            reconnectDelay(
+                                options.reconnectDelayMin(), options.reconnectDelayMax()))
+                        .build());
+    this.client = RedisClient.create(resources);
+    client.setOptions(clientOptions(options));
+  }
+
+  /** A backend with the default options. */
+  public static RedisBackend create() {
+    return new RedisBackend(RedisBackendOptions.defaults());
+  }
+
+  /** A backend with {@code options}. */
+  public static RedisBackend create(RedisBackendOptions options) {
+    return new RedisBackend(options);
+  }
+
+  /** The options this backend was created with. */
+  public RedisBackendOptions options() {
+    return options;
+  }
+
+  @Override
+  public String name() {
+    return "redis";
+  }
+
+  /**
+   * Opens the connection to {@code node} in the background and returns at once.
+   *
+   * @throws IllegalStateException if the backend is closed
+   */
+  @Override
+  public NodeConnection connect(Node node) {
+    Objects.requireNonNull(node, "node");
+    if (closed) {
+      throw new IllegalStateException("the Redis backend is closed; cannot connect to " + node);
+    }
+    RedisNodeConnection connection =
+        new RedisNodeConnection(
+            node,
+            client,
+            redisUri(node),
+            options.commandTimeout(),
+            resources.reconnectDelay(),
+            resources.eventExecutorGroup());
+    connections.add(connection);
+    connection.closeFuture().whenComplete((ignored, t) -> connections.remove(connection));
+    connection.start();
+    return connection;
+  }
+
+  @Override
+  public KeyRules keyRules() {
+    return KeyRules.REDIS;
+  }
+
+  /** 512 MiB, Redis' default {@code proto-max-bulk-len}. */
+  @Override
+  public int defaultMaxValueBytes() {
+    return MAX_VALUE_BYTES;
+  }
+
+  /** False: Redis keeps no flags beside a value; values read back have flags 0. */
+  @Override
+  public boolean storesFlags() {
+    return false;
+  }
+
+  /**
+   * Closes every connection still open, shuts the Lettuce client down and, if the backend created
+   * them, its {@link ClientResources}. Waits at most about 2 s for each.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    // Close the connections first, and wait for it: the client's shutdown would close those
+    // still closing a second time (which Lettuce logs as a warning).
+    List<CompletableFuture<Void>> closing = new ArrayList<>();
+    for (RedisNodeConnection connection : new ArrayList<>(connections)) {
+      connection.close();
+      closing.add(connection.closeFuture());
+    }
+    try {
+      CompletableFuture.allOf(closing.toArray(new CompletableFuture<?>[0]))
+          .get(SHUTDOWN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      log.debug("connections did not all close within {}: {}", SHUTDOWN_TIMEOUT, e.toString());
+    }
+    try {
+      client.shutdown(Duration.ZERO, SHUTDOWN_TIMEOUT);
+    } catch (RuntimeException e) {
+      log.warn("Lettuce client did not shut down cleanly: {}", e.toString());
+    }
+    if (ownsResources) {
+      try {
+        resources
+            .shutdown(0, SHUTDOWN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+            .get(SHUTDOWN_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException e) {
+        log.warn("Lettuce client resources did not shut down cleanly: {}", e.toString());
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RedisBackend[" + options + ", " + connections.size() + " connections]";
+  }
+
+  /** Connections not yet closed, or still closing (for tests). */
+  List<RedisNodeConnection> openConnections() {
+    return List.copyOf(connections);
+  }
+
+  /**
+   * The URI of one node. Credentials and TLS will be set here once they have options of their own;
+   * until then {@link RedisBackendOptions.Builder#uriCustomizer} can set them.
+   */
+  RedisURI redisUri(Node node) {
+    RedisURI.Builder uri =
+        RedisURI.builder()
+            .withHost(node.host())
+            .withPort(node.port())
+            .withDatabase(options.database())
+            // Bounds the handshake (PING, SELECT, CLIENT SETNAME) of every (re)connection.
+            .withTimeout(options.connectTimeout());
+    options.clientName().ifPresent(uri::withClientName);
+    options.uriCustomizer().ifPresent(customizer -> customizer.accept(uri));
+    return uri.build();
+  }
+
+  static ClientOptions clientOptions(RedisBackendOptions options) {
+    return ClientOptions.builder()
+        .autoReconnect(true)
+        // Fail requests at once while disconnected, and fail those in flight when the
+        // connection drops, instead of buffering and replaying them after a reconnect.
+        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+        // RESP2: one PING handshake, plain replies, and no HELLO that proxies and old servers
+        // refuse.
+        .protocolVersion(ProtocolVersion.RESP2)
+        .timeoutOptions(TimeoutOptions.enabled(options.commandTimeout()))
+        .socketOptions(
+            SocketOptions.builder()
+                .connectTimeout(options.connectTimeout())
+                .tcpNoDelay(true)
+                .build())
+        .build();
+  }
+
+  /**
+   * Exponential from {@code min} doubling to {@code max}, each delay drawn from the upper half of
+   * its nominal value so that many clients do not retry in step.
+   */
+  static Delay reconnectDelay(Duration min, Duration max) {
+    return Delay.fullJitter(min, max, min.toMillis(), TimeUnit.MILLISECONDS);
+  }
+}

@@ -1,0 +1,633 @@
+package io.shardwise.redis;
+
+import io.lettuce.core.ConnectionFuture;
+import io.lettuce.core.FlushMode;
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.BooleanOutput;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.AsyncCommand;
+import io.lettuce.core.protocol.Command;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.resource.Delay;
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.shardwise.client.CachedValue;
+import io.shardwise.routing.Node;
+import io.shardwise.spi.NodeConnection;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One node: a single multiplexed Lettuce connection that every request shares.
+ *
+ * <p>The first connection is made in the background: until it succeeds, attempts repeat with the
+ * backend's reconnect delay and requests fail at once with {@link RedisUnavailableException}. Once
+ * connected, Lettuce's own watchdog reconnects after a loss, and rejects requests while
+ * disconnected ({@code REJECT_COMMANDS}) instead of buffering them.
+ *
+ * <p>Batches ({@link #setMulti}, {@link #deleteMulti}, the {@code PERSIST}+{@code EXISTS} of {@link
+ * #touch} without expiry) are handed to Lettuce in one {@code dispatch(Collection)} call, which
+ * writes and flushes them together: one write, one round trip, and no toggling of the shared
+ * connection's auto-flush, which would hold back other threads' requests meanwhile.
+ *
+ * <p>Futures complete on a Lettuce I/O thread: callers must not block in their callbacks.
+ */
+final class RedisNodeConnection implements NodeConnection {
+
+  private static final Logger log = LoggerFactory.getLogger(RedisNodeConnection.class);
+
+  private static final ByteArrayCodec CODEC = ByteArrayCodec.INSTANCE;
+
+  /** While the first connection keeps failing, warn at most this often (debug otherwise). */
+  private static final long STILL_DOWN_WARN_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+  private final Node node;
+  private final String server;
+  private final RedisClient client;
+  private final RedisURI uri;
+  private final Duration commandTimeout;
+  private final Delay connectDelay;
+  private final EventExecutorGroup scheduler;
+  private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
+
+  private final AtomicInteger attempts = new AtomicInteger();
+  private volatile StatefulRedisConnection<byte[], byte[]> connection;
+  private volatile Throwable lastConnectFailure;
+  private volatile long lastWarnNanos;
+  private volatile boolean closed;
+  private ScheduledFuture<?> pendingAttempt; // guarded by this
+
+  RedisNodeConnection(
+      Node node,
+      RedisClient client,
+      RedisURI uri,
+      Duration commandTimeout,
+      Delay connectDelay,
+      EventExecutorGroup scheduler) {
+    this.node = node;
+    this.server = "redis " + node.address();
+    this.client = client;
+    this.uri = uri;
+    this.commandTimeout = commandTimeout;
+    this.connectDelay = connectDelay;
+    this.scheduler = scheduler;
+  }
+
+  // ---- connecting ----------------------------------------------------------------------------
+
+  /** Starts connecting in the background; never throws because the server is down. */
+  void start() {
+    attemptConnect();
+  }
+
+  private void attemptConnect() {
+    if (closed) {
+      return;
+    }
+    int attempt = attempts.incrementAndGet();
+    ConnectionFuture<StatefulRedisConnection<byte[], byte[]>> future;
+    try {
+      future = client.connectAsync(CODEC, uri);
+    } catch (RuntimeException e) {
+      onConnectFailure(attempt, e);
+      return;
+    }
+    future.whenComplete(
+        (c, t) -> {
+          if (t == null) {
+            onConnected(attempt, c);
+          } else {
+            onConnectFailure(attempt, t);
+          }
+        });
+  }
+
+  private void onConnected(int attempt, StatefulRedisConnection<byte[], byte[]> c) {
+    boolean accepted;
+    synchronized (this) {
+      accepted = !closed;
+      if (accepted) {
+        connection = c;
+        pendingAttempt = null;
+      }
+    }
+    if (!accepted) {
+      c.closeAsync(); // closed while connecting
+      return;
+    }
+    lastConnectFailure = null;
+    if (attempt > 1) {
+      log.info("{}: connected after {} attempts", server, attempt);
+    } else {
+      log.debug("{}: connected", server);
+    }
+  }
+
+  private void onConnectFailure(int attempt, Throwable failure) {
+    Throwable cause = RedisFailures.unwrap(failure);
+    lastConnectFailure = cause;
+    if (closed) {
+      return;
+    }
+    long now = System.nanoTime();
+    if (attempt == 1 || now - lastWarnNanos >= STILL_DOWN_WARN_NANOS) {
+      lastWarnNanos = now;
+      log.warn(
+          "{}: cannot connect: {}; requests fail until it is reachable, retrying in the"
+              + " background (attempt {})",
+          server,
+          describe(cause),
+          attempt);
+    } else if (log.isDebugEnabled()) {
+      log.debug("{}: connection attempt {} failed: {}", server, attempt, describe(cause));
+    }
+    Duration delay = connectDelay.createDelay(attempt);
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      try {
+        pendingAttempt =
+            scheduler.schedule(this::attemptConnect, delay.toNanos(), TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException e) {
+        log.debug("{}: not retrying, Lettuce resources are shut down", server);
+      }
+    }
+  }
+
+  /** Whether the connection is established and up (for tests and diagnostics). */
+  boolean isConnected() {
+    StatefulRedisConnection<byte[], byte[]> c = connection;
+    return c != null && c.isOpen();
+  }
+
+  // ---- operations ----------------------------------------------------------------------------
+
+  @Override
+  public Node node() {
+    return node;
+  }
+
+  @Override
+  public CompletableFuture<CachedValue> get(String key) {
+    byte[] k = keyBytes(key);
+    return send("GET", a -> a.get(k), RedisNodeConnection::value);
+  }
+
+  @Override
+  public CompletableFuture<Map<String, CachedValue>> getMulti(List<String> keys) {
+    Objects.requireNonNull(keys, "keys");
+    if (keys.isEmpty()) {
+      return CompletableFuture.completedFuture(new HashMap<>());
+    }
+    List<String> distinct = new ArrayList<>(new LinkedHashSet<>(keys));
+    byte[][] k = new byte[distinct.size()][];
+    for (int i = 0; i < k.length; i++) {
+      k[i] = keyBytes(distinct.get(i));
+    }
+    return send(
+        "MGET",
+        a -> a.mget(k),
+        replies -> {
+          Map<String, CachedValue> hits = new HashMap<>(capacity(replies.size()));
+          for (int i = 0; i < replies.size(); i++) {
+            KeyValue<byte[], byte[]> reply = replies.get(i);
+            if (reply.hasValue()) {
+              hits.put(distinct.get(i), CachedValue.of(reply.getValue(), 0));
+            }
+          }
+          return hits;
+        });
+  }
+
+  @Override
+  public CompletableFuture<Void> set(String key, CachedValue value, Duration ttl) {
+    byte[] k = keyBytes(key);
+    byte[] v = valueBytes(value);
+    long px = ttlMillis(ttl);
+    return send(
+        "SET", a -> px == 0 ? a.set(k, v) : a.set(k, v, SetArgs.Builder.px(px)), ok -> null);
+  }
+
+  @Override
+  public CompletableFuture<Map<String, Throwable>> setMulti(
+      Map<String, CachedValue> values, Duration ttl) {
+    Objects.requireNonNull(values, "values");
+    long px = ttlMillis(ttl);
+    if (values.isEmpty()) {
+      return CompletableFuture.completedFuture(new HashMap<>());
+    }
+    List<String> keys = new ArrayList<>(values.size());
+    List<AsyncCommand<byte[], byte[], String>> sets = new ArrayList<>(values.size());
+    for (Map.Entry<String, CachedValue> e : values.entrySet()) {
+      CommandArgs<byte[], byte[]> args =
+          new CommandArgs<>(CODEC).addKey(keyBytes(e.getKey())).addValue(valueBytes(e.getValue()));
+      if (px != 0) {
+        args.add("PX").add(px);
+      }
+      keys.add(e.getKey());
+      sets.add(new AsyncCommand<>(new Command<>(CommandType.SET, new StatusOutput<>(CODEC), args)));
+    }
+    return sendBatch(
+        "SET",
+        sets,
+        () -> {
+          Map<String, Throwable> failed = new HashMap<>();
+          Throwable nodeFailure = null;
+          for (int i = 0; i < sets.size(); i++) {
+            Throwable t = failureOf(sets.get(i));
+            if (t == null) {
+              continue;
+            }
+            Throwable translated = translate("SET", t);
+            if (RedisFailures.isNodeFailure(translated)) {
+              nodeFailure = nodeFailure == null ? translated : nodeFailure;
+            } else {
+              failed.put(keys.get(i), translated);
+            }
+          }
+          if (nodeFailure != null) {
+            throw new CompletionException(nodeFailure);
+          }
+          return failed;
+        });
+  }
+
+  @Override
+  public CompletableFuture<Boolean> add(String key, CachedValue value, Duration ttl) {
+    byte[] k = keyBytes(key);
+    byte[] v = valueBytes(value);
+    long px = ttlMillis(ttl);
+    SetArgs args = px == 0 ? SetArgs.Builder.nx() : SetArgs.Builder.nx().px(px);
+    // SET NX replies OK when it stored the value, nil when the key existed.
+    return send("SET NX", a -> a.set(k, v, args), ok -> ok != null);
+  }
+
+  @Override
+  public CompletableFuture<Boolean> delete(String key) {
+    byte[] k = keyBytes(key);
+    return send("DEL", a -> a.del(k), n -> n != null && n > 0);
+  }
+
+  @Override
+  public CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys) {
+    Objects.requireNonNull(keys, "keys");
+    if (keys.isEmpty()) {
+      return CompletableFuture.completedFuture(new HashMap<>());
+    }
+    // A key listed twice would read "deleted" then "absent": delete each key once.
+    List<String> distinct = new ArrayList<>(new LinkedHashSet<>(keys));
+    List<AsyncCommand<byte[], byte[], Long>> dels = new ArrayList<>(distinct.size());
+    for (String key : distinct) {
+      CommandArgs<byte[], byte[]> args = new CommandArgs<>(CODEC).addKey(keyBytes(key));
+      dels.add(
+          new AsyncCommand<>(new Command<>(CommandType.DEL, new IntegerOutput<>(CODEC), args)));
+    }
+    return sendBatch(
+        "DEL",
+        dels,
+        () -> {
+          throwFirstFailure("DEL", dels);
+          Map<String, Boolean> existed = new HashMap<>(capacity(distinct.size()));
+          for (int i = 0; i < dels.size(); i++) {
+            Long n = dels.get(i).join();
+            existed.put(distinct.get(i), n != null && n > 0);
+          }
+          return existed;
+        });
+  }
+
+  @Override
+  public CompletableFuture<Boolean> touch(String key, Duration ttl) {
+    byte[] k = keyBytes(key);
+    long px = ttlMillis(ttl);
+    if (px != 0) {
+      // PEXPIRE replies 1 when the key exists (and now expires), 0 when it does not.
+      return send("PEXPIRE", a -> a.pexpire(k, px), set -> Boolean.TRUE.equals(set));
+    }
+    // PERSIST replies 1 only if it removed a TTL, so EXISTS says whether the key is there.
+    AsyncCommand<byte[], byte[], Boolean> persist =
+        new AsyncCommand<>(
+            new Command<>(
+                CommandType.PERSIST,
+                new BooleanOutput<>(CODEC),
+                new CommandArgs<>(CODEC).addKey(k)));
+    AsyncCommand<byte[], byte[], Long> exists =
+        new AsyncCommand<>(
+            new Command<>(
+                CommandType.EXISTS,
+                new IntegerOutput<>(CODEC),
+                new CommandArgs<>(CODEC).addKey(k)));
+    List<AsyncCommand<byte[], byte[], ?>> both = List.of(persist, exists);
+    return sendBatch(
+        "PERSIST",
+        both,
+        () -> {
+          throwFirstFailure("PERSIST", both);
+          Long n = exists.join();
+          return n != null && n > 0;
+        });
+  }
+
+  @Override
+  public CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl) {
+    byte[][] keys = {keyBytes(key)};
+    byte[] px = ascii(ttlMillis(ttl));
+    byte[] by = ascii(delta);
+    byte[] init = ascii(initial);
+    StatefulRedisConnection<byte[], byte[]> c = connection;
+    if (c == null || closed) {
+      return CompletableFuture.failedFuture(notConnected("INCR"));
+    }
+    CompletableFuture<Long> out = new CompletableFuture<>();
+    try {
+      RedisFuture<byte[]> first =
+          c.async().evalsha(IncrScript.SHA1, ScriptOutputType.VALUE, keys, by, init, px);
+      first.whenComplete(
+          (counter, t) -> {
+            if (t == null) {
+              completeFrom("INCR", first, RedisNodeConnection::parseCounter, out);
+            } else if (RedisFailures.unwrap(t) instanceof RedisNoScriptException) {
+              // First use on this server (or after SCRIPT FLUSH / restart): EVAL loads it.
+              try {
+                completeFrom(
+                    "INCR",
+                    c.async().eval(IncrScript.SOURCE, ScriptOutputType.VALUE, keys, by, init, px),
+                    RedisNodeConnection::parseCounter,
+                    out);
+              } catch (RuntimeException e) {
+                out.completeExceptionally(translate("INCR", e));
+              }
+            } else {
+              out.completeExceptionally(translate("INCR", t));
+            }
+          });
+    } catch (RuntimeException e) {
+      out.completeExceptionally(translate("INCR", e));
+    }
+    return out;
+  }
+
+  @Override
+  public CompletableFuture<Duration> ping() {
+    long start = System.nanoTime();
+    return send(
+        "PING", RedisAsyncCommands::ping, pong -> Duration.ofNanos(System.nanoTime() - start));
+  }
+
+  @Override
+  public CompletableFuture<Void> flushAll() {
+    // ASYNC: the keys are gone at once, memory is freed in the background, so a large database
+    // does not block the server (or outlast the command timeout).
+    return send("FLUSHDB", a -> a.flushdb(FlushMode.ASYNC), ok -> null);
+  }
+
+  /**
+   * Starts closing and returns at once: requests in flight fail with {@link
+   * RedisUnavailableException} as soon as Lettuce has closed the channel, and new ones fail at
+   * once.
+   */
+  @Override
+  public void close() {
+    StatefulRedisConnection<byte[], byte[]> c;
+    ScheduledFuture<?> pending;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      c = connection;
+      pending = pendingAttempt;
+      pendingAttempt = null;
+    }
+    if (pending != null) {
+      pending.cancel(false);
+    }
+    if (c == null) {
+      closeFuture.complete(null);
+    } else {
+      c.closeAsync().whenComplete((ignored, t) -> closeFuture.complete(null));
+    }
+  }
+
+  /** Completes once {@link #close()} has finished closing the Lettuce connection. */
+  CompletableFuture<Void> closeFuture() {
+    return closeFuture;
+  }
+
+  @Override
+  public String toString() {
+    return "RedisNodeConnection["
+        + node.address()
+        + ", "
+        + (closed ? "closed" : isConnected() ? "connected" : "not connected")
+        + "]";
+  }
+
+  // ---- plumbing ------------------------------------------------------------------------------
+
+  /** Sends one command; {@code result} maps the reply, failures are translated. */
+  private <T, R> CompletableFuture<R> send(
+      String operation,
+      Function<RedisAsyncCommands<byte[], byte[]>, RedisFuture<T>> command,
+      Function<? super T, ? extends R> result) {
+    StatefulRedisConnection<byte[], byte[]> c = connection;
+    if (c == null || closed) {
+      return CompletableFuture.failedFuture(notConnected(operation));
+    }
+    CompletableFuture<R> out = new CompletableFuture<>();
+    try {
+      completeFrom(operation, command.apply(c.async()), result, out);
+    } catch (RuntimeException e) {
+      out.completeExceptionally(translate(operation, e));
+    }
+    return out;
+  }
+
+  private <T, R> void completeFrom(
+      String operation,
+      CompletionStage<T> reply,
+      Function<? super T, ? extends R> result,
+      CompletableFuture<R> out) {
+    reply.whenComplete(
+        (value, t) -> {
+          if (t != null) {
+            out.completeExceptionally(translate(operation, t));
+            return;
+          }
+          try {
+            out.complete(result.apply(value));
+          } catch (RuntimeException e) {
+            out.completeExceptionally(e);
+          }
+        });
+  }
+
+  /**
+   * Writes {@code commands} in one go and, once every one has completed, returns what {@code
+   * result} makes of them. {@code result} may throw a {@link CompletionException} to fail the batch
+   * with its cause.
+   */
+  private <R> CompletableFuture<R> sendBatch(
+      String operation,
+      List<? extends AsyncCommand<byte[], byte[], ?>> commands,
+      Supplier<R> result) {
+    StatefulRedisConnection<byte[], byte[]> c = connection;
+    if (c == null || closed) {
+      return CompletableFuture.failedFuture(notConnected(operation));
+    }
+    try {
+      c.dispatch(commands);
+    } catch (RuntimeException e) {
+      commands.forEach(command -> command.completeExceptionally(e));
+    }
+    CompletableFuture<R> out = new CompletableFuture<>();
+    CompletableFuture.allOf(commands.toArray(new CompletableFuture<?>[0]))
+        .whenComplete(
+            (ignored, t) -> {
+              try {
+                out.complete(result.get());
+              } catch (CompletionException e) {
+                out.completeExceptionally(e.getCause() != null ? e.getCause() : e);
+              } catch (RuntimeException e) {
+                out.completeExceptionally(e);
+              }
+            });
+    return out;
+  }
+
+  /** Throws the first failure of {@code commands}, a node failure before an error reply. */
+  private void throwFirstFailure(String operation, List<? extends CompletableFuture<?>> commands) {
+    Throwable first = null;
+    for (CompletableFuture<?> command : commands) {
+      Throwable t = failureOf(command);
+      if (t != null) {
+        Throwable translated = translate(operation, t);
+        if (RedisFailures.isNodeFailure(translated)) {
+          throw new CompletionException(translated);
+        }
+        first = first == null ? translated : first;
+      }
+    }
+    if (first != null) {
+      throw new CompletionException(first);
+    }
+  }
+
+  /** The failure of a completed future, or null if it succeeded. */
+  private static Throwable failureOf(CompletableFuture<?> done) {
+    if (!done.isCompletedExceptionally()) {
+      return null;
+    }
+    try {
+      done.join();
+      return null;
+    } catch (CompletionException e) {
+      return e.getCause() != null ? e.getCause() : e;
+    } catch (CancellationException e) {
+      return e;
+    }
+  }
+
+  private Throwable translate(String operation, Throwable t) {
+    return RedisFailures.translate(server, operation, t, commandTimeout);
+  }
+
+  private RedisUnavailableException notConnected(String operation) {
+    if (closed) {
+      return new RedisUnavailableException(
+          server + ": " + operation + " failed: the connection is closed", null);
+    }
+    Throwable last = lastConnectFailure;
+    return new RedisUnavailableException(
+        server
+            + ": "
+            + operation
+            + " failed: not connected yet; connecting in the background ("
+            + attempts.get()
+            + " attempts so far"
+            + (last == null ? "" : ", last: " + describe(last))
+            + ")",
+        last);
+  }
+
+  /** The innermost message: "Connection refused: /127.0.0.1:6379" rather than its wrappers. */
+  private static String describe(Throwable t) {
+    String message = null;
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c.getMessage() != null && !c.getMessage().isEmpty()) {
+        message = c.getMessage();
+      }
+    }
+    return message != null ? message : t.getClass().getSimpleName();
+  }
+
+  private static Long parseCounter(byte[] reply) {
+    return Long.parseLong(new String(reply, StandardCharsets.US_ASCII));
+  }
+
+  private static CachedValue value(byte[] bytes) {
+    return bytes == null ? null : CachedValue.of(bytes, 0);
+  }
+
+  private static byte[] keyBytes(String key) {
+    return Objects.requireNonNull(key, "key").getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] valueBytes(CachedValue value) {
+    return Objects.requireNonNull(value, "value").bytes();
+  }
+
+  /** PX milliseconds of {@code ttl}, rounded up; 0 for {@link Duration#ZERO} (no expiry). */
+  static long ttlMillis(Duration ttl) {
+    Objects.requireNonNull(ttl, "ttl");
+    if (ttl.isNegative()) {
+      throw new IllegalArgumentException("ttl must be >= 0 (0 for no expiry) but was " + ttl);
+    }
+    if (ttl.isZero()) {
+      return 0;
+    }
+    try {
+      long ms = ttl.toMillis();
+      return ttl.compareTo(Duration.ofMillis(ms)) > 0 ? ms + 1 : ms;
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE; // Redis answers "invalid expire time"
+    }
+  }
+
+  private static byte[] ascii(long n) {
+    return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static int capacity(int entries) {
+    return (int) Math.min(1 << 30, entries * 4L / 3 + 1);
+  }
+}

@@ -1,0 +1,33 @@
+package io.shardwise.redis;
+
+import io.shardwise.spi.NodeConnection;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+/** Polling waits for tests. */
+final class Await {
+
+  private Await() {}
+
+  /** Waits until the connection is up (at most 5 s). */
+  static void connected(NodeConnection connection) {
+    RedisNodeConnection redis = (RedisNodeConnection) connection;
+    until(redis::isConnected, Duration.ofSeconds(5));
+  }
+
+  /** Polls {@code condition} every 10 ms until it holds; fails after {@code limit}. */
+  static void until(BooleanSupplier condition, Duration limit) {
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not met within " + limit);
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted", e);
+      }
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package io.shardwise.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisLoadingException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.Test;
+
+class RedisFailuresTest {
+
+  private static final String SERVER = "redis 127.0.0.1:6390";
+  private static final Duration TIMEOUT = Duration.ofMillis(250);
+
+  private static Throwable translate(Throwable t) {
+    return RedisFailures.translate(SERVER, "GET", t, TIMEOUT);
+  }
+
+  @Test
+  void commandTimeoutIsATimeoutException() {
+    RedisCommandTimeoutException lettuce = new RedisCommandTimeoutException("timed out");
+    Throwable t = translate(new CompletionException(lettuce));
+    assertThat(t)
+        .isInstanceOf(RedisTimeoutException.class)
+        .isInstanceOf(TimeoutException.class)
+        .hasMessage("redis 127.0.0.1:6390: no reply to GET within 250 ms")
+        .hasCause(lettuce);
+    assertThat(RedisFailures.isNodeFailure(t)).isTrue();
+  }
+
+  @Test
+  void errorReplyKeepsTheReplyAndIsNoNodeFailure() {
+    RedisCommandExecutionException lettuce =
+        new RedisCommandExecutionException(
+            "WRONGTYPE Operation against a key holding the wrong kind of value");
+    Throwable t = translate(lettuce);
+    assertThat(t)
+        .isInstanceOf(RedisErrorReplyException.class)
+        .hasMessage(
+            "redis 127.0.0.1:6390: GET failed with error reply: WRONGTYPE Operation against a key"
+                + " holding the wrong kind of value")
+        .hasCause(lettuce);
+    assertThat(((RedisErrorReplyException) t).errorCode()).isEqualTo("WRONGTYPE");
+    assertThat(RedisFailures.isNodeFailure(t)).isFalse();
+
+    for (String reply :
+        new String[] {"OOM command not allowed", "NOAUTH Authentication required."}) {
+      assertThat(translate(new RedisCommandExecutionException(reply)))
+          .isInstanceOf(RedisErrorReplyException.class);
+    }
+  }
+
+  @Test
+  void repliesAboutTheServersStateMeanUnavailable() {
+    Throwable loading =
+        translate(new RedisLoadingException("LOADING Redis is loading the dataset in memory"));
+    assertThat(loading)
+        .isInstanceOf(RedisUnavailableException.class)
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("cannot serve requests now: LOADING");
+    assertThat(translate(new RedisCommandExecutionException("BUSY Redis is busy running a script")))
+        .isInstanceOf(RedisUnavailableException.class);
+    assertThat(translate(new RedisCommandExecutionException("MASTERDOWN Link with MASTER is down")))
+        .isInstanceOf(RedisUnavailableException.class);
+  }
+
+  @Test
+  void connectionProblemsAreUnavailable() {
+    RedisException rejected = new RedisException("Currently not connected. Commands are rejected.");
+    assertThat(translate(rejected))
+        .isInstanceOf(RedisUnavailableException.class)
+        .hasMessageStartingWith("redis 127.0.0.1:6390: GET failed: not connected; reconnecting")
+        .hasCause(rejected);
+    assertThat(translate(new RedisException("Connection disconnected")))
+        .hasMessageContaining("connection lost while the request was in flight");
+    assertThat(translate(new RedisConnectionException("Unable to connect")))
+        .isInstanceOf(RedisUnavailableException.class);
+    assertThat(translate(new ConnectException("Connection refused")))
+        .isInstanceOf(RedisUnavailableException.class);
+    assertThat(RedisFailures.isNodeFailure(translate(rejected))).isTrue();
+  }
+
+  @Test
+  void othersPassThroughUnchanged() {
+    IllegalStateException bug = new IllegalStateException("bug");
+    assertThat(translate(new CompletionException(bug))).isSameAs(bug);
+    RedisTimeoutException already = new RedisTimeoutException("x", null);
+    assertThat(translate(already)).isSameAs(already);
+  }
+
+  @Test
+  void incrScriptDigestIsLowercaseHexSha1() {
+    // echo -n "abc" | sha1sum
+    assertThat(IncrScript.sha1Hex("abc")).isEqualTo("a9993e364706816aba3e25717850c26c9cd0d89d");
+    assertThat(IncrScript.SHA1).hasSize(40).matches("[0-9a-f]+");
+  }
+}
