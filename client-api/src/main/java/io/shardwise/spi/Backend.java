@@ -27,6 +27,26 @@ public interface Backend extends AutoCloseable {
   /** Whether the server stores the flags of a {@code CachedValue} (memcached does, Redis not). */
   boolean storesFlags();
 
+  /**
+   * Whether a failure of one of this backend's futures means the node itself failed (it is
+   * unreachable, lost the connection, or did not answer in time) rather than the request (the
+   * server answered with an error: value too large, wrong type, no permission). Node failures
+   * count towards ejecting the node; request failures do not.
+   *
+   * <p>The default treats {@link java.io.IOException} and {@link
+   * java.util.concurrent.TimeoutException} (and their subclasses), possibly wrapped in a {@link
+   * java.util.concurrent.CompletionException}, as node failures.
+   */
+  default boolean isNodeFailure(Throwable failure) {
+    Throwable t = failure;
+    while ((t instanceof java.util.concurrent.CompletionException
+            || t instanceof java.util.concurrent.ExecutionException)
+        && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t instanceof java.io.IOException || t instanceof java.util.concurrent.TimeoutException;
+  }
+
   @Override
   void close();
 }

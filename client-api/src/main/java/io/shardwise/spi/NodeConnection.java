@@ -13,7 +13,9 @@ import java.util.concurrent.CompletableFuture;
  * talks to its server.
  *
  * <p>Futures complete exceptionally with the backend's own exception when the server fails or is
- * unreachable; the routing client wraps it in a {@code NodeException}. A connection must not
+ * unreachable (see {@link Backend#isNodeFailure(Throwable)}), or answers with an error; the
+ * routing client wraps it in a {@code NodeException}. Futures may complete on I/O threads:
+ * callbacks must not block. Bad arguments are thrown by the call itself. A connection must not
  * block the calling thread, must reconnect by itself after the server comes back, and must fail
  * requests quickly (not queue them) while disconnected.
  *

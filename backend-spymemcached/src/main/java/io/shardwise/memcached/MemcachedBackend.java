@@ -1,0 +1,206 @@
+package io.shardwise.memcached;
+
+import io.shardwise.routing.Node;
+import io.shardwise.spi.Backend;
+import io.shardwise.spi.KeyRules;
+import io.shardwise.spi.NodeConnection;
+import java.util.ArrayList;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * memcached through spymemcached: one spymemcached client per node, each knowing only its own
+ * server (Shardwise does the sharding).
+ *
+ * <pre>{@code
+ * try (MemcachedBackend backend = MemcachedBackend.create();
+ *     NodeConnection connection = backend.connect(Node.of("127.0.0.1", 11211))) {
+ *   connection.set("greeting", Codecs.utf8().encode("hello"), Duration.ZERO).join();
+ * }
+ * }</pre>
+ *
+ * <p>The backend owns the threads its connections share — callback threads that complete the
+ * futures, and one timer thread for operation timeouts — and stops them on {@link #close()}, after
+ * closing every connection it opened that is still open. Each connection adds spymemcached's own
+ * I/O thread.
+ *
+ * <p>spymemcached logs through SLF4J: the backend sets the system property {@value
+ * #SPYMEMCACHED_LOGGER_PROPERTY} to {@value #SPYMEMCACHED_SLF4J_LOGGER} unless it is already set
+ * (it takes effect only if no spymemcached class has logged yet). A server that is down costs a
+ * warning per reconnection attempt (at most every {@link MemcachedOptions#maxReconnectDelay()}),
+ * not one per request; the {@code net.spy.memcached} loggers can be tuned in the application's
+ * logging configuration.
+ */
+public final class MemcachedBackend implements Backend {
+
+  /** The backend's name in configuration: {@code memcached}. */
+  public static final String NAME = "memcached";
+
+  /** memcached's default item size limit ({@code -I 1m}). */
+  public static final int DEFAULT_MAX_VALUE_BYTES = 1024 * 1024;
+
+  /** The system property that picks spymemcached's logger implementation. */
+  public static final String SPYMEMCACHED_LOGGER_PROPERTY = "net.spy.log.LoggerImpl";
+
+  /** spymemcached's SLF4J logger. */
+  public static final String SPYMEMCACHED_SLF4J_LOGGER = "net.spy.memcached.compat.log.SLF4JLogger";
+
+  private static final int MAX_CALLBACK_THREADS = 16;
+
+  private final MemcachedOptions options;
+  private final ThreadPoolExecutor callbacks;
+  private final ScheduledThreadPoolExecutor timer;
+  private final Set<SpymemcachedNodeConnection> connections = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  private MemcachedBackend(MemcachedOptions options) {
+    this.options = options;
+    routeSpymemcachedLoggingToSlf4j();
+    int threads =
+        Math.max(2, Math.min(MAX_CALLBACK_THREADS, Runtime.getRuntime().availableProcessors()));
+    this.callbacks =
+        new ThreadPoolExecutor(
+            threads,
+            threads,
+            60,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            threadFactory("shardwise-memcached-callback-", options.daemonThreads()));
+    this.callbacks.allowCoreThreadTimeOut(true);
+    this.timer =
+        new ScheduledThreadPoolExecutor(
+            1, threadFactory("shardwise-memcached-timer-", options.daemonThreads()));
+    this.timer.setRemoveOnCancelPolicy(true);
+  }
+
+  /** A backend with {@link MemcachedOptions#defaults()}. */
+  public static MemcachedBackend create() {
+    return create(MemcachedOptions.defaults());
+  }
+
+  public static MemcachedBackend create(MemcachedOptions options) {
+    return new MemcachedBackend(Objects.requireNonNull(options, "options"));
+  }
+
+  public MemcachedOptions options() {
+    return options;
+  }
+
+  /** {@value #NAME}. */
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  /**
+   * A connection to {@code node} on its own spymemcached client. Waits up to {@link
+   * MemcachedOptions#connectTimeout()} for the first connection attempt, so that requests sent
+   * right after do not fail only because the connection was still being set up; a server that
+   * refuses the connection ends the wait at once. A server that is down is not an error: its
+   * requests fail fast with {@link MemcachedUnavailableException} until spymemcached's background
+   * reconnection succeeds.
+   *
+   * @throws java.io.UncheckedIOException if the host name cannot be resolved
+   * @throws IllegalStateException if the backend is closed
+   */
+  @Override
+  public NodeConnection connect(Node node) {
+    Objects.requireNonNull(node, "node");
+    if (closed) {
+      throw new IllegalStateException("the memcached backend is closed; cannot connect to " + node);
+    }
+    SpymemcachedNodeConnection connection =
+        SpymemcachedNodeConnection.open(node, options, callbacks, timer, connections::remove);
+    connections.add(connection);
+    if (closed) {
+      connection.close();
+      throw new IllegalStateException("the memcached backend is closed; cannot connect to " + node);
+    }
+    return connection;
+  }
+
+  /** {@link KeyRules#MEMCACHED}. */
+  @Override
+  public KeyRules keyRules() {
+    return KeyRules.MEMCACHED;
+  }
+
+  /**
+   * {@value #DEFAULT_MAX_VALUE_BYTES} bytes, memcached's default item size. The item also holds the
+   * key and about 60 bytes of header, so a default server stores values of at most {@code 1048517 -
+   * keyBytes} bytes, 4 fewer when the flags are not 0 (1048512 for a one-byte key with flags);
+   * larger ones fail with {@link MemcachedServerErrorException}.
+   */
+  @Override
+  public int defaultMaxValueBytes() {
+    return DEFAULT_MAX_VALUE_BYTES;
+  }
+
+  /** True: memcached keeps the 32-bit flags beside the value. */
+  @Override
+  public boolean storesFlags() {
+    return true;
+  }
+
+  /**
+   * Whether {@code failure} says the server is unhealthy (no reply, connection down, timeout) as
+   * opposed to the server answering with an error. Unwraps {@link CompletionException} and {@link
+   * ExecutionException}.
+   */
+  @Override
+  public boolean isNodeFailure(Throwable failure) {
+    Throwable t = failure;
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t instanceof MemcachedUnavailableException;
+  }
+
+  /** Closes every open connection of this backend, then stops its threads. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (SpymemcachedNodeConnection connection : new ArrayList<>(connections)) {
+      connection.close();
+    }
+    timer.shutdownNow();
+    callbacks.shutdown();
+  }
+
+  @Override
+  public String toString() {
+    return "MemcachedBackend[" + options + (closed ? ", closed" : "") + "]";
+  }
+
+  private static void routeSpymemcachedLoggingToSlf4j() {
+    try {
+      if (System.getProperty(SPYMEMCACHED_LOGGER_PROPERTY) == null) {
+        System.setProperty(SPYMEMCACHED_LOGGER_PROPERTY, SPYMEMCACHED_SLF4J_LOGGER);
+      }
+    } catch (SecurityException e) {
+      // spymemcached then logs with its default logger
+    }
+  }
+
+  private static ThreadFactory threadFactory(String prefix, boolean daemon) {
+    AtomicInteger count = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+      thread.setDaemon(daemon);
+      return thread;
+    };
+  }
+}

@@ -1,0 +1,206 @@
+package io.shardwise.memcached;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Immutable options of a {@link MemcachedBackend}. Build with {@link #builder()}, change a copy
+ * with {@link #mutate()}:
+ *
+ * <pre>{@code
+ * MemcachedOptions options =
+ *     MemcachedOptions.builder()
+ *         .protocol(MemcachedProtocol.BINARY)
+ *         .operationTimeout(Duration.ofMillis(100))
+ *         .build();
+ * }</pre>
+ */
+public final class MemcachedOptions {
+
+  /** The text protocol, which every memcached and twemproxy speaks. */
+  public static final MemcachedProtocol DEFAULT_PROTOCOL = MemcachedProtocol.TEXT;
+
+  /** A request without a reply after this long fails with {@link MemcachedTimeoutException}. */
+  public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofMillis(250);
+
+  /** How long {@link MemcachedBackend#connect} waits for the first connection attempt. */
+  public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(1);
+
+  /** Longest pause between two reconnection attempts to a server that is down. */
+  public static final Duration DEFAULT_MAX_RECONNECT_DELAY = Duration.ofSeconds(2);
+
+  /** Client threads do not keep the JVM alive. */
+  public static final boolean DEFAULT_DAEMON_THREADS = true;
+
+  private static final MemcachedOptions DEFAULTS = builder().build();
+
+  private final MemcachedProtocol protocol;
+  private final Duration operationTimeout;
+  private final Duration connectTimeout;
+  private final Duration maxReconnectDelay;
+  private final boolean daemonThreads;
+
+  private MemcachedOptions(Builder builder) {
+    this.protocol = builder.protocol;
+    this.operationTimeout = builder.operationTimeout;
+    this.connectTimeout = builder.connectTimeout;
+    this.maxReconnectDelay = builder.maxReconnectDelay;
+    this.daemonThreads = builder.daemonThreads;
+  }
+
+  /** The options with every default. */
+  public static MemcachedOptions defaults() {
+    return DEFAULTS;
+  }
+
+  /** A builder holding the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder holding these options. */
+  public Builder mutate() {
+    Builder builder = new Builder();
+    builder.protocol = protocol;
+    builder.operationTimeout = operationTimeout;
+    builder.connectTimeout = connectTimeout;
+    builder.maxReconnectDelay = maxReconnectDelay;
+    builder.daemonThreads = daemonThreads;
+    return builder;
+  }
+
+  public MemcachedProtocol protocol() {
+    return protocol;
+  }
+
+  /** Time a request may wait for its reply. */
+  public Duration operationTimeout() {
+    return operationTimeout;
+  }
+
+  /**
+   * How long {@link MemcachedBackend#connect} waits for the first connection attempt to succeed or
+   * fail; the connection keeps trying in the background after that.
+   */
+  public Duration connectTimeout() {
+    return connectTimeout;
+  }
+
+  /** Longest pause between reconnection attempts, in whole seconds (spymemcached's unit). */
+  public Duration maxReconnectDelay() {
+    return maxReconnectDelay;
+  }
+
+  /** Whether the I/O, callback and timer threads are daemon threads. */
+  public boolean daemonThreads() {
+    return daemonThreads;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof MemcachedOptions)) {
+      return false;
+    }
+    MemcachedOptions other = (MemcachedOptions) o;
+    return protocol == other.protocol
+        && operationTimeout.equals(other.operationTimeout)
+        && connectTimeout.equals(other.connectTimeout)
+        && maxReconnectDelay.equals(other.maxReconnectDelay)
+        && daemonThreads == other.daemonThreads;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(
+        protocol, operationTimeout, connectTimeout, maxReconnectDelay, daemonThreads);
+  }
+
+  @Override
+  public String toString() {
+    return "MemcachedOptions[protocol="
+        + protocol
+        + ", operationTimeout="
+        + operationTimeout.toMillis()
+        + "ms"
+        + ", connectTimeout="
+        + connectTimeout.toMillis()
+        + "ms"
+        + ", maxReconnectDelay="
+        + maxReconnectDelay.toSeconds()
+        + "s"
+        + ", daemonThreads="
+        + daemonThreads
+        + "]";
+  }
+
+  /** Builds {@link MemcachedOptions}; every setter checks its value at once. */
+  public static final class Builder {
+    private MemcachedProtocol protocol = DEFAULT_PROTOCOL;
+    private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
+    private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+    private Duration maxReconnectDelay = DEFAULT_MAX_RECONNECT_DELAY;
+    private boolean daemonThreads = DEFAULT_DAEMON_THREADS;
+
+    private Builder() {}
+
+    /** The wire protocol (default {@link MemcachedProtocol#TEXT}). */
+    public Builder protocol(MemcachedProtocol protocol) {
+      this.protocol = Objects.requireNonNull(protocol, "protocol");
+      return this;
+    }
+
+    /** Time a request may wait for its reply, at least 1 ms (default 250 ms). */
+    public Builder operationTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "operationTimeout");
+      if (timeout.toMillis() < 1) {
+        throw new IllegalArgumentException("operationTimeout must be >= 1ms but was " + timeout);
+      }
+      this.operationTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * How long {@code connect} waits for the first connection attempt, 0 or more (default 1 s). 0
+     * returns at once; requests then fail until the connection is up.
+     */
+    public Builder connectTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "connectTimeout");
+      if (timeout.isNegative()) {
+        throw new IllegalArgumentException("connectTimeout must be >= 0 but was " + timeout);
+      }
+      this.connectTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Longest pause between reconnection attempts, at least 1 s (default 2 s); rounded up to whole
+     * seconds. spymemcached waits {@code min(2^attempt s, maxReconnectDelay)}, so a server that
+     * comes back is used again within this delay.
+     */
+    public Builder maxReconnectDelay(Duration delay) {
+      Objects.requireNonNull(delay, "maxReconnectDelay");
+      if (delay.compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new IllegalArgumentException("maxReconnectDelay must be >= 1s but was " + delay);
+      }
+      long seconds = delay.getSeconds();
+      if (delay.getNano() > 0 && seconds < Long.MAX_VALUE) {
+        seconds++;
+      }
+      this.maxReconnectDelay = Duration.ofSeconds(seconds);
+      return this;
+    }
+
+    /** Whether client threads are daemon threads (default true). */
+    public Builder daemonThreads(boolean daemon) {
+      this.daemonThreads = daemon;
+      return this;
+    }
+
+    public MemcachedOptions build() {
+      return new MemcachedOptions(this);
+    }
+  }
+}

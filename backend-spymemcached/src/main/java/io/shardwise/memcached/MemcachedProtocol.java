@@ -1,0 +1,16 @@
+package io.shardwise.memcached;
+
+/** The memcached wire protocol a connection speaks. */
+public enum MemcachedProtocol {
+
+  /**
+   * The text (ASCII) protocol: what every memcached and twemproxy speaks. Flags are limited to
+   * {@code 0..2^31-1} because spymemcached writes them as signed decimals.
+   */
+  TEXT,
+
+  /**
+   * The binary protocol: full 32-bit flags; deprecated by memcached in favour of the meta protocol.
+   */
+  BINARY
+}

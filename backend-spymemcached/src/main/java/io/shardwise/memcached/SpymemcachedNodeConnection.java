@@ -1,0 +1,915 @@
+package io.shardwise.memcached;
+
+import io.shardwise.client.CachedValue;
+import io.shardwise.routing.Node;
+import io.shardwise.spi.KeyRules;
+import io.shardwise.spi.NodeConnection;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import net.spy.memcached.ConnectionFactory;
+import net.spy.memcached.ConnectionFactoryBuilder;
+import net.spy.memcached.ConnectionObserver;
+import net.spy.memcached.FailureMode;
+import net.spy.memcached.MemcachedClient;
+import net.spy.memcached.MemcachedNode;
+import net.spy.memcached.OperationFactory;
+import net.spy.memcached.internal.BulkFuture;
+import net.spy.memcached.internal.GetFuture;
+import net.spy.memcached.internal.OperationFuture;
+import net.spy.memcached.ops.Operation;
+import net.spy.memcached.ops.OperationCallback;
+import net.spy.memcached.ops.OperationException;
+import net.spy.memcached.ops.OperationStatus;
+import net.spy.memcached.ops.StatusCode;
+import net.spy.memcached.protocol.binary.BinaryOperationFactory;
+
+/**
+ * A {@link NodeConnection} on one spymemcached {@link MemcachedClient} that knows a single server.
+ *
+ * <p>Every operation is asynchronous: the spymemcached future gets a listener that completes a
+ * {@link CompletableFuture} on the backend's callback threads, and a deadline on the backend's
+ * timer fails it with {@link MemcachedTimeoutException} after the operation timeout. With {@link
+ * FailureMode#Cancel}, spymemcached cancels a request at once while the server is disconnected;
+ * that becomes a {@link MemcachedUnavailableException}. Error replies become {@link
+ * MemcachedServerErrorException}s; misses are null, false or absent keys, never errors.
+ */
+final class SpymemcachedNodeConnection implements NodeConnection {
+
+  /**
+   * incr on a text connection: incr, then add when absent, then incr again if another client won.
+   */
+  private static final int MAX_TEXT_INCR_ATTEMPTS = 3;
+
+  private static final CachedValueTranscoder TRANSCODER = CachedValueTranscoder.INSTANCE;
+
+  private final Node node;
+  private final MemcachedProtocol protocol;
+  private final Duration operationTimeout;
+  private final long operationTimeoutNanos;
+  private final MemcachedClient client;
+  private final MemcachedNode server;
+  private final OperationFactory operations;
+  private final ExecutorService callbacks;
+  private final ScheduledExecutorService timer;
+  private final Consumer<SpymemcachedNodeConnection> onClose;
+  private final Set<Call<?>> inFlight = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  private SpymemcachedNodeConnection(
+      Node node,
+      MemcachedOptions options,
+      MemcachedClient client,
+      OperationFactory operations,
+      ExecutorService callbacks,
+      ScheduledExecutorService timer,
+      Consumer<SpymemcachedNodeConnection> onClose) {
+    this.node = node;
+    this.protocol = options.protocol();
+    this.operationTimeout = options.operationTimeout();
+    this.operationTimeoutNanos = operationTimeout.toNanos();
+    this.client = client;
+    this.server = client.getNodeLocator().getAll().iterator().next();
+    this.operations = operations;
+    this.callbacks = callbacks;
+    this.timer = timer;
+    this.onClose = onClose;
+  }
+
+  /**
+   * Opens a client for {@code node} and waits up to the connect timeout for its first connection
+   * attempt to succeed or fail. A server that is down is not an error: spymemcached keeps
+   * reconnecting in the background, and requests fail fast until it is up.
+   */
+  static SpymemcachedNodeConnection open(
+      Node node,
+      MemcachedOptions options,
+      ExecutorService callbacks,
+      ScheduledExecutorService timer,
+      Consumer<SpymemcachedNodeConnection> onClose) {
+    InetSocketAddress address = new InetSocketAddress(node.host(), node.port());
+    if (address.isUnresolved()) {
+      throw new UncheckedIOException(
+          new UnknownHostException(
+              "cannot resolve the host of memcached node " + node + ": " + node.host()));
+    }
+    OperationFactory operations =
+        options.protocol() == MemcachedProtocol.TEXT
+            ? new ErrorTolerantAsciiOperationFactory()
+            : new BinaryOperationFactory();
+    CompletableFuture<Void> established = new CompletableFuture<>();
+    ConnectionObserver observer =
+        new ConnectionObserver() {
+          @Override
+          public void connectionEstablished(SocketAddress socketAddress, int reconnectCount) {
+            established.complete(null);
+          }
+
+          @Override
+          public void connectionLost(SocketAddress socketAddress) {}
+        };
+    ConnectionFactory factory =
+        new ConnectionFactoryBuilder()
+            .setProtocol(
+                options.protocol() == MemcachedProtocol.TEXT
+                    ? ConnectionFactoryBuilder.Protocol.TEXT
+                    : ConnectionFactoryBuilder.Protocol.BINARY)
+            .setOpFact(operations)
+            .setFailureMode(FailureMode.Cancel)
+            .setOpTimeout(options.operationTimeout().toMillis())
+            // Never block the caller when the queue is full: fail the request instead.
+            .setOpQueueMaxBlockTime(0)
+            .setMaxReconnectDelay(options.maxReconnectDelay().toSeconds())
+            .setDaemon(options.daemonThreads())
+            .setListenerExecutorService(callbacks)
+            .setInitialObservers(List.of(observer))
+            .build();
+    MemcachedClient client;
+    try {
+      client = new MemcachedClient(factory, List.of(address));
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not open a connection to memcached node " + node, e);
+    }
+    SpymemcachedNodeConnection connection =
+        new SpymemcachedNodeConnection(
+            node, options, client, operations, callbacks, timer, onClose);
+    connection.awaitFirstAttempt(established, options.connectTimeout());
+    return connection;
+  }
+
+  /** Waits until the first connection attempt succeeded or failed, or the timeout passed. */
+  private void awaitFirstAttempt(CompletableFuture<Void> established, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    // spymemcached counts attempts from 1 and resets the count to 0 once connected.
+    while (!established.isDone() && server.getReconnectCount() <= 1) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return;
+      }
+      try {
+        established.get(Math.min(left, TimeUnit.MILLISECONDS.toNanos(2)), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        // check the attempt count again
+      } catch (ExecutionException e) {
+        return;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  @Override
+  public Node node() {
+    return node;
+  }
+
+  // ---- operations ----------------------------------------------------------------------------
+
+  @Override
+  public CompletableFuture<CachedValue> get(String key) {
+    return single(
+        "get",
+        key,
+        call -> {
+          GetFuture<CachedValue> future = client.asyncGet(key, TRANSCODER);
+          call.cancelWith(future);
+          future.addListener(done -> call.complete(future::get));
+        });
+  }
+
+  @Override
+  public CompletableFuture<Map<String, CachedValue>> getMulti(List<String> keys) {
+    if (keys.isEmpty()) {
+      return CompletableFuture.completedFuture(Map.of());
+    }
+    return single(
+        "getMulti of " + keys.size() + " keys",
+        null,
+        call -> {
+          // asyncGetBulk queues on a disconnected server instead of failing (FailureMode does not
+          // apply to it), so check first.
+          if (!server.isActive()) {
+            call.abort(notConnected(call, null));
+            return;
+          }
+          BulkFuture<Map<String, CachedValue>> future = client.asyncGetBulk(keys, TRANSCODER);
+          call.cancelWith(future);
+          future.addListener(
+              done ->
+                  call.complete(
+                      () -> {
+                        Map<String, CachedValue> found = new HashMap<>();
+                        for (Map.Entry<String, CachedValue> e : future.get().entrySet()) {
+                          if (e.getValue() != null) {
+                            found.put(e.getKey(), e.getValue());
+                          }
+                        }
+                        return found;
+                      }));
+        });
+  }
+
+  @Override
+  public CompletableFuture<Void> set(String key, CachedValue value, Duration ttl) {
+    return single("set", key, call -> issueSet(call, key, value, exptime(ttl)));
+  }
+
+  private void issueSet(Call<Void> call, String key, CachedValue value, int exptime) {
+    checkFlags(value);
+    OperationFuture<Boolean> future = client.set(key, exptime, value, TRANSCODER);
+    bridge(
+        call,
+        future,
+        (stored, status) -> {
+          if (Boolean.TRUE.equals(stored)) {
+            return null;
+          }
+          throw errorReply(call, status);
+        });
+  }
+
+  @Override
+  public CompletableFuture<Map<String, Throwable>> setMulti(
+      Map<String, CachedValue> values, Duration ttl) {
+    if (values.isEmpty()) {
+      return CompletableFuture.completedFuture(Map.of());
+    }
+    Batch<Map<String, Throwable>> batch = new Batch<>("setMulti of " + values.size() + " keys");
+    if (!begin(batch)) {
+      return batch.result;
+    }
+    int exptime;
+    try {
+      exptime = exptime(ttl);
+    } catch (RuntimeException e) {
+      batch.abort(e);
+      return batch.result;
+    }
+    Map<String, Call<Void>> writes = new LinkedHashMap<>();
+    for (Map.Entry<String, CachedValue> e : values.entrySet()) {
+      Call<Void> write = new Call<>("set", e.getKey());
+      writes.put(e.getKey(), write);
+      batch.children.add(write);
+    }
+    batch.whenChildrenDone(
+        () -> {
+          Map<String, Throwable> failures = new LinkedHashMap<>();
+          for (Map.Entry<String, Call<Void>> e : writes.entrySet()) {
+            Throwable failure = e.getValue().failure();
+            if (failure != null) {
+              failures.put(e.getKey(), failure);
+            }
+          }
+          if (failures.size() == writes.size()
+              && failures.values().stream()
+                  .allMatch(f -> f instanceof MemcachedUnavailableException)) {
+            Throwable first = failures.values().iterator().next();
+            batch.abort(summarize(batch, "no write was answered: " + first.getMessage(), first));
+          } else {
+            batch.result.complete(failures);
+          }
+        });
+    for (Map.Entry<String, CachedValue> e : values.entrySet()) {
+      Call<Void> write = writes.get(e.getKey());
+      write.run(() -> issueSet(write, e.getKey(), e.getValue(), exptime));
+    }
+    return batch.result;
+  }
+
+  @Override
+  public CompletableFuture<Boolean> add(String key, CachedValue value, Duration ttl) {
+    return single(
+        "add",
+        key,
+        call -> {
+          int exptime = exptime(ttl);
+          checkFlags(value);
+          OperationFuture<Boolean> future = client.add(key, exptime, value, TRANSCODER);
+          bridge(
+              call,
+              future,
+              (stored, status) -> {
+                if (Boolean.TRUE.equals(stored)) {
+                  return true;
+                }
+                if (is(status, StatusCode.ERR_NOT_STORED, StatusCode.ERR_EXISTS)) {
+                  return false;
+                }
+                throw errorReply(call, status);
+              });
+        });
+  }
+
+  @Override
+  public CompletableFuture<Boolean> delete(String key) {
+    return single("delete", key, call -> issueDelete(call, key));
+  }
+
+  private void issueDelete(Call<Boolean> call, String key) {
+    OperationFuture<Boolean> future = client.delete(key);
+    bridge(call, future, (deleted, status) -> foundOrMissing(call, deleted, status));
+  }
+
+  @Override
+  public CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys) {
+    if (keys.isEmpty()) {
+      return CompletableFuture.completedFuture(Map.of());
+    }
+    Batch<Map<String, Boolean>> batch = new Batch<>("deleteMulti of " + keys.size() + " keys");
+    if (!begin(batch)) {
+      return batch.result;
+    }
+    Map<String, Call<Boolean>> deletes = new LinkedHashMap<>();
+    for (String key : keys) {
+      if (!deletes.containsKey(key)) {
+        Call<Boolean> delete = new Call<>("delete", key);
+        deletes.put(key, delete);
+        batch.children.add(delete);
+      }
+    }
+    batch.whenChildrenDone(
+        () -> {
+          Map<String, Boolean> existed = new LinkedHashMap<>();
+          Throwable firstFailure = null;
+          int failed = 0;
+          for (Map.Entry<String, Call<Boolean>> e : deletes.entrySet()) {
+            Throwable failure = e.getValue().failure();
+            if (failure != null) {
+              failed++;
+              firstFailure = firstFailure == null ? failure : firstFailure;
+            } else {
+              existed.put(e.getKey(), e.getValue().result.join());
+            }
+          }
+          if (firstFailure != null) {
+            batch.abort(
+                summarize(
+                    batch,
+                    failed
+                        + " of "
+                        + deletes.size()
+                        + " deletes failed; first: "
+                        + firstFailure.getMessage(),
+                    firstFailure));
+          } else {
+            batch.result.complete(existed);
+          }
+        });
+    for (Map.Entry<String, Call<Boolean>> e : deletes.entrySet()) {
+      e.getValue().run(() -> issueDelete(e.getValue(), e.getKey()));
+    }
+    return batch.result;
+  }
+
+  @Override
+  public CompletableFuture<Boolean> touch(String key, Duration ttl) {
+    return single(
+        "touch",
+        key,
+        call -> {
+          OperationFuture<Boolean> future = client.touch(key, exptime(ttl));
+          bridge(call, future, (touched, status) -> foundOrMissing(call, touched, status));
+        });
+  }
+
+  @Override
+  public CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl) {
+    return single(
+        delta < 0 ? "decr" : "incr",
+        key,
+        call -> {
+          if (delta == Long.MIN_VALUE) {
+            throw new IllegalArgumentException(
+                "delta must be > " + Long.MIN_VALUE + " but was " + delta);
+          }
+          if (initial < 0) {
+            throw new IllegalArgumentException(
+                "initial must be >= 0 (memcached counters are unsigned) but was " + initial);
+          }
+          int exptime = exptime(ttl);
+          if (protocol == MemcachedProtocol.BINARY) {
+            OperationFuture<Long> future =
+                delta >= 0
+                    ? client.asyncIncr(key, delta, initial, exptime)
+                    : client.asyncDecr(key, -delta, initial, exptime);
+            bridge(call, future, (value, status) -> counterValue(call, value, status));
+          } else {
+            incrText(call, key, delta, initial, exptime, 1);
+          }
+        });
+  }
+
+  /**
+   * spymemcached's text protocol has no create-if-absent incr; do what its synchronous {@code
+   * incr(key, by, default, exp)} does, without blocking: incr; on NOT_FOUND add the initial value;
+   * if another client added it first, incr again.
+   */
+  private void incrText(
+      Call<Long> call, String key, long delta, long initial, int exptime, int attempt) {
+    OperationFuture<Long> future =
+        delta >= 0 ? client.asyncIncr(key, delta) : client.asyncDecr(key, -delta);
+    call.cancelWith(future);
+    future.addListener(
+        done ->
+            call.run(
+                () -> {
+                  Long value = future.get();
+                  OperationStatus status = future.getStatus();
+                  if (!is(status, StatusCode.ERR_NOT_FOUND)) {
+                    call.result.complete(counterValue(call, value, status));
+                  } else {
+                    addInitial(call, key, delta, initial, exptime, attempt);
+                  }
+                }));
+  }
+
+  private void addInitial(
+      Call<Long> call, String key, long delta, long initial, int exptime, int attempt) {
+    byte[] digits = Long.toString(initial).getBytes(StandardCharsets.US_ASCII);
+    OperationFuture<Boolean> add = client.add(key, exptime, CachedValue.of(digits, 0), TRANSCODER);
+    call.cancelWith(add);
+    add.addListener(
+        done ->
+            call.run(
+                () -> {
+                  Boolean stored = add.get();
+                  OperationStatus status = add.getStatus();
+                  if (Boolean.TRUE.equals(stored)) {
+                    call.result.complete(initial);
+                  } else if (!is(status, StatusCode.ERR_NOT_STORED, StatusCode.ERR_EXISTS)) {
+                    throw errorReply(call, status);
+                  } else if (attempt < MAX_TEXT_INCR_ATTEMPTS) {
+                    // Another client created the counter between our incr and add.
+                    incrText(call, key, delta, initial, exptime, attempt + 1);
+                  } else {
+                    throw new MemcachedServerErrorException(
+                        call.describe()
+                            + ": the counter was deleted and created again by other"
+                            + " clients "
+                            + attempt
+                            + " times in a row",
+                        status.getMessage(),
+                        null);
+                  }
+                }));
+  }
+
+  @Override
+  public CompletableFuture<Duration> ping() {
+    return single(
+        "version",
+        null,
+        call -> {
+          long start = System.nanoTime();
+          broadcast(
+              call,
+              operations::version,
+              (status, repliedAt) -> Duration.ofNanos(repliedAt - start));
+        });
+  }
+
+  @Override
+  public CompletableFuture<Void> flushAll() {
+    return single(
+        "flush_all",
+        null,
+        call ->
+            broadcast(
+                call, callback -> operations.flush(0, callback), (status, repliedAt) -> null));
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      client.shutdown();
+    } finally {
+      for (Call<?> call : inFlight) {
+        call.abort(closedFailure(call));
+      }
+      onClose.accept(this);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SpymemcachedNodeConnection["
+        + node
+        + ", "
+        + protocol
+        + (closed ? ", closed" : "")
+        + "]";
+  }
+
+  // ---- plumbing ------------------------------------------------------------------------------
+
+  /** Issues one request: {@code issue} sends it and arranges for the call to complete. */
+  private <T> CompletableFuture<T> single(String command, String key, Consumer<Call<T>> issue) {
+    Call<T> call = new Call<>(command, key);
+    if (begin(call)) {
+      call.run(() -> issue.accept(call));
+    }
+    return call.result;
+  }
+
+  /** Registers the call and arms its deadline; false (with the call failed) when closed. */
+  private boolean begin(Call<?> call) {
+    if (closed) {
+      call.abort(closedFailure(call));
+      return false;
+    }
+    inFlight.add(call);
+    call.result.whenComplete((value, failure) -> call.finished());
+    try {
+      call.deadline = timer.schedule(call::expire, operationTimeoutNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      call.abort(closedFailure(call));
+      return false;
+    }
+    if (closed) {
+      call.abort(closedFailure(call));
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Completes {@code call} from a spymemcached future once it is done, mapping value and status.
+   */
+  private <X, T> void bridge(Call<T> call, OperationFuture<X> future, ReplyMapper<X, T> mapper) {
+    call.cancelWith(future);
+    future.addListener(done -> call.complete(() -> mapper.map(future.get(), future.getStatus())));
+  }
+
+  /** Sends a no-key operation ({@code version}, {@code flush_all}) to the server. */
+  private <T> void broadcast(
+      Call<T> call, Function<OperationCallback, Operation> newOperation, BroadcastReply<T> reply) {
+    // Broadcast operations are queued on a disconnected server instead of failing.
+    if (!server.isActive()) {
+      call.abort(notConnected(call, null));
+      return;
+    }
+    client.broadcastOp(
+        (memcachedNode, latch) -> {
+          OperationStatus[] status = new OperationStatus[1];
+          Operation[] operation = new Operation[1];
+          operation[0] =
+              newOperation.apply(
+                  new OperationCallback() {
+                    @Override
+                    public void receivedStatus(OperationStatus received) {
+                      status[0] = received;
+                    }
+
+                    @Override
+                    public void complete() {
+                      long repliedAt = System.nanoTime();
+                      latch.countDown();
+                      Operation op = operation[0];
+                      try {
+                        callbacks.execute(
+                            () ->
+                                call.complete(
+                                    () -> {
+                                      if (op.isCancelled()) {
+                                        throw new ExecutionException(
+                                            new CancellationException("Cancelled"));
+                                      }
+                                      if (op.hasErrored()) {
+                                        throw new ExecutionException(op.getException());
+                                      }
+                                      if (status[0] == null || !status[0].isSuccess()) {
+                                        throw errorReply(call, status[0]);
+                                      }
+                                      return reply.map(status[0], repliedAt);
+                                    }));
+                      } catch (RejectedExecutionException e) {
+                        call.abort(closedFailure(call));
+                      }
+                    }
+                  });
+          call.cancelWith(operation[0]::cancel);
+          return operation[0];
+        });
+  }
+
+  private static boolean is(OperationStatus status, StatusCode... codes) {
+    if (status == null) {
+      return false;
+    }
+    for (StatusCode code : codes) {
+      if (status.getStatusCode() == code) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private Boolean foundOrMissing(Call<?> call, Boolean found, OperationStatus status) {
+    if (Boolean.TRUE.equals(found)) {
+      return true;
+    }
+    if (is(status, StatusCode.ERR_NOT_FOUND)) {
+      return false;
+    }
+    throw errorReply(call, status);
+  }
+
+  private Long counterValue(Call<?> call, Long value, OperationStatus status) {
+    if (status != null && status.isSuccess() && value != null) {
+      return value;
+    }
+    throw errorReply(call, status);
+  }
+
+  private int exptime(Duration ttl) {
+    return Expiry.exptime(ttl, System.currentTimeMillis() / 1000);
+  }
+
+  private void checkFlags(CachedValue value) {
+    if (protocol == MemcachedProtocol.TEXT && value.flags() < 0) {
+      throw new IllegalArgumentException(
+          "flags must be in 0..2147483647 on the text protocol (spymemcached writes them as signed"
+              + " decimals) but were 0x"
+              + Integer.toHexString(value.flags())
+              + "; use MemcachedProtocol.BINARY for full 32-bit flags");
+    }
+  }
+
+  // ---- failures ------------------------------------------------------------------------------
+
+  private String address() {
+    return node.address();
+  }
+
+  private MemcachedServerErrorException errorReply(Call<?> call, OperationStatus status) {
+    String reply = status == null ? "no status" : status.getMessage();
+    return new MemcachedServerErrorException(
+        call.describe()
+            + ": server replied "
+            + reply
+            + (status == null ? "" : " (" + status.getStatusCode() + ")"),
+        reply,
+        null);
+  }
+
+  private MemcachedUnavailableException notConnected(Call<?> call, Throwable cause) {
+    return new MemcachedUnavailableException(
+        call.describe()
+            + ": not connected to "
+            + address()
+            + " (the server is down or unreachable, or the connection was lost before the reply)",
+        cause);
+  }
+
+  private MemcachedUnavailableException closedFailure(Call<?> call) {
+    return new MemcachedUnavailableException(
+        call.describe() + ": the connection to " + address() + " is closed", null);
+  }
+
+  /** The failure a spymemcached future reported, as a Shardwise exception. */
+  private Throwable translate(Call<?> call, Throwable cause) {
+    if (cause instanceof MemcachedException) {
+      return cause;
+    }
+    if (cause instanceof CancellationException) {
+      return closed ? closedFailure(call) : notConnected(call, cause);
+    }
+    if (cause instanceof OperationException) {
+      String reply = cause.getMessage() != null ? cause.getMessage() : cause.toString();
+      return new MemcachedServerErrorException(
+          call.describe() + ": server replied " + reply, reply, cause);
+    }
+    if (cause instanceof TimeoutException) {
+      return call.timeout();
+    }
+    return new MemcachedUnavailableException(call.describe() + ": request failed: " + cause, cause);
+  }
+
+  /** A failure thrown while handing a request to spymemcached. */
+  private Throwable translateIssueFailure(Call<?> call, RuntimeException e) {
+    if (e instanceof IllegalArgumentException || e instanceof NullPointerException) {
+      return e;
+    }
+    if (e instanceof IllegalStateException) {
+      // "Shutting down", or the request queue is full ("Timed out waiting to add ...").
+      return closed
+          ? closedFailure(call)
+          : new MemcachedUnavailableException(
+              call.describe()
+                  + ": could not queue the request for "
+                  + address()
+                  + ": "
+                  + e.getMessage(),
+              e);
+    }
+    return translate(call, e);
+  }
+
+  /** A batch failure of the same kind as {@code first}. */
+  private static MemcachedException summarize(Call<?> batch, String what, Throwable first) {
+    String message = batch.describe() + ": " + what;
+    if (first instanceof MemcachedTimeoutException) {
+      MemcachedTimeoutException timeout =
+          new MemcachedTimeoutException(message, ((MemcachedTimeoutException) first).timeout());
+      timeout.initCause(first);
+      return timeout;
+    }
+    if (first instanceof MemcachedServerErrorException) {
+      return new MemcachedServerErrorException(
+          message, ((MemcachedServerErrorException) first).reply(), first);
+    }
+    return new MemcachedUnavailableException(message, first);
+  }
+
+  @FunctionalInterface
+  private interface ReplyMapper<X, T> {
+    T map(X value, OperationStatus status) throws Exception;
+  }
+
+  @FunctionalInterface
+  private interface BroadcastReply<T> {
+    T map(OperationStatus status, long repliedAtNanos);
+  }
+
+  @FunctionalInterface
+  private interface Reply<T> {
+    T get() throws Exception;
+  }
+
+  @FunctionalInterface
+  private interface Step {
+    void run() throws Exception;
+  }
+
+  /** One request in flight: the caller's future, its deadline, and how to cancel it. */
+  private class Call<T> {
+    final String command;
+    final String key;
+    final CompletableFuture<T> result = new CompletableFuture<>();
+    volatile ScheduledFuture<?> deadline;
+    private volatile Runnable canceller;
+
+    Call(String command, String key) {
+      this.command = command;
+      this.key = key;
+    }
+
+    String describe() {
+      return key == null ? command : command + " '" + KeyRules.shorten(key) + "'";
+    }
+
+    void cancelWith(Future<?> future) {
+      canceller = () -> future.cancel(false);
+    }
+
+    void cancelWith(Runnable cancel) {
+      canceller = cancel;
+    }
+
+    /** Completes with the reply, or with the failure getting it raised. */
+    void complete(Reply<T> reply) {
+      run(() -> result.complete(reply.get()));
+    }
+
+    /**
+     * Runs a step of the call (reading a reply, issuing a follow-up request); a failure it raises
+     * fails the call.
+     */
+    void run(Step step) {
+      if (result.isDone()) {
+        return;
+      }
+      try {
+        step.run();
+      } catch (ExecutionException e) {
+        abort(translate(this, e.getCause()));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        abort(translate(this, e));
+      } catch (RuntimeException e) {
+        abort(translateIssueFailure(this, e));
+      } catch (Exception e) {
+        abort(translate(this, e));
+      }
+    }
+
+    /** Fails the call (if still pending) and cancels what it left in spymemcached. */
+    void abort(Throwable failure) {
+      if (result.completeExceptionally(failure)) {
+        cancelInSpymemcached();
+      }
+    }
+
+    void cancelInSpymemcached() {
+      Runnable cancel = canceller;
+      if (cancel != null) {
+        try {
+          cancel.run();
+        } catch (RuntimeException e) {
+          // the operation completed or was cancelled meanwhile
+        }
+      }
+    }
+
+    /** The deadline passed. */
+    void expire() {
+      abort(timeout());
+    }
+
+    MemcachedTimeoutException timeout() {
+      return new MemcachedTimeoutException(
+          describe()
+              + ": no reply from "
+              + address()
+              + " within "
+              + operationTimeout.toMillis()
+              + " ms",
+          operationTimeout);
+    }
+
+    /** The failure of a completed call, or null if it succeeded. */
+    Throwable failure() {
+      try {
+        result.join();
+        return null;
+      } catch (java.util.concurrent.CompletionException e) {
+        return e.getCause();
+      } catch (CancellationException e) {
+        return e;
+      }
+    }
+
+    void finished() {
+      inFlight.remove(this);
+      ScheduledFuture<?> d = deadline;
+      if (d != null) {
+        d.cancel(false);
+      }
+    }
+  }
+
+  /** Requests sent together under one deadline; the batch completes once every part has. */
+  private final class Batch<T> extends Call<T> {
+    final List<Call<?>> children = new ArrayList<>();
+
+    Batch(String command) {
+      super(command, null);
+    }
+
+    /** Runs {@code onDone} once every child completed (they must all be added before). */
+    void whenChildrenDone(Runnable onDone) {
+      AtomicInteger remaining = new AtomicInteger(children.size());
+      for (Call<?> child : children) {
+        child.result.whenComplete(
+            (value, failure) -> {
+              if (remaining.decrementAndGet() == 0 && !result.isDone()) {
+                onDone.run();
+              }
+            });
+      }
+    }
+
+    @Override
+    void expire() {
+      for (Call<?> child : children) {
+        child.expire();
+      }
+    }
+
+    @Override
+    void cancelInSpymemcached() {
+      for (Call<?> child : children) {
+        child.cancelInSpymemcached();
+      }
+    }
+  }
+}

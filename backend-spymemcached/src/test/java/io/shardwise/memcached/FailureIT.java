@@ -1,0 +1,240 @@
+package io.shardwise.memcached;
+
+import static io.shardwise.memcached.Futures.await;
+import static io.shardwise.memcached.Futures.failure;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.shardwise.client.CachedValue;
+import io.shardwise.routing.Node;
+import io.shardwise.spi.NodeConnection;
+import io.shardwise.testing.MemcachedServer;
+import io.shardwise.testing.ServerFleet;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Servers that are down, die, hang or come back, and connections that are closed. */
+class FailureIT {
+
+  /** Well under the 250 ms operation timeout: what "fails fast" means here. */
+  private static final Duration FAST = Duration.ofMillis(100);
+
+  /** A reconnect is due within the max reconnect delay (2 s); allow for scheduling. */
+  private static final Duration RECOVERY = Duration.ofSeconds(6);
+
+  @RegisterExtension static final ServerFleet<MemcachedServer> FLEET = ServerFleet.memcached(1);
+
+  private MemcachedBackend backend;
+
+  @BeforeEach
+  void restore() {
+    FLEET.restoreAll();
+    FLEET.flushAll();
+  }
+
+  @AfterEach
+  void closeBackend() {
+    if (backend != null) {
+      backend.close();
+    }
+    FLEET.restoreAll();
+  }
+
+  private MemcachedServer server() {
+    return FLEET.server(0);
+  }
+
+  private NodeConnection connect(MemcachedProtocol protocol) {
+    backend = MemcachedBackend.create(MemcachedOptions.builder().protocol(protocol).build());
+    return backend.connect(Node.of(server().host(), server().port()));
+  }
+
+  private static CachedValue utf8(String s) {
+    return CachedValue.of(s.getBytes(StandardCharsets.UTF_8), 0);
+  }
+
+  @ParameterizedTest
+  @EnumSource(MemcachedProtocol.class)
+  void serverDownAtConnectFailsRequestsFastAndIsUsedOnceItStarts(MemcachedProtocol protocol) {
+    server().kill();
+
+    long start = System.nanoTime();
+    NodeConnection connection = connect(protocol);
+    assertThat(elapsedSince(start))
+        .as("connect to a refusing port")
+        .isLessThan(Duration.ofMillis(500));
+
+    assertEveryRequestFailsFast(connection);
+
+    server().restart();
+    assertRecoversWithin(connection, RECOVERY);
+    await(connection.set("after-start", utf8("v"), Duration.ZERO));
+    assertThat(await(connection.get("after-start"))).isEqualTo(utf8("v"));
+  }
+
+  @ParameterizedTest
+  @EnumSource(MemcachedProtocol.class)
+  void killedServerFailsRequestsFastAndTheConnectionRecoversAfterRestart(
+      MemcachedProtocol protocol) {
+    NodeConnection connection = connect(protocol);
+    await(connection.set("k", utf8("before"), Duration.ZERO));
+
+    server().kill();
+    // The first request may be the one that finds out; after that every request fails fast.
+    long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+    while (!connection.get("k").handle((v, e) -> e != null).join()) {
+      assertThat(System.nanoTime()).as("the kill is noticed within 2 s").isLessThan(deadline);
+    }
+    assertEveryRequestFailsFast(connection);
+
+    server().restart();
+    assertRecoversWithin(connection, RECOVERY);
+    assertThat(await(connection.get("k"))).as("a restarted memcached is empty").isNull();
+    await(connection.set("k", utf8("after"), Duration.ZERO));
+    assertThat(await(connection.get("k"))).isEqualTo(utf8("after"));
+  }
+
+  @Test
+  void hungServerCostsTheOperationTimeoutAndTheStreamStaysInStepAfterResume() {
+    NodeConnection connection = connect(MemcachedProtocol.TEXT);
+    await(connection.set("k", utf8("before"), Duration.ZERO));
+
+    server().pause();
+    long start = System.nanoTime();
+    List<CompletableFuture<?>> requests = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      requests.add(connection.get("k"));
+      requests.add(connection.set("k" + i, utf8("lost " + i), Duration.ZERO));
+    }
+    requests.add(connection.ping());
+    for (CompletableFuture<?> request : requests) {
+      Throwable failure = failure(request);
+      assertThat(failure)
+          .isInstanceOf(MemcachedTimeoutException.class)
+          .hasMessageContaining("within 250 ms");
+      assertThat(backend.isNodeFailure(failure)).isTrue();
+    }
+    assertThat(elapsedSince(start)).isBetween(Duration.ofMillis(240), Duration.ofMillis(2000));
+
+    server().resume();
+    // Replies to the timed-out requests arrive now; they must not be taken for later replies.
+    await(connection.set("k", utf8("after"), Duration.ZERO));
+    for (int i = 0; i < 20; i++) {
+      assertThat(await(connection.get("k"))).isEqualTo(utf8("after"));
+    }
+    assertThat(await(connection.incr("n", 1, 5, Duration.ZERO))).isEqualTo(5L);
+  }
+
+  @Test
+  void closingAConnectionFailsItsPendingRequestsAndLaterOnes() {
+    NodeConnection connection = connect(MemcachedProtocol.TEXT);
+    server().pause();
+    CompletableFuture<CachedValue> pending = connection.get("k");
+
+    long start = System.nanoTime();
+    connection.close();
+
+    assertThat(failure(pending))
+        .isInstanceOf(MemcachedUnavailableException.class)
+        .hasMessageContaining("closed");
+    assertThat(elapsedSince(start)).isLessThan(Duration.ofMillis(200));
+    assertThat(failure(connection.get("k")))
+        .isInstanceOf(MemcachedUnavailableException.class)
+        .hasMessageContaining("closed");
+    assertThat(failure(connection.setMulti(Map.of("a", utf8("a")), Duration.ZERO)))
+        .hasMessageContaining("closed");
+  }
+
+  @Test
+  void closingTheBackendClosesItsConnections() {
+    NodeConnection first = connect(MemcachedProtocol.TEXT);
+    NodeConnection second = backend.connect(Node.of(server().host(), server().port()));
+    assertThat(await(first.ping())).isPositive();
+
+    backend.close();
+
+    assertThat(failure(first.get("k"))).hasMessageContaining("closed");
+    assertThat(failure(second.get("k"))).hasMessageContaining("closed");
+    assertThatThrownBy(() -> backend.connect(Node.of(server().host(), server().port())))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+  }
+
+  @Test
+  void spymemcachedLogsThroughSlf4j() {
+    connect(MemcachedProtocol.TEXT);
+
+    assertThat(System.getProperty(MemcachedBackend.SPYMEMCACHED_LOGGER_PROPERTY))
+        .isEqualTo(MemcachedBackend.SPYMEMCACHED_SLF4J_LOGGER);
+    assertThat(net.spy.memcached.compat.log.LoggerFactory.getLogger(FailureIT.class))
+        .isInstanceOf(net.spy.memcached.compat.log.SLF4JLogger.class);
+  }
+
+  /** Every kind of request fails at once with {@link MemcachedUnavailableException}, quietly. */
+  private void assertEveryRequestFailsFast(NodeConnection connection) {
+    List<Supplier<CompletableFuture<?>>> requests =
+        List.of(
+            () -> connection.get("k"),
+            () -> connection.getMulti(List.of("k", "l")),
+            () -> connection.set("k", utf8("v"), Duration.ZERO),
+            () -> connection.setMulti(Map.of("k", utf8("v"), "l", utf8("w")), Duration.ZERO),
+            () -> connection.add("k", utf8("v"), Duration.ZERO),
+            () -> connection.delete("k"),
+            () -> connection.deleteMulti(List.of("k", "l")),
+            () -> connection.touch("k", Duration.ofSeconds(5)),
+            () -> connection.incr("n", 1, 0, Duration.ZERO),
+            connection::ping,
+            connection::flushAll);
+    RecordingLogs.clear();
+    Duration slowest = Duration.ZERO;
+    for (int round = 0; round < 20; round++) {
+      for (Supplier<CompletableFuture<?>> request : requests) {
+        long start = System.nanoTime();
+        Throwable failure = failure(request.get());
+        Duration took = elapsedSince(start);
+        slowest = took.compareTo(slowest) > 0 ? took : slowest;
+        assertThat(failure)
+            .isInstanceOf(MemcachedUnavailableException.class)
+            .isNotInstanceOf(MemcachedTimeoutException.class);
+      }
+    }
+    assertThat(slowest).as("slowest of %d failures", 20 * requests.size()).isLessThan(FAST);
+    // Reconnection attempts may log (one warning every couple of seconds); requests must not.
+    assertThat(RecordingLogs.events("net.spy"))
+        .as("log lines for 220 failed requests")
+        .hasSizeLessThan(5);
+    assertThat(RecordingLogs.events("io.shardwise")).isEmpty();
+  }
+
+  private static void assertRecoversWithin(NodeConnection connection, Duration limit) {
+    long start = System.nanoTime();
+    while (connection.ping().handle((rtt, e) -> e != null).join()) {
+      assertThat(elapsedSince(start)).as("time to recover").isLessThan(limit);
+      sleep(20);
+    }
+  }
+
+  private static Duration elapsedSince(long startNanos) {
+    return Duration.ofNanos(System.nanoTime() - startNanos);
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+}

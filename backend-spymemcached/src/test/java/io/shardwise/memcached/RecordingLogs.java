@@ -1,0 +1,139 @@
+package io.shardwise.memcached;
+
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.stream.Collectors;
+import org.slf4j.ILoggerFactory;
+import org.slf4j.IMarkerFactory;
+import org.slf4j.Logger;
+import org.slf4j.Marker;
+import org.slf4j.event.Level;
+import org.slf4j.helpers.BasicMarkerFactory;
+import org.slf4j.helpers.LegacyAbstractLogger;
+import org.slf4j.helpers.MessageFormatter;
+import org.slf4j.helpers.NOPMDCAdapter;
+import org.slf4j.spi.MDCAdapter;
+import org.slf4j.spi.SLF4JServiceProvider;
+
+/**
+ * The tests' SLF4J binding: records every INFO, WARN and ERROR event so that tests can count what a
+ * failure costs in log lines, and prints WARN and ERROR to stderr.
+ */
+public final class RecordingLogs {
+
+  /** A recorded log event. */
+  public record Event(Level level, String logger, String message) {
+    @Override
+    public String toString() {
+      return level + " " + logger + ": " + message;
+    }
+  }
+
+  private static final ConcurrentLinkedQueue<Event> EVENTS = new ConcurrentLinkedQueue<>();
+  private static final int MAX_EVENTS = 100_000;
+
+  private RecordingLogs() {}
+
+  /** Forgets every event recorded so far. */
+  public static void clear() {
+    EVENTS.clear();
+  }
+
+  /**
+   * The events recorded since the last {@link #clear()} whose logger name starts with {@code
+   * prefix}.
+   */
+  public static List<Event> events(String prefix) {
+    return EVENTS.stream().filter(e -> e.logger().startsWith(prefix)).collect(Collectors.toList());
+  }
+
+  static void record(Event event) {
+    if (EVENTS.size() < MAX_EVENTS) {
+      EVENTS.add(event);
+    }
+    if (event.level().toInt() >= Level.WARN.toInt()) {
+      System.err.println("[log] " + event);
+    }
+  }
+
+  /** Registered in {@code META-INF/services/org.slf4j.spi.SLF4JServiceProvider}. */
+  public static final class Provider implements SLF4JServiceProvider {
+    private final ILoggerFactory loggers = RecordingLogger::new;
+    private final IMarkerFactory markers = new BasicMarkerFactory();
+    private final MDCAdapter mdc = new NOPMDCAdapter();
+
+    @Override
+    public ILoggerFactory getLoggerFactory() {
+      return loggers;
+    }
+
+    @Override
+    public IMarkerFactory getMarkerFactory() {
+      return markers;
+    }
+
+    @Override
+    public MDCAdapter getMDCAdapter() {
+      return mdc;
+    }
+
+    @Override
+    public String getRequestedApiVersion() {
+      return "2.0.99";
+    }
+
+    @Override
+    public void initialize() {}
+  }
+
+  private static final class RecordingLogger extends LegacyAbstractLogger implements Logger {
+    private static final long serialVersionUID = 1L;
+
+    RecordingLogger(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public boolean isTraceEnabled() {
+      return false;
+    }
+
+    @Override
+    public boolean isDebugEnabled() {
+      return false;
+    }
+
+    @Override
+    public boolean isInfoEnabled() {
+      return true;
+    }
+
+    @Override
+    public boolean isWarnEnabled() {
+      return true;
+    }
+
+    @Override
+    public boolean isErrorEnabled() {
+      return true;
+    }
+
+    @Override
+    protected String getFullyQualifiedCallerName() {
+      return null;
+    }
+
+    @Override
+    protected void handleNormalizedLoggingCall(
+        Level level, Marker marker, String pattern, Object[] arguments, Throwable throwable) {
+      if (level.toInt() < Level.INFO.toInt()) {
+        return;
+      }
+      String message = MessageFormatter.basicArrayFormat(pattern, arguments);
+      if (throwable != null) {
+        message += " [" + throwable + "]";
+      }
+      record(new Event(level, getName(), message));
+    }
+  }
+}
