@@ -78,6 +78,9 @@ public interface AsyncCacheClient<V> extends AutoCloseable {
   /** The node that {@code key} is routed to when every node is healthy. */
   Node nodeFor(String key);
 
+  /** Each node's state in this client's view, in server-list order. */
+  Map<Node, NodeState> nodeStates();
+
   /** A blocking view of this client, sharing its connections. */
   CacheClient<V> sync();
 

@@ -41,6 +41,8 @@ public interface CacheClient<V> extends AutoCloseable {
 
   Node nodeFor(String key);
 
+  Map<Node, NodeState> nodeStates();
+
   /** The async client this view blocks on. */
   AsyncCacheClient<V> async();
 

@@ -2,6 +2,7 @@ package io.shardwise.core;
 
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.Codecs;
+import io.shardwise.client.NodeEventListener;
 import io.shardwise.client.ValueCodec;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
@@ -10,6 +11,7 @@ import io.shardwise.routing.ServerList;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -33,6 +35,8 @@ public final class ClientBuilder<V> {
   private HashTag hashTag = HashTag.NONE;
   private Duration timeout = DEFAULT_TIMEOUT;
   private int maxValueBytes = -1;
+  private FailoverOptions failover = FailoverOptions.defaults();
+  private final List<NodeEventListener> listeners = new ArrayList<>();
   private final ValueCodec<V> codec;
   private final boolean codecChosen;
 
@@ -49,6 +53,8 @@ public final class ClientBuilder<V> {
     this.hashTag = from.hashTag;
     this.timeout = from.timeout;
     this.maxValueBytes = from.maxValueBytes;
+    this.failover = from.failover;
+    this.listeners.addAll(from.listeners);
     this.codec = codec;
     this.codecChosen = true;
   }
@@ -111,6 +117,18 @@ public final class ClientBuilder<V> {
     return this;
   }
 
+  /** Failure detection, failure mode and rejoin policy (default: {@link FailoverOptions#defaults()}). */
+  public ClientBuilder<V> failover(FailoverOptions options) {
+    this.failover = Objects.requireNonNull(options, "failover");
+    return this;
+  }
+
+  /** Receives node ejections, probes and readmissions. */
+  public ClientBuilder<V> listener(NodeEventListener listener) {
+    this.listeners.add(Objects.requireNonNull(listener, "listener"));
+    return this;
+  }
+
   /**
    * The value codec. Default: {@link Codecs#spymemcached()} for memcached (reads and writes what a
    * spymemcached application stores), {@link Codecs#java()} for Redis, which keeps no flags.
@@ -160,6 +178,7 @@ public final class ClientBuilder<V> {
       throw e;
     }
     Topology topology = new Topology(r, hashTag, connections);
-    return new RoutingClient<>(backend, topology, codec, timeout, max, routerDescription);
+    FleetHealth health = new FleetHealth(topology, backend, failover, listeners);
+    return new RoutingClient<>(backend, topology, health, codec, timeout, max, routerDescription);
   }
 }

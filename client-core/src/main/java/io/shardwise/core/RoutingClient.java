@@ -5,6 +5,7 @@ import io.shardwise.client.CacheClient;
 import io.shardwise.client.CachedValue;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.NodeException;
+import io.shardwise.client.NodeState;
 import io.shardwise.client.NodeTimeoutException;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.client.ValueCodec;
@@ -30,19 +31,23 @@ import java.util.function.Function;
 
 /**
  * The routing client: validates keys and values, hashes the routing key (the hash tag if
- * configured), asks the router for the node, and sends the command on that node's connection
- * with the configured timeout. Multi-key operations send one batched request per node, all nodes
- * at once, and account for every key.
+ * configured), picks the node (the key's primary, or with the primary ejected what the {@link
+ * FailureMode} says), and sends the command on that node's connection with the configured
+ * timeout. Multi-key operations send one batched request per node, all nodes at once, and
+ * account for every key. Every outcome is recorded on the node's circuit ({@link FleetHealth}).
  */
 final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   private final Backend backend;
   private final Topology topology;
+  private final FleetHealth health;
   private final ValueCodec<V> codec;
   private final KeyRules keyRules;
   private final long timeoutNanos;
   private final Duration timeout;
   private final int maxValueBytes;
+  private final boolean journaling;
+  private final boolean retrying;
   private final String description;
   private final CacheClient<V> sync;
   private volatile boolean closed;
@@ -50,17 +55,22 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   RoutingClient(
       Backend backend,
       Topology topology,
+      FleetHealth health,
       ValueCodec<V> codec,
       Duration timeout,
       int maxValueBytes,
       String routerDescription) {
     this.backend = backend;
     this.topology = topology;
+    this.health = health;
     this.codec = codec;
     this.keyRules = backend.keyRules();
     this.timeout = timeout;
     this.timeoutNanos = timeout.toNanos();
     this.maxValueBytes = maxValueBytes;
+    FailoverOptions failover = health.options();
+    this.journaling = failover.rejoinPolicy() != RejoinPolicy.KEEP;
+    this.retrying = failover.failureMode() == FailureMode.RETRY && failover.retryAttempts() > 0;
     this.description =
         "shardwise(" + backend.name() + ", " + routerDescription + ", " + topology.nodes.size() + " nodes)";
     this.sync = new SyncCacheClient<>(this);
@@ -70,37 +80,37 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   @Override
   public CompletableFuture<V> get(String key) {
-    int node = route(key);
-    return call(node, c -> c.get(key)).thenApply(this::decodeOrNull);
+    validate(key);
+    return keyed(key, false, c -> c.get(key)).thenApply(this::decodeOrNull);
   }
 
   @Override
   public CompletableFuture<Void> set(String key, V value, Duration ttl) {
-    int node = route(key);
+    validate(key);
     CachedValue encoded = encode(key, value);
     checkTtl(ttl);
-    return call(node, c -> c.set(key, encoded, ttl));
+    return keyed(key, true, c -> c.set(key, encoded, ttl));
   }
 
   @Override
   public CompletableFuture<Boolean> add(String key, V value, Duration ttl) {
-    int node = route(key);
+    validate(key);
     CachedValue encoded = encode(key, value);
     checkTtl(ttl);
-    return call(node, c -> c.add(key, encoded, ttl));
+    return keyed(key, true, c -> c.add(key, encoded, ttl));
   }
 
   @Override
   public CompletableFuture<Boolean> delete(String key) {
-    int node = route(key);
-    return call(node, c -> c.delete(key));
+    validate(key);
+    return keyed(key, true, c -> c.delete(key));
   }
 
   @Override
   public CompletableFuture<Boolean> touch(String key, Duration ttl) {
-    int node = route(key);
+    validate(key);
     checkTtl(ttl);
-    return call(node, c -> c.touch(key, ttl));
+    return keyed(key, true, c -> c.touch(key, ttl));
   }
 
   @Override
@@ -114,9 +124,9 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   }
 
   private CompletableFuture<Long> counter(String key, long signedDelta, long initial, Duration ttl) {
-    int node = route(key);
+    validate(key);
     checkTtl(ttl);
-    return call(node, c -> c.incr(key, signedDelta, initial, ttl));
+    return keyed(key, true, c -> c.incr(key, signedDelta, initial, ttl));
   }
 
   @Override
@@ -135,23 +145,98 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     return out;
   }
 
+  /** Routes one key under the failure mode and sends {@code op} to the node chosen. */
+  private <T> CompletableFuture<T> keyed(
+      String key, boolean write, Function<NodeConnection, CompletableFuture<T>> op) {
+    long hash = topology.hash(key);
+    int primary = topology.router.primary(hash);
+    int node = health.select(hash, primary);
+    if (node == FleetHealth.NONE) {
+      return CompletableFuture.failedFuture(health.unavailable(primary, key));
+    }
+    if (write && node != primary && journaling) {
+      // The primary is ejected: remember the key so the primary's old copy is removed before it
+      // is readmitted, and catch a readmission that races with this write.
+      FleetHealth.NodeHealth h = health.node(primary);
+      long epoch = h.epoch;
+      h.journal.record(key, node);
+      return send(node, op)
+          .whenComplete(
+              (v, t) -> {
+                if (h.epoch != epoch) {
+                  health.forget(primary, node, key);
+                }
+              });
+    }
+    return send(node, op);
+  }
+
   // ---- multi-key operations ------------------------------------------------------------------
+
+  /** Keys grouped by the node chosen for them; keys with no available node are already errors. */
+  private final class Plan {
+    final List<List<String>> byNode = new ArrayList<>();
+    final Map<String, ShardwiseException> unavailable = new LinkedHashMap<>();
+    /** Writes sent to a fallback: key -> {primary, epoch at routing time}. */
+    final Map<String, long[]> redirected = new HashMap<>();
+
+    Plan(Collection<String> keys, boolean write) {
+      int n = topology.nodes.size();
+      for (int i = 0; i < n; i++) {
+        byNode.add(null);
+      }
+      for (String key : keys) {
+        long hash = topology.hash(key);
+        int primary = topology.router.primary(hash);
+        int node = health.select(hash, primary);
+        if (node == FleetHealth.NONE) {
+          unavailable.put(key, health.unavailable(primary, key));
+          continue;
+        }
+        if (write && node != primary && journaling) {
+          FleetHealth.NodeHealth h = health.node(primary);
+          redirected.put(key, new long[] {primary, h.epoch});
+          h.journal.record(key, node);
+        }
+        List<String> list = byNode.get(node);
+        if (list == null) {
+          list = new ArrayList<>();
+          byNode.set(node, list);
+        }
+        list.add(key);
+      }
+    }
+
+    /** After a batch to {@code node}: undo redirected writes that raced with a readmission. */
+    void settle(int node, List<String> keys) {
+      if (redirected.isEmpty()) {
+        return;
+      }
+      for (String key : keys) {
+        long[] r = redirected.get(key);
+        if (r != null && health.node((int) r[0]).epoch != r[1]) {
+          health.forget((int) r[0], node, key);
+        }
+      }
+    }
+  }
 
   @Override
   public CompletableFuture<MultiResult<V>> getMulti(Collection<String> keys) {
-    List<List<String>> byNode = groupByNode(keys);
+    Set<String> distinct = validated(keys);
+    Plan plan = new Plan(distinct, false);
     List<CompletableFuture<Void>> parts = new ArrayList<>();
     Map<String, V> values = new HashMap<>();
     Set<String> misses = new LinkedHashSet<>();
-    Map<String, ShardwiseException> errors = new LinkedHashMap<>();
-    for (int i = 0; i < byNode.size(); i++) {
-      List<String> nodeKeys = byNode.get(i);
+    Map<String, ShardwiseException> errors = new LinkedHashMap<>(plan.unavailable);
+    for (int i = 0; i < plan.byNode.size(); i++) {
+      List<String> nodeKeys = plan.byNode.get(i);
       if (nodeKeys == null) {
         continue;
       }
       int node = i;
       parts.add(
-          call(node, c -> c.getMulti(nodeKeys))
+          send(node, c -> c.getMulti(nodeKeys))
               .handle(
                   (found, failure) -> {
                     // Decode outside the lock; a value that cannot be decoded is that key's error.
@@ -182,7 +267,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                     return null;
                   }));
     }
-    return allOf(parts).thenApply(x -> ordered(keys, values, misses, errors));
+    return allOf(parts).thenApply(x -> ordered(distinct, values, misses, errors));
   }
 
   @Override
@@ -196,12 +281,12 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       keyRules.validate(e.getKey());
       encoded.put(e.getKey(), encode(e.getKey(), e.getValue()));
     }
-    List<List<String>> byNode = groupByNode(encoded.keySet());
+    Plan plan = new Plan(encoded.keySet(), true);
     List<CompletableFuture<Void>> parts = new ArrayList<>();
     Map<String, Boolean> stored = new HashMap<>();
-    Map<String, ShardwiseException> errors = new LinkedHashMap<>();
-    for (int i = 0; i < byNode.size(); i++) {
-      List<String> nodeKeys = byNode.get(i);
+    Map<String, ShardwiseException> errors = new LinkedHashMap<>(plan.unavailable);
+    for (int i = 0; i < plan.byNode.size(); i++) {
+      List<String> nodeKeys = plan.byNode.get(i);
       if (nodeKeys == null) {
         continue;
       }
@@ -211,9 +296,10 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         batch.put(key, encoded.get(key));
       }
       parts.add(
-          call(node, c -> c.setMulti(batch, ttl))
+          send(node, c -> c.setMulti(batch, ttl))
               .handle(
                   (failedKeys, failure) -> {
+                    plan.settle(node, nodeKeys);
                     synchronized (stored) {
                       for (String key : nodeKeys) {
                         Throwable keyFailure = failure != null ? failure : failedKeys.get(key);
@@ -232,20 +318,22 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   @Override
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Collection<String> keys) {
-    List<List<String>> byNode = groupByNode(keys);
+    Set<String> distinct = validated(keys);
+    Plan plan = new Plan(distinct, true);
     List<CompletableFuture<Void>> parts = new ArrayList<>();
     Map<String, Boolean> deleted = new HashMap<>();
-    Map<String, ShardwiseException> errors = new LinkedHashMap<>();
-    for (int i = 0; i < byNode.size(); i++) {
-      List<String> nodeKeys = byNode.get(i);
+    Map<String, ShardwiseException> errors = new LinkedHashMap<>(plan.unavailable);
+    for (int i = 0; i < plan.byNode.size(); i++) {
+      List<String> nodeKeys = plan.byNode.get(i);
       if (nodeKeys == null) {
         continue;
       }
       int node = i;
       parts.add(
-          call(node, c -> c.deleteMulti(nodeKeys))
+          send(node, c -> c.deleteMulti(nodeKeys))
               .handle(
                   (result, failure) -> {
+                    plan.settle(node, nodeKeys);
                     synchronized (deleted) {
                       for (String key : nodeKeys) {
                         Boolean existed = failure == null ? result.get(key) : null;
@@ -263,33 +351,19 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                     return null;
                   }));
     }
-    return allOf(parts).thenApply(x -> ordered(keys, deleted, Set.of(), errors));
+    return allOf(parts).thenApply(x -> ordered(distinct, deleted, Set.of(), errors));
   }
 
-  /** Distinct keys per node index, validated; null where a node has no key. */
-  private List<List<String>> groupByNode(Collection<String> keys) {
+  /** The distinct keys, in order, each validated before anything is sent. */
+  private Set<String> validated(Collection<String> keys) {
     checkOpen();
     Objects.requireNonNull(keys, "keys");
-    int n = topology.nodes.size();
-    List<List<String>> byNode = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      byNode.add(null);
-    }
-    Set<String> seen = new LinkedHashSet<>();
+    Set<String> distinct = new LinkedHashSet<>();
     for (String key : keys) {
       keyRules.validate(key);
-      if (!seen.add(key)) {
-        continue;
-      }
-      int node = topology.primary(key);
-      List<String> list = byNode.get(node);
-      if (list == null) {
-        list = new ArrayList<>();
-        byNode.set(node, list);
-      }
-      list.add(key);
+      distinct.add(key);
     }
-    return byNode;
+    return distinct;
   }
 
   /** A result whose parts iterate in the order the caller gave the keys. */
@@ -316,18 +390,35 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   // ---- plumbing ------------------------------------------------------------------------------
 
-  /** Validates {@code key} and returns the index of its node. */
-  private int route(String key) {
+  private void validate(String key) {
     checkOpen();
     keyRules.validate(key);
-    return topology.primary(key);
+  }
+
+  /** {@link #call}, retried on the same node after a node failure with {@link FailureMode#RETRY}. */
+  private <T> CompletableFuture<T> send(int node, Function<NodeConnection, CompletableFuture<T>> op) {
+    CompletableFuture<T> first = call(node, op);
+    return retrying ? retry(first, node, op, health.options().retryAttempts()) : first;
+  }
+
+  private <T> CompletableFuture<T> retry(
+      CompletableFuture<T> attempt, int node, Function<NodeConnection, CompletableFuture<T>> op, int left) {
+    if (left == 0) {
+      return attempt;
+    }
+    return attempt.exceptionallyCompose(
+        failure ->
+            health.isNodeFailure(failure) && health.available(node)
+                ? retry(call(node, op), node, op, left - 1)
+                : CompletableFuture.failedFuture(failure));
   }
 
   /**
-   * Sends one request to one node with the timeout, turning every failure into a {@link
-   * NodeException} that names the node.
+   * Sends one request to one node with the timeout, records the outcome on the node's circuit,
+   * and turns every failure into a {@link NodeException} that names the node.
    */
   private <T> CompletableFuture<T> call(int node, Function<NodeConnection, CompletableFuture<T>> op) {
+    long start = System.nanoTime();
     CompletableFuture<T> sent;
     try {
       sent = op.apply(topology.connections[node]);
@@ -338,6 +429,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
         .handle(
             (value, failure) -> {
+              health.record(node, start, failure);
               if (failure != null) {
                 throw asShardwise(node, failure);
               }
@@ -420,6 +512,11 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   }
 
   @Override
+  public Map<Node, NodeState> nodeStates() {
+    return health.states();
+  }
+
+  @Override
   public CacheClient<V> sync() {
     return sync;
   }
@@ -430,6 +527,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       return;
     }
     closed = true;
+    health.close();
     RuntimeException first = null;
     for (NodeConnection c : topology.connections) {
       try {

@@ -105,6 +105,11 @@ final class SyncCacheClient<V> implements CacheClient<V> {
   }
 
   @Override
+  public Map<Node, io.shardwise.client.NodeState> nodeStates() {
+    return async.nodeStates();
+  }
+
+  @Override
   public AsyncCacheClient<V> async() {
     return async;
   }

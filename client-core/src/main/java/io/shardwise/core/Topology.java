@@ -27,9 +27,14 @@ final class Topology {
     }
   }
 
-  /** Index of the node {@code key} is routed to. Allocation free. */
+  /** The routing hash of {@code key}: of its hash tag if it has one. Allocation free. */
+  long hash(String key) {
+    return hashTag.hash(router.hasher(), key);
+  }
+
+  /** Index of the node {@code key} is routed to when every node is healthy. Allocation free. */
   int primary(String key) {
-    return router.primary(hashTag.hash(router.hasher(), key));
+    return router.primary(hash(key));
   }
 
   int indexOf(Node node) {

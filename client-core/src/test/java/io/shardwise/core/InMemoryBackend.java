@@ -30,7 +30,9 @@ final class InMemoryBackend implements Backend {
     final Map<String, CachedValue> data = new ConcurrentHashMap<>();
     final AtomicInteger requests = new AtomicInteger();
     final AtomicInteger multiGets = new AtomicInteger();
-    volatile RuntimeException failWith;
+    volatile Throwable failWith;
+    /** Fails this many more requests with an IOException, then answers normally. */
+    final AtomicInteger failNext = new AtomicInteger();
     volatile boolean hang;
     volatile boolean closed;
 
@@ -45,6 +47,9 @@ final class InMemoryBackend implements Backend {
       }
       if (failWith != null) {
         return CompletableFuture.failedFuture(failWith);
+      }
+      if (failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        return CompletableFuture.failedFuture(new java.io.IOException("connection reset"));
       }
       return CompletableFuture.completedFuture(work.get());
     }

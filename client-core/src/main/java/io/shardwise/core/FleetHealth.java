@@ -1,0 +1,428 @@
+package io.shardwise.core;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.shardwise.client.NoNodeAvailableException;
+import io.shardwise.client.NodeEvent;
+import io.shardwise.client.NodeEventListener;
+import io.shardwise.client.NodeException;
+import io.shardwise.client.NodeState;
+import io.shardwise.client.NodeTimeoutException;
+import io.shardwise.client.NodeUnavailableException;
+import io.shardwise.client.ShardwiseException;
+import io.shardwise.routing.Node;
+import io.shardwise.spi.Backend;
+import io.shardwise.spi.KeyRules;
+import io.shardwise.spi.NodeConnection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Health of every node: one Resilience4j {@link CircuitBreaker} per node counts consecutive node
+ * failures (timeouts, lost or refused connections; not misses, not error replies), and an open
+ * circuit ejects the node from selection. An ejected node is probed (memcached {@code version},
+ * Redis {@code PING}) with exponential backoff and readmitted only after a probe and its {@link
+ * RejoinPolicy rejoin step} succeed — never on a timer.
+ *
+ * <p>Each state change is logged once and delivered to the listeners on the health thread.
+ */
+final class FleetHealth implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger("io.shardwise.health");
+  private static final int DELETE_CHUNK = 1000;
+
+  /** {@link #select} result when no node is available. */
+  static final int NONE = -1;
+
+  private final Topology topology;
+  private final Backend backend;
+  private final FailoverOptions options;
+  private final List<NodeEventListener> listeners;
+  private final NodeHealth[] nodes;
+  private final ScheduledExecutorService scheduler;
+  private volatile boolean closed;
+
+  /** One node's circuit, state and journal. */
+  final class NodeHealth {
+    final int index;
+    final Node node;
+    final CircuitBreaker breaker;
+    final Journal journal;
+    volatile NodeState state = NodeState.HEALTHY;
+    /** Incremented at every readmission; writers compare it to see a readmission race. */
+    volatile long epoch;
+    volatile Throwable lastFailure;
+    private long probeDelayNanos;
+    private long ejectedAtNanos;
+
+    NodeHealth(int index, Node node, CircuitBreakerConfig config) {
+      this.index = index;
+      this.node = node;
+      this.breaker = CircuitBreaker.of("shardwise:" + node.name(), config);
+      this.journal = new Journal(options.journalCapacity());
+      breaker
+          .getEventPublisher()
+          .onStateTransition(
+              e -> {
+                if (e.getStateTransition().getToState() == CircuitBreaker.State.OPEN) {
+                  ejected(this);
+                }
+              });
+    }
+
+    boolean available() {
+      return state == NodeState.HEALTHY;
+    }
+  }
+
+  FleetHealth(Topology topology, Backend backend, FailoverOptions options, List<NodeEventListener> listeners) {
+    this.topology = topology;
+    this.backend = backend;
+    this.options = options;
+    this.listeners = List.copyOf(listeners);
+    CircuitBreakerConfig config =
+        CircuitBreakerConfig.custom()
+            // Open after `threshold` failures in a row: a window of that many calls, all failed.
+            .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+            .slidingWindowSize(options.failureThreshold())
+            .minimumNumberOfCalls(options.failureThreshold())
+            .failureRateThreshold(100f)
+            // Readmission is by probe only: the circuit never half-opens on a timer.
+            .automaticTransitionFromOpenToHalfOpenEnabled(false)
+            .waitDurationInOpenState(Duration.ofDays(365))
+            .writableStackTraceEnabled(false)
+            .build();
+    this.nodes = new NodeHealth[topology.nodes.size()];
+    for (int i = 0; i < nodes.length; i++) {
+      nodes[i] = new NodeHealth(i, topology.nodes.get(i), config);
+    }
+    this.scheduler =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "shardwise-health");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  FailoverOptions options() {
+    return options;
+  }
+
+  NodeHealth node(int index) {
+    return nodes[index];
+  }
+
+  boolean available(int index) {
+    return nodes[index].available();
+  }
+
+  /**
+   * The node a request for a key with this hash and primary goes to under the failure mode: the
+   * primary if it is available; with {@link FailureMode#REDISTRIBUTE} the first available node of
+   * the key's preference order; else {@link #NONE}.
+   */
+  int select(long keyHash, int primary) {
+    if (nodes[primary].available()) {
+      return primary;
+    }
+    if (options.failureMode() != FailureMode.REDISTRIBUTE) {
+      return NONE;
+    }
+    int[] order = new int[nodes.length];
+    int count = topology.router.preferenceOrder(keyHash, order);
+    for (int i = 1; i < count; i++) {
+      if (nodes[order[i]].available()) {
+        return order[i];
+      }
+    }
+    return NONE;
+  }
+
+  /** The error for a request that found no node (see {@link #select}). */
+  ShardwiseException unavailable(int primary, String key) {
+    if (options.failureMode() != FailureMode.REDISTRIBUTE) {
+      NodeHealth h = nodes[primary];
+      return new NodeUnavailableException(
+          h.node,
+          "ejected (" + h.state.name().toLowerCase(java.util.Locale.ROOT) + "); failure mode "
+              + options.failureMode().id() + " does not send " + KeyRules.shorten(key) + " elsewhere");
+    }
+    return new NoNodeAvailableException(
+        "no node is available for " + KeyRules.shorten(key) + ": all " + nodes.length + " nodes are ejected");
+  }
+
+  /** Records the outcome of one request on a node's circuit. */
+  void record(int index, long startNanos, Throwable failure) {
+    long took = System.nanoTime() - startNanos;
+    NodeHealth h = nodes[index];
+    if (failure != null && isNodeFailure(failure)) {
+      h.lastFailure = failure;
+      h.breaker.onError(took, TimeUnit.NANOSECONDS, failure);
+    } else {
+      h.breaker.onSuccess(took, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /**
+   * Whether {@code failure} (raw, or as wrapped by the routing client) says the node failed rather
+   * than the request.
+   */
+  boolean isNodeFailure(Throwable failure) {
+    Throwable t = failure;
+    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+      t = t.getCause();
+    }
+    if (t instanceof NodeUnavailableException || t instanceof NoNodeAvailableException) {
+      return false;
+    }
+    if (t instanceof NodeTimeoutException || t instanceof TimeoutException) {
+      return true;
+    }
+    if (t instanceof NodeException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return backend.isNodeFailure(t);
+  }
+
+  // ---- ejection, probing, readmission ---------------------------------------------------------
+
+  private void ejected(NodeHealth h) {
+    synchronized (h) {
+      if (h.state != NodeState.HEALTHY || closed) {
+        return;
+      }
+      h.state = NodeState.EJECTED;
+      h.ejectedAtNanos = System.nanoTime();
+      h.probeDelayNanos = options.probeInterval().toNanos();
+    }
+    Throwable cause = h.lastFailure;
+    transition(
+        h,
+        NodeState.HEALTHY,
+        NodeState.EJECTED,
+        "ejected after " + options.failureThreshold() + " consecutive failures; last: " + describe(cause),
+        cause);
+    scheduleProbe(h);
+  }
+
+  private void scheduleProbe(NodeHealth h) {
+    if (closed) {
+      return;
+    }
+    long delay;
+    synchronized (h) {
+      delay = h.probeDelayNanos;
+      h.probeDelayNanos = Math.min(options.maxProbeInterval().toNanos(), h.probeDelayNanos * 2);
+    }
+    // Up to 20% jitter so that many clients do not probe a recovering server in step.
+    long jittered = delay - ThreadLocalRandom.current().nextLong(delay / 5 + 1);
+    try {
+      scheduler.schedule(() -> probe(h), jittered, TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed meanwhile
+    }
+  }
+
+  private void probe(NodeHealth h) {
+    if (closed) {
+      return;
+    }
+    if (h.state == NodeState.EJECTED) {
+      h.state = NodeState.PROBING;
+      transition(h, NodeState.EJECTED, NodeState.PROBING, "probing with backoff up to " + options.maxProbeInterval().toMillis() + " ms", null);
+    }
+    NodeConnection c = topology.connections[h.index];
+    step(c.ping())
+        .thenCompose(rtt -> rejoin(h, c))
+        .whenComplete(
+            (detail, failure) -> {
+              if (failure != null) {
+                LOG.debug("{}: probe or rejoin failed: {}", h.node.name(), describe(failure));
+                scheduleProbe(h);
+              } else {
+                readmit(h, detail);
+              }
+            });
+  }
+
+  /** Runs the rejoin policy on a node that answered its probe; completes with what was done. */
+  private CompletableFuture<String> rejoin(NodeHealth h, NodeConnection c) {
+    switch (options.rejoinPolicy()) {
+      case KEEP:
+        return CompletableFuture.completedFuture("rejoin policy keep: readmitted with its data");
+      case FLUSH:
+        return flush(h, c, "rejoin policy flush: emptied it");
+      case JOURNAL:
+        if (h.journal.overflowed()) {
+          return flush(h, c, "journal overflowed past " + options.journalCapacity() + " keys: emptied it");
+        }
+        Map<String, Integer> written = h.journal.snapshot();
+        return deleteEverywhere(h, written)
+            .thenApply(
+                deleted -> {
+                  h.journal.remove(written);
+                  return "rejoin policy journal: deleted the "
+                      + written.size()
+                      + " keys written while it was out, on it and on their fallback nodes";
+                });
+      default:
+        throw new AssertionError(options.rejoinPolicy());
+    }
+  }
+
+  private CompletableFuture<String> flush(NodeHealth h, NodeConnection c, String detail) {
+    return step(c.flushAll())
+        .thenCompose(
+            x -> {
+              // The fallback copies are newer than anything the node held, but would be read
+              // (stale) if the node were ejected again: remove those the journal knows.
+              Map<String, Integer> written = h.journal.overflowed() ? Map.of() : h.journal.snapshot();
+              return deleteOn(h.index, fallbacks(written))
+                  .thenApply(
+                      y -> {
+                        if (h.journal.overflowed()) {
+                          h.journal.reset(); // the node is empty: nothing it holds can be stale
+                        } else {
+                          h.journal.remove(written);
+                        }
+                        return detail;
+                      });
+            });
+  }
+
+  /** Deletes the keys on the node itself and on the node each went to instead. */
+  private CompletableFuture<Void> deleteEverywhere(NodeHealth h, Map<String, Integer> written) {
+    Map<Integer, List<String>> targets = fallbacks(written);
+    targets.computeIfAbsent(h.index, i -> new ArrayList<>()).addAll(written.keySet());
+    return deleteOn(h.index, targets);
+  }
+
+  private static Map<Integer, List<String>> fallbacks(Map<String, Integer> written) {
+    Map<Integer, List<String>> byNode = new LinkedHashMap<>();
+    written.forEach((key, node) -> byNode.computeIfAbsent(node, i -> new ArrayList<>()).add(key));
+    return byNode;
+  }
+
+  /**
+   * Deletes keys on nodes: on {@code rejoining} (which answered its probe) and on available
+   * nodes; a fallback that is ejected itself now is skipped, its own rejoin handles its data.
+   */
+  private CompletableFuture<Void> deleteOn(int rejoining, Map<Integer, List<String>> targets) {
+    List<CompletableFuture<?>> parts = new ArrayList<>();
+    targets.forEach(
+        (node, keys) -> {
+          if (node == rejoining || nodes[node].available()) {
+            for (int i = 0; i < keys.size(); i += DELETE_CHUNK) {
+              List<String> chunk = keys.subList(i, Math.min(keys.size(), i + DELETE_CHUNK));
+              parts.add(step(topology.connections[node].deleteMulti(new ArrayList<>(chunk))));
+            }
+          }
+        });
+    return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0]));
+  }
+
+  private <T> CompletableFuture<T> step(CompletableFuture<T> f) {
+    return f.orTimeout(options.probeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  private void readmit(NodeHealth h, String detail) {
+    long outNanos;
+    synchronized (h) {
+      if (closed || h.state == NodeState.HEALTHY) {
+        return;
+      }
+      h.breaker.transitionToClosedState();
+      h.epoch++;
+      h.state = NodeState.HEALTHY;
+      outNanos = System.nanoTime() - h.ejectedAtNanos;
+    }
+    transition(
+        h,
+        NodeState.PROBING,
+        NodeState.HEALTHY,
+        "readmitted after " + Duration.ofNanos(outNanos).toMillis() + " ms out; " + detail,
+        null);
+    // Keys journaled between the rejoin step and now went to fallbacks while this node still
+    // looked ejected: delete them here too.
+    Map<String, Integer> late = h.journal.snapshot();
+    if (!late.isEmpty()) {
+      deleteEverywhere(h, late).thenRun(() -> h.journal.remove(late));
+    }
+  }
+
+  /**
+   * A write that went to {@code fallback} while {@code primary} was ejected finished after the
+   * primary was readmitted: remove the key from both so neither serves an old value.
+   */
+  void forget(int primary, int fallback, String key) {
+    deleteOn(primary, Map.of(primary, List.of(key), fallback, List.of(key)));
+  }
+
+  private void transition(NodeHealth h, NodeState from, NodeState to, String detail, Throwable cause) {
+    String who = h.node.hasExplicitName() ? h.node.name() + " (" + h.node.address() + ")" : h.node.name();
+    if (to == NodeState.EJECTED) {
+      LOG.warn("node {} {}", who, detail);
+    } else {
+      LOG.info("node {} {}", who, detail);
+    }
+    if (listeners.isEmpty()) {
+      return;
+    }
+    NodeEvent event = new NodeEvent(h.node, from, to, Instant.now(), detail, cause);
+    try {
+      scheduler.execute(
+          () -> {
+            for (NodeEventListener l : listeners) {
+              try {
+                l.onEvent(event);
+              } catch (RuntimeException e) {
+                LOG.warn("node event listener {} failed on {}", l, event, e);
+              }
+            }
+          });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed
+    }
+  }
+
+  Map<Node, NodeState> states() {
+    Map<Node, NodeState> out = new LinkedHashMap<>();
+    for (NodeHealth h : nodes) {
+      out.put(h.node, h.state);
+    }
+    return out;
+  }
+
+  private static String describe(Throwable t) {
+    if (t == null) {
+      return "unknown";
+    }
+    Throwable c = t;
+    while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
+      c = c.getCause();
+    }
+    String m = c.getMessage();
+    return c.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    scheduler.shutdownNow();
+  }
+}
