@@ -10,7 +10,11 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = ShardwiseCli.Version.class,
     description = "Client-side sharding for memcached and Redis.",
-    subcommands = {LocateCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      LocateCommand.class,
+      io.shardwise.simulator.SimulateCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class ShardwiseCli {
 
   /** Exit code for bad input: a bad option value, a malformed server list, an unreadable file. */

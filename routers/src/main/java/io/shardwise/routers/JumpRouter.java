@@ -75,6 +75,29 @@ public final class JumpRouter implements Router {
     }
   }
 
+  /**
+   * How many times the loop of {@link #primary(long) jump(keyHash, buckets)} runs, for measuring
+   * the paper's bound (expected count below {@code ln(buckets) + 1}). Not for the hot path.
+   *
+   * <p>The loop visits the key's successive buckets {@code 0 = b_0 < b_1 < ... < b_k < buckets}
+   * and runs once more to find that the next one is out of range: {@code k + 1} times. The same
+   * generator states give the same buckets for every bucket count, so {@code jump(keyHash, b_i)}
+   * is {@code b_(i-1)}: walking that chain down from the answer counts {@code k} without a copy
+   * of the loop, in O(k^2) steps.
+   *
+   * @throws IllegalArgumentException if {@code buckets < 1}
+   */
+  public static int loopIterations(long keyHash, int buckets) {
+    if (buckets < 1) {
+      throw new IllegalArgumentException("buckets must be >= 1 but was " + buckets);
+    }
+    int iterations = 1;
+    for (int b = jump(keyHash, buckets); b > 0; b = jump(keyHash, b)) {
+      iterations++;
+    }
+    return iterations;
+  }
+
   @Override
   public List<Node> nodes() {
     return nodes;
