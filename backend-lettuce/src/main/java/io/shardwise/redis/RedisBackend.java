@@ -16,6 +16,7 @@ import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -62,7 +63,8 @@ public final class RedisBackend implements Backend {
   private final RedisBackendOptions options;
   private final ClientResources resources;
   private final boolean ownsResources;
-  private final RedisClient client;
+  /** One Lettuce client per request timeout (the timeout is a client option): usually one. */
+  private final Map<Duration, RedisClient> clients = new ConcurrentHashMap<>();
   private final Set<RedisNodeConnection> connections = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
@@ -79,8 +81,6 @@ public final class RedisBackend implements Backend {
                             reconnectDelay(
                                 options.reconnectDelayMin(), options.reconnectDelayMax()))
                         .build());
-    this.client = RedisClient.create(resources);
-    client.setOptions(clientOptions(options));
   }
 
   /** A backend with the default options. */
@@ -109,23 +109,38 @@ public final class RedisBackend implements Backend {
    * @throws IllegalStateException if the backend is closed
    */
   @Override
-  public NodeConnection connect(Node node) {
+  public NodeConnection connect(Node node, Duration requestTimeout) {
     Objects.requireNonNull(node, "node");
+    Objects.requireNonNull(requestTimeout, "requestTimeout");
     if (closed) {
       throw new IllegalStateException("the Redis backend is closed; cannot connect to " + node);
     }
+    RedisClient client =
+        clients.computeIfAbsent(
+            requestTimeout,
+            timeout -> {
+              RedisClient c = RedisClient.create(resources);
+              c.setOptions(clientOptions(options, timeout));
+              return c;
+            });
     RedisNodeConnection connection =
         new RedisNodeConnection(
             node,
             client,
             redisUri(node),
-            options.commandTimeout(),
+            requestTimeout,
             resources.reconnectDelay(),
             resources.eventExecutorGroup());
     connections.add(connection);
     connection.closeFuture().whenComplete((ignored, t) -> connections.remove(connection));
     connection.start();
     return connection;
+  }
+
+  /** The configured {@link RedisBackendOptions#commandTimeout()}. */
+  @Override
+  public Duration defaultRequestTimeout() {
+    return options.commandTimeout();
   }
 
   @Override
@@ -170,10 +185,12 @@ public final class RedisBackend implements Backend {
     } catch (ExecutionException | TimeoutException e) {
       log.debug("connections did not all close within {}: {}", SHUTDOWN_TIMEOUT, e.toString());
     }
-    try {
-      client.shutdown(Duration.ZERO, SHUTDOWN_TIMEOUT);
-    } catch (RuntimeException e) {
-      log.warn("Lettuce client did not shut down cleanly: {}", e.toString());
+    for (RedisClient client : clients.values()) {
+      try {
+        client.shutdown(Duration.ZERO, SHUTDOWN_TIMEOUT);
+      } catch (RuntimeException e) {
+        log.warn("Lettuce client did not shut down cleanly: {}", e.toString());
+      }
     }
     if (ownsResources) {
       try {
@@ -215,7 +232,7 @@ public final class RedisBackend implements Backend {
     return uri.build();
   }
 
-  static ClientOptions clientOptions(RedisBackendOptions options) {
+  static ClientOptions clientOptions(RedisBackendOptions options, Duration commandTimeout) {
     return ClientOptions.builder()
         .autoReconnect(true)
         // Fail requests at once while disconnected, and fail those in flight when the
@@ -224,7 +241,7 @@ public final class RedisBackend implements Backend {
         // RESP2: one PING handshake, plain replies, and no HELLO that proxies and old servers
         // refuse.
         .protocolVersion(ProtocolVersion.RESP2)
-        .timeoutOptions(TimeoutOptions.enabled(options.commandTimeout()))
+        .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
         .socketOptions(
             SocketOptions.builder()
                 .connectTimeout(options.connectTimeout())

@@ -84,7 +84,8 @@ class RedisBackendOptionsTest {
             RedisBackendOptions.builder()
                 .commandTimeout(Duration.ofMillis(120))
                 .connectTimeout(Duration.ofMillis(700))
-                .build());
+                .build(),
+            Duration.ofMillis(120));
     assertThat(options.isAutoReconnect()).isTrue();
     assertThat(options.getDisconnectedBehavior())
         .isEqualTo(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS);

@@ -5,6 +5,7 @@ import io.shardwise.spi.Backend;
 import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
@@ -113,19 +114,29 @@ public final class MemcachedBackend implements Backend {
    * @throws IllegalStateException if the backend is closed
    */
   @Override
-  public NodeConnection connect(Node node) {
+  public NodeConnection connect(Node node, Duration requestTimeout) {
     Objects.requireNonNull(node, "node");
     if (closed) {
       throw new IllegalStateException("the memcached backend is closed; cannot connect to " + node);
     }
+    MemcachedOptions nodeOptions =
+        requestTimeout.equals(options.operationTimeout())
+            ? options
+            : options.mutate().operationTimeout(requestTimeout).build();
     SpymemcachedNodeConnection connection =
-        SpymemcachedNodeConnection.open(node, options, callbacks, timer, connections::remove);
+        SpymemcachedNodeConnection.open(node, nodeOptions, callbacks, timer, connections::remove);
     connections.add(connection);
     if (closed) {
       connection.close();
       throw new IllegalStateException("the memcached backend is closed; cannot connect to " + node);
     }
     return connection;
+  }
+
+  /** The configured {@link MemcachedOptions#operationTimeout()}. */
+  @Override
+  public Duration defaultRequestTimeout() {
+    return options.operationTimeout();
   }
 
   /** {@link KeyRules#MEMCACHED}. */

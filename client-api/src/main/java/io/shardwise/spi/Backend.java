@@ -13,10 +13,23 @@ public interface Backend extends AutoCloseable {
   String name();
 
   /**
-   * Opens a connection to {@code node}. Must not fail because the server is down: the connection
-   * then fails requests until the server is reachable.
+   * Opens a connection to {@code node} whose requests fail after {@code requestTimeout} without a
+   * reply. Must not fail because the server is down: the connection then fails requests until the
+   * server is reachable.
    */
-  NodeConnection connect(Node node);
+  NodeConnection connect(Node node, java.time.Duration requestTimeout);
+
+  /** Opens a connection with {@link #defaultRequestTimeout()}. */
+  default NodeConnection connect(Node node) {
+    return connect(node, defaultRequestTimeout());
+  }
+
+  /**
+   * The request timeout configured on this backend; the routing client uses it unless given its
+   * own, and passes its own to {@link #connect(Node, java.time.Duration)}, so one timeout governs
+   * both.
+   */
+  java.time.Duration defaultRequestTimeout();
 
   /** The key rules of this kind of server. */
   KeyRules keyRules();

@@ -25,15 +25,12 @@ import java.util.function.Function;
  */
 public final class ClientBuilder<V> {
 
-  /** Default per-request timeout. */
-  public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(250);
-
   private Backend backend;
   private List<Node> servers;
   private Function<List<Node>, Router> router = RouterSpec.DEFAULT::build;
   private String routerDescription = RouterSpec.DEFAULT.toString();
   private HashTag hashTag = HashTag.NONE;
-  private Duration timeout = DEFAULT_TIMEOUT;
+  private Duration timeout;
   private int maxValueBytes = -1;
   private FailoverOptions failover = FailoverOptions.defaults();
   private final List<NodeEventListener> listeners = new ArrayList<>();
@@ -98,7 +95,10 @@ public final class ClientBuilder<V> {
     return this;
   }
 
-  /** Longest wait for one server's reply (default 250 ms). */
+  /**
+   * Longest wait for one server's reply. Default: the backend's own request timeout (250 ms for
+   * both built-in backends); this one is passed to the backend's connections, so it governs both.
+   */
   public ClientBuilder<V> timeout(Duration timeout) {
     Objects.requireNonNull(timeout, "timeout");
     if (timeout.isNegative() || timeout.isZero()) {
@@ -163,10 +163,11 @@ public final class ClientBuilder<V> {
     }
     Router r = router.apply(servers);
     int max = maxValueBytes >= 0 ? maxValueBytes : backend.defaultMaxValueBytes();
+    Duration requestTimeout = timeout != null ? timeout : backend.defaultRequestTimeout();
     NodeConnection[] connections = new NodeConnection[r.size()];
     try {
       for (int i = 0; i < connections.length; i++) {
-        connections[i] = backend.connect(r.nodes().get(i));
+        connections[i] = backend.connect(r.nodes().get(i), requestTimeout);
       }
     } catch (RuntimeException e) {
       for (NodeConnection c : connections) {
@@ -179,6 +180,6 @@ public final class ClientBuilder<V> {
     }
     Topology topology = new Topology(r, hashTag, connections);
     FleetHealth health = new FleetHealth(topology, backend, failover, listeners);
-    return new RoutingClient<>(backend, topology, health, codec, timeout, max, routerDescription);
+    return new RoutingClient<>(backend, topology, health, codec, requestTimeout, max, routerDescription);
   }
 }

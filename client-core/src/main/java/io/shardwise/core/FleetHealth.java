@@ -28,6 +28,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +67,12 @@ final class FleetHealth implements AutoCloseable {
     /** Incremented at every readmission; writers compare it to see a readmission race. */
     volatile long epoch;
     volatile Throwable lastFailure;
+    /**
+     * Writes redirected away from this node hold the read side while they check its state and
+     * journal the key; readmission holds the write side while it deletes the last journaled keys
+     * and flips the state, so no redirected write slips between the two.
+     */
+    final ReentrantReadWriteLock redirectLock = new ReentrantReadWriteLock();
     private long probeDelayNanos;
     private long ejectedAtNanos;
 
@@ -247,17 +254,20 @@ final class FleetHealth implements AutoCloseable {
       transition(h, NodeState.EJECTED, NodeState.PROBING, "probing with backoff up to " + options.maxProbeInterval().toMillis() + " ms", null);
     }
     NodeConnection c = topology.connections[h.index];
-    step(c.ping())
-        .thenCompose(rtt -> rejoin(h, c))
-        .whenComplete(
-            (detail, failure) -> {
-              if (failure != null) {
-                LOG.debug("{}: probe or rejoin failed: {}", h.node.name(), describe(failure));
-                scheduleProbe(h);
-              } else {
-                readmit(h, detail);
-              }
-            });
+    try {
+      step(c.ping())
+          .thenCompose(rtt -> rejoin(h, c))
+          .whenCompleteAsync(
+              (detail, failure) -> {
+                if (failure != null || !readmit(h, detail)) {
+                  LOG.debug("{}: probe or rejoin failed: {}", h.node.name(), describe(failure));
+                  scheduleProbe(h);
+                }
+              },
+              scheduler);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed meanwhile
+    }
   }
 
   /** Runs the rejoin policy on a node that answered its probe; completes with what was done. */
@@ -340,16 +350,40 @@ final class FleetHealth implements AutoCloseable {
     return f.orTimeout(options.probeTimeout().toNanos(), TimeUnit.NANOSECONDS);
   }
 
-  private void readmit(NodeHealth h, String detail) {
+  /**
+   * Readmits a node whose rejoin step succeeded, on the health thread. With the journal policy
+   * the keys journaled since the rejoin step are deleted first, under the redirect lock, so the
+   * node never serves a value older than one written while it was out.
+   *
+   * @return false if the last deletes failed (the node stays out and is probed again)
+   */
+  private boolean readmit(NodeHealth h, String detail) {
     long outNanos;
-    synchronized (h) {
+    h.redirectLock.writeLock().lock();
+    try {
       if (closed || h.state == NodeState.HEALTHY) {
-        return;
+        return true;
+      }
+      if (options.rejoinPolicy() == RejoinPolicy.JOURNAL) {
+        Map<String, Integer> late = h.journal.snapshot();
+        if (!late.isEmpty()) {
+          try {
+            deleteEverywhere(h, late).get(options.probeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+          } catch (ExecutionException | TimeoutException e) {
+            return false;
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+          }
+          h.journal.remove(late);
+        }
       }
       h.breaker.transitionToClosedState();
       h.epoch++;
       h.state = NodeState.HEALTHY;
       outNanos = System.nanoTime() - h.ejectedAtNanos;
+    } finally {
+      h.redirectLock.writeLock().unlock();
     }
     transition(
         h,
@@ -357,11 +391,25 @@ final class FleetHealth implements AutoCloseable {
         NodeState.HEALTHY,
         "readmitted after " + Duration.ofNanos(outNanos).toMillis() + " ms out; " + detail,
         null);
-    // Keys journaled between the rejoin step and now went to fallbacks while this node still
-    // looked ejected: delete them here too.
-    Map<String, Integer> late = h.journal.snapshot();
-    if (!late.isEmpty()) {
-      deleteEverywhere(h, late).thenRun(() -> h.journal.remove(late));
+    return true;
+  }
+
+  /**
+   * Routes a write whose primary is ejected: under the primary's redirect lock, returns the
+   * primary itself if it was readmitted meanwhile, else journals the key against {@code
+   * fallback} and returns the fallback.
+   */
+  int redirectWrite(int primary, int fallback, String key) {
+    NodeHealth h = nodes[primary];
+    h.redirectLock.readLock().lock();
+    try {
+      if (h.available()) {
+        return primary;
+      }
+      h.journal.record(key, fallback);
+      return fallback;
+    } finally {
+      h.redirectLock.readLock().unlock();
     }
   }
 

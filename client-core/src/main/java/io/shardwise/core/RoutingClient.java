@@ -155,16 +155,19 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       return CompletableFuture.failedFuture(health.unavailable(primary, key));
     }
     if (write && node != primary && journaling) {
-      // The primary is ejected: remember the key so the primary's old copy is removed before it
-      // is readmitted, and catch a readmission that races with this write.
+      // The primary is ejected: journal the key so the primary's old copy is removed before it
+      // is readmitted, and catch a readmission that completes while this write is in flight.
       FleetHealth.NodeHealth h = health.node(primary);
       long epoch = h.epoch;
-      h.journal.record(key, node);
-      return send(node, op)
+      int target = health.redirectWrite(primary, node, key);
+      if (target == primary) {
+        return send(primary, op);
+      }
+      return send(target, op)
           .whenComplete(
               (v, t) -> {
                 if (h.epoch != epoch) {
-                  health.forget(primary, node, key);
+                  health.forget(primary, target, key);
                 }
               });
     }
@@ -194,9 +197,11 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
           continue;
         }
         if (write && node != primary && journaling) {
-          FleetHealth.NodeHealth h = health.node(primary);
-          redirected.put(key, new long[] {primary, h.epoch});
-          h.journal.record(key, node);
+          long epoch = health.node(primary).epoch;
+          node = health.redirectWrite(primary, node, key);
+          if (node != primary) {
+            redirected.put(key, new long[] {primary, epoch});
+          }
         }
         List<String> list = byNode.get(node);
         if (list == null) {

@@ -160,8 +160,13 @@ final class InMemoryBackend implements Backend {
   }
 
   @Override
-  public NodeConnection connect(Node node) {
+  public NodeConnection connect(Node node, Duration requestTimeout) {
     return stores.computeIfAbsent(node, Store::new);
+  }
+
+  @Override
+  public Duration defaultRequestTimeout() {
+    return Duration.ofMillis(250);
   }
 
   @Override
