@@ -77,6 +77,8 @@ final class RedisNodeConnection implements NodeConnection {
   private final Delay connectDelay;
   private final EventExecutorGroup scheduler;
   private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
+  /** Completes when the first connection attempt has finished, either way. */
+  private final CompletableFuture<Void> firstAttempt = new CompletableFuture<>();
 
   private final AtomicInteger attempts = new AtomicInteger();
   private volatile StatefulRedisConnection<byte[], byte[]> connection;
@@ -139,6 +141,7 @@ final class RedisNodeConnection implements NodeConnection {
         pendingAttempt = null;
       }
     }
+    firstAttempt.complete(null);
     if (!accepted) {
       c.closeAsync(); // closed while connecting
       return;
@@ -154,6 +157,7 @@ final class RedisNodeConnection implements NodeConnection {
   private void onConnectFailure(int attempt, Throwable failure) {
     Throwable cause = RedisFailures.unwrap(failure);
     lastConnectFailure = cause;
+    firstAttempt.complete(null);
     if (closed) {
       return;
     }
@@ -439,6 +443,11 @@ final class RedisNodeConnection implements NodeConnection {
   }
 
   /** Completes once {@link #close()} has finished closing the Lettuce connection. */
+  @Override
+  public CompletableFuture<Void> ready() {
+    return firstAttempt.copy();
+  }
+
   CompletableFuture<Void> closeFuture() {
     return closeFuture;
   }

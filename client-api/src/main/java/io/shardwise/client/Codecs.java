@@ -32,6 +32,9 @@ import java.util.zip.GZIPOutputStream;
  *   <li>{@link #java()}: Java serialization of any {@link Serializable}
  * </ul>
  *
+ * <p>Redis keeps no flags, so with Redis the routing client uses each codec's {@link
+ * ValueCodec#withoutFlags()} form, which never compresses.
+ *
  * <p>Java deserialization runs code chosen by the bytes it reads. Use {@link #java(ObjectInputFilter)}
  * or {@link #spymemcached(ObjectInputFilter)} with an allow-list when the cache may hold data
  * written by anyone else than your own application.
@@ -59,9 +62,9 @@ public final class Codecs {
 
   private static final Pattern DECIMAL = Pattern.compile("^-?\\d+$");
 
-  private static final ValueCodec<String> UTF8 = new Utf8Codec();
-  private static final ValueCodec<byte[]> BYTES = new BytesCodec();
-  private static final ValueCodec<Object> JAVA = new JavaCodec(null);
+  private static final ValueCodec<String> UTF8 = new Utf8Codec(true);
+  private static final ValueCodec<byte[]> BYTES = new BytesCodec(true);
+  private static final ValueCodec<Object> JAVA = new JavaCodec(null, true);
   private static final ValueCodec<Object> SPYMEMCACHED = new SpymemcachedCodec(null);
 
   private Codecs() {}
@@ -83,7 +86,7 @@ public final class Codecs {
 
   /** Java serialization, deserializing only what {@code filter} allows. */
   public static ValueCodec<Object> java(ObjectInputFilter filter) {
-    return new JavaCodec(Objects.requireNonNull(filter, "filter"));
+    return new JavaCodec(Objects.requireNonNull(filter, "filter"), true);
   }
 
   /**
@@ -122,9 +125,9 @@ public final class Codecs {
 
   // ---- shared pieces -------------------------------------------------------------------------
 
-  /** Compresses {@code b} when longer than the threshold and smaller compressed. */
-  private static CachedValue maybeCompress(byte[] b, int flags) {
-    if (b.length > COMPRESSION_THRESHOLD) {
+  /** Compresses {@code b} when allowed, longer than the threshold and smaller compressed. */
+  private static CachedValue maybeCompress(byte[] b, int flags, boolean compress) {
+    if (compress && b.length > COMPRESSION_THRESHOLD) {
       byte[] compressed = gzip(b);
       if (compressed.length < b.length) {
         return CachedValue.of(compressed, flags | FLAG_COMPRESSED);
@@ -226,15 +229,26 @@ public final class Codecs {
   // ---- codecs --------------------------------------------------------------------------------
 
   private static final class Utf8Codec implements ValueCodec<String> {
+    private final boolean compress;
+
+    Utf8Codec(boolean compress) {
+      this.compress = compress;
+    }
+
     @Override
     public String name() {
       return "utf8";
     }
 
     @Override
+    public ValueCodec<String> withoutFlags() {
+      return compress ? new Utf8Codec(false) : this;
+    }
+
+    @Override
     public CachedValue encode(String value) {
       byte[] b = value.getBytes(StandardCharsets.UTF_8);
-      return SpymemcachedCodec.isJsonLike(value) ? CachedValue.of(b, 0) : maybeCompress(b, 0);
+      return SpymemcachedCodec.isJsonLike(value) ? CachedValue.of(b, 0) : maybeCompress(b, 0, compress);
     }
 
     @Override
@@ -244,14 +258,25 @@ public final class Codecs {
   }
 
   private static final class BytesCodec implements ValueCodec<byte[]> {
+    private final boolean compress;
+
+    BytesCodec(boolean compress) {
+      this.compress = compress;
+    }
+
     @Override
     public String name() {
       return "bytes";
     }
 
     @Override
+    public ValueCodec<byte[]> withoutFlags() {
+      return compress ? new BytesCodec(false) : this;
+    }
+
+    @Override
     public CachedValue encode(byte[] value) {
-      return maybeCompress(value, SPECIAL_BYTEARRAY);
+      return maybeCompress(value, SPECIAL_BYTEARRAY, compress);
     }
 
     @Override
@@ -262,9 +287,11 @@ public final class Codecs {
 
   private static final class JavaCodec implements ValueCodec<Object> {
     private final ObjectInputFilter filter;
+    private final boolean compress;
 
-    JavaCodec(ObjectInputFilter filter) {
+    JavaCodec(ObjectInputFilter filter, boolean compress) {
       this.filter = filter;
+      this.compress = compress;
     }
 
     @Override
@@ -273,8 +300,13 @@ public final class Codecs {
     }
 
     @Override
+    public ValueCodec<Object> withoutFlags() {
+      return compress ? new JavaCodec(filter, false) : this;
+    }
+
+    @Override
     public CachedValue encode(Object value) {
-      return maybeCompress(serialize(value), FLAG_SERIALIZED);
+      return maybeCompress(serialize(value), FLAG_SERIALIZED, compress);
     }
 
     @Override
@@ -346,7 +378,7 @@ public final class Codecs {
         b = serialize(o);
         flags = FLAG_SERIALIZED;
       }
-      return maybeCompress(b, flags);
+      return maybeCompress(b, flags, true);
     }
 
     @Override

@@ -24,4 +24,14 @@ public interface ValueCodec<V> {
   default boolean needsFlags() {
     return false;
   }
+
+  /**
+   * This codec for a store that keeps no flags (Redis): the same encoding without anything that
+   * needs flags to be read back. The built-in codecs then never compress, since spymemcached's
+   * compression is marked by a flag. The routing client applies it by itself; a codec of your
+   * own that ignores flags returns itself (the default).
+   */
+  default ValueCodec<V> withoutFlags() {
+    return this;
+  }
 }

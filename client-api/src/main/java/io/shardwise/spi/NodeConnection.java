@@ -62,6 +62,15 @@ public interface NodeConnection extends AutoCloseable {
   /** Round trip of a no-op request: memcached {@code version}, Redis {@code PING}. */
   CompletableFuture<Duration> ping();
 
+  /**
+   * Completes when the first attempt to connect has finished, successfully or not, so that a
+   * client being built does not count "still connecting" as a failure of a healthy server. A
+   * connection that connects before returning from {@code Backend.connect} is ready at once.
+   */
+  default CompletableFuture<Void> ready() {
+    return CompletableFuture.completedFuture(null);
+  }
+
   /** Removes every key on the server (used to empty a server before it rejoins). */
   CompletableFuture<Void> flushAll();
 

@@ -25,12 +25,16 @@ import java.util.function.Function;
  */
 public final class ClientBuilder<V> {
 
+  /** Longest wait in {@link #build()} for the first connection attempts. */
+  public static final Duration DEFAULT_CONNECT_WAIT = Duration.ofSeconds(2);
+
   private Backend backend;
   private List<Node> servers;
   private Function<List<Node>, Router> router = RouterSpec.DEFAULT::build;
   private String routerDescription = RouterSpec.DEFAULT.toString();
   private HashTag hashTag = HashTag.NONE;
   private Duration timeout;
+  private Duration connectWait = DEFAULT_CONNECT_WAIT;
   private int maxValueBytes = -1;
   private FailoverOptions failover = FailoverOptions.defaults();
   private final List<NodeEventListener> listeners = new ArrayList<>();
@@ -49,6 +53,7 @@ public final class ClientBuilder<V> {
     this.routerDescription = from.routerDescription;
     this.hashTag = from.hashTag;
     this.timeout = from.timeout;
+    this.connectWait = from.connectWait;
     this.maxValueBytes = from.maxValueBytes;
     this.failover = from.failover;
     this.listeners.addAll(from.listeners);
@@ -108,6 +113,20 @@ public final class ClientBuilder<V> {
     return this;
   }
 
+  /**
+   * Longest wait in {@link #build()} for the first attempt to connect to every server (default 2
+   * s). Servers that are down do not delay the build past their refused connection; the client
+   * starts anyway and treats them as failing nodes.
+   */
+  public ClientBuilder<V> connectWait(Duration wait) {
+    Objects.requireNonNull(wait, "connectWait");
+    if (wait.isNegative()) {
+      throw new IllegalArgumentException("connect wait must be >= 0 but was " + wait);
+    }
+    this.connectWait = wait;
+    return this;
+  }
+
   /** Largest encoded value accepted (default: the backend's, 1 MiB for memcached). */
   public ClientBuilder<V> maxValueBytes(int bytes) {
     if (bytes < 0) {
@@ -137,6 +156,20 @@ public final class ClientBuilder<V> {
     return new ClientBuilder<>(this, Objects.requireNonNull(newCodec, "codec"));
   }
 
+  private void awaitFirstAttempts(NodeConnection[] connections) {
+    java.util.concurrent.CompletableFuture<?>[] ready = new java.util.concurrent.CompletableFuture<?>[connections.length];
+    for (int i = 0; i < connections.length; i++) {
+      ready[i] = connections[i].ready();
+    }
+    try {
+      java.util.concurrent.CompletableFuture.allOf(ready).get(connectWait.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      // Still connecting: start anyway; those nodes fail requests until they answer.
+    }
+  }
+
   /**
    * Builds the client and opens one connection per server. Connections to servers that are down
    * are retried in the background; requests to them fail until they answer.
@@ -155,6 +188,9 @@ public final class ClientBuilder<V> {
       @SuppressWarnings("unchecked") // the unchosen codec is a ValueCodec<Object>, and so is java()
       ValueCodec<V> java = (ValueCodec<V>) Codecs.java();
       codec = java;
+    }
+    if (!backend.storesFlags() && !codec.needsFlags()) {
+      codec = codec.withoutFlags();
     }
     if (codec.needsFlags() && !backend.storesFlags()) {
       throw new IllegalArgumentException(
@@ -178,6 +214,7 @@ public final class ClientBuilder<V> {
       backend.close();
       throw e;
     }
+    awaitFirstAttempts(connections);
     Topology topology = new Topology(r, hashTag, connections);
     FleetHealth health = new FleetHealth(topology, backend, failover, listeners);
     return new RoutingClient<>(backend, topology, health, codec, requestTimeout, max, routerDescription);

@@ -276,6 +276,12 @@ final class FleetHealth implements AutoCloseable {
       case KEEP:
         return CompletableFuture.completedFuture("rejoin policy keep: readmitted with its data");
       case FLUSH:
+        if (h.journal.size() == 0 && !h.journal.overflowed()) {
+          // Nothing was written elsewhere through this client while it was out: nothing it
+          // holds can be older than a write this client made, so emptying it protects nothing.
+          return CompletableFuture.completedFuture(
+              "rejoin policy flush: no key was written elsewhere while it was out, so its data was kept");
+        }
         return flush(h, c, "rejoin policy flush: emptied it");
       case JOURNAL:
         if (h.journal.overflowed()) {

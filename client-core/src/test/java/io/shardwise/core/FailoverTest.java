@@ -131,6 +131,7 @@ class FailoverTest {
     String key = keyOn(a, 1);
     sync.set(key, "old", Duration.ZERO);
     eject(a);
+    sync.set(keyOn(a, 2), "written elsewhere", Duration.ZERO);
     Thread.sleep(300); // many probe intervals: every probe fails, so it stays out
     assertThat(client.nodeStates().get(a)).isEqualTo(NodeState.PROBING);
     heal(a);
@@ -139,6 +140,21 @@ class FailoverTest {
     assertThat(events).extracting(NodeEvent::to).containsExactly(NodeState.EJECTED, NodeState.PROBING, NodeState.HEALTHY);
     assertThat(events.get(2).detail()).contains("rejoin policy flush: emptied it");
     assertThat(sync.get(key)).as("flushed before readmission").isNull();
+  }
+
+  @Test
+  void flushKeepsTheDataWhenNothingWasWrittenElsewhereWhileOut() throws Exception {
+    build(FailoverOptions.builder());
+    Node a = client.nodes().get(0);
+    String key = keyOn(a, 1);
+    sync.set(key, "kept", Duration.ZERO);
+    eject(a);
+    assertThat(sync.get(keyOn(a, 3))).isNull(); // reads alone are harmless
+    heal(a);
+    await(() -> client.nodeStates().get(a) == NodeState.HEALTHY);
+    await(() -> events.size() == 3);
+    assertThat(events.get(2).detail()).contains("no key was written elsewhere while it was out, so its data was kept");
+    assertThat(sync.get(key)).isEqualTo("kept");
   }
 
   @Test

@@ -1,0 +1,41 @@
+package io.shardwise.it;
+
+import io.shardwise.routing.Node;
+import io.shardwise.spi.Backend;
+import io.shardwise.spi.NodeConnection;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Waits in {@code connect} until the new connection answers a ping of its own, as the memcached
+ * backend does for its first connection attempt. The Redis backend connects in the background;
+ * without this, the first requests of a fresh client fail with "not connected yet", which the
+ * client counts as node failures (see {@code ClientStartupIT}). The ping goes to the connection
+ * directly, so the client's node health never sees it.
+ */
+final class ConnectedBackend extends ForwardingBackend {
+
+  private final Duration limit;
+
+  ConnectedBackend(Backend delegate, Duration limit) {
+    super(delegate);
+    this.limit = limit;
+  }
+
+  @Override
+  public NodeConnection connect(Node node, java.time.Duration requestTimeout) {
+    NodeConnection connection = delegate().connect(node, requestTimeout);
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (true) {
+      try {
+        connection.ping().get(limit.toMillis(), TimeUnit.MILLISECONDS);
+        return connection;
+      } catch (Exception e) {
+        if (System.nanoTime() > deadline) {
+          return connection; // the server is down: the client must cope, as with any backend
+        }
+        CacheFleet.sleep(20);
+      }
+    }
+  }
+}

@@ -1,0 +1,154 @@
+package io.shardwise.it;
+
+import io.shardwise.client.CachedValue;
+import io.shardwise.routing.Node;
+import io.shardwise.spi.Backend;
+import io.shardwise.spi.NodeConnection;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A backend decorator that counts, per node, the requests the routing client hands to each node
+ * connection: proof from the client side of how many batched requests a multi-key call sends.
+ */
+final class CountingBackend extends ForwardingBackend {
+
+  private final Map<Node, AtomicInteger> getMultiCalls = new ConcurrentHashMap<>();
+  private final Map<Node, AtomicInteger> getMultiKeys = new ConcurrentHashMap<>();
+  private final Map<Node, AtomicInteger> otherCalls = new ConcurrentHashMap<>();
+
+  CountingBackend(Backend delegate) {
+    super(delegate);
+  }
+
+  /** {@code getMulti} requests per node since the last {@link #clear()}. */
+  Map<Node, Integer> getMultiCalls() {
+    return snapshot(getMultiCalls);
+  }
+
+  /** Keys asked for in {@code getMulti} requests, per node. */
+  Map<Node, Integer> getMultiKeys() {
+    return snapshot(getMultiKeys);
+  }
+
+  /** Every other request per node (gets, sets, pings...). */
+  Map<Node, Integer> otherCalls() {
+    return snapshot(otherCalls);
+  }
+
+  void clear() {
+    getMultiCalls.clear();
+    getMultiKeys.clear();
+    otherCalls.clear();
+  }
+
+  private static Map<Node, Integer> snapshot(Map<Node, AtomicInteger> counts) {
+    Map<Node, Integer> copy = new HashMap<>();
+    counts.forEach((node, count) -> copy.put(node, count.get()));
+    return copy;
+  }
+
+  private static void count(Map<Node, AtomicInteger> counts, Node node, int by) {
+    counts.computeIfAbsent(node, n -> new AtomicInteger()).addAndGet(by);
+  }
+
+  @Override
+  public NodeConnection connect(Node node, java.time.Duration requestTimeout) {
+    return new CountingConnection(delegate().connect(node, requestTimeout));
+  }
+
+  private final class CountingConnection implements NodeConnection {
+    private final NodeConnection delegate;
+
+    CountingConnection(NodeConnection delegate) {
+      this.delegate = delegate;
+    }
+
+    private void other() {
+      count(otherCalls, delegate.node(), 1);
+    }
+
+    @Override
+    public Node node() {
+      return delegate.node();
+    }
+
+    @Override
+    public CompletableFuture<CachedValue> get(String key) {
+      other();
+      return delegate.get(key);
+    }
+
+    @Override
+    public CompletableFuture<Map<String, CachedValue>> getMulti(List<String> keys) {
+      count(getMultiCalls, delegate.node(), 1);
+      count(getMultiKeys, delegate.node(), keys.size());
+      return delegate.getMulti(keys);
+    }
+
+    @Override
+    public CompletableFuture<Void> set(String key, CachedValue value, Duration ttl) {
+      other();
+      return delegate.set(key, value, ttl);
+    }
+
+    @Override
+    public CompletableFuture<Map<String, Throwable>> setMulti(
+        Map<String, CachedValue> values, Duration ttl) {
+      other();
+      return delegate.setMulti(values, ttl);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> add(String key, CachedValue value, Duration ttl) {
+      other();
+      return delegate.add(key, value, ttl);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> delete(String key) {
+      other();
+      return delegate.delete(key);
+    }
+
+    @Override
+    public CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys) {
+      other();
+      return delegate.deleteMulti(keys);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> touch(String key, Duration ttl) {
+      other();
+      return delegate.touch(key, ttl);
+    }
+
+    @Override
+    public CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl) {
+      other();
+      return delegate.incr(key, delta, initial, ttl);
+    }
+
+    @Override
+    public CompletableFuture<Duration> ping() {
+      other();
+      return delegate.ping();
+    }
+
+    @Override
+    public CompletableFuture<Void> flushAll() {
+      other();
+      return delegate.flushAll();
+    }
+
+    @Override
+    public void close() {
+      delegate.close();
+    }
+  }
+}

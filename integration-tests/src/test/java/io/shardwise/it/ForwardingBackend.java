@@ -1,0 +1,66 @@
+package io.shardwise.it;
+
+import io.shardwise.routing.Node;
+import io.shardwise.spi.Backend;
+import io.shardwise.spi.KeyRules;
+import io.shardwise.spi.NodeConnection;
+import java.time.Duration;
+
+/** A backend that forwards everything to another one; decorators override what they change. */
+abstract class ForwardingBackend implements Backend {
+
+  private final Backend delegate;
+
+  ForwardingBackend(Backend delegate) {
+    this.delegate = delegate;
+  }
+
+  final Backend delegate() {
+    return delegate;
+  }
+
+  @Override
+  public String name() {
+    return delegate.name();
+  }
+
+  @Override
+  public NodeConnection connect(Node node, Duration requestTimeout) {
+    return delegate.connect(node, requestTimeout);
+  }
+
+  @Override
+  public Duration defaultRequestTimeout() {
+    return delegate.defaultRequestTimeout();
+  }
+
+  @Override
+  public KeyRules keyRules() {
+    return delegate.keyRules();
+  }
+
+  @Override
+  public int defaultMaxValueBytes() {
+    return delegate.defaultMaxValueBytes();
+  }
+
+  @Override
+  public boolean storesFlags() {
+    return delegate.storesFlags();
+  }
+
+  @Override
+  public boolean isNodeFailure(Throwable failure) {
+    return delegate.isNodeFailure(failure);
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+
+  @Override
+  public String toString() {
+    return getClass().getSimpleName() + "[" + delegate + "]";
+  }
+}
