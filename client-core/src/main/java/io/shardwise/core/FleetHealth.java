@@ -180,6 +180,13 @@ final class FleetHealth implements AutoCloseable {
     if (failure != null && isNodeFailure(failure)) {
       h.lastFailure = failure;
       h.breaker.onError(took, TimeUnit.NANOSECONDS, failure);
+      // The window holds `threshold` calls: all failed means the circuit is opening. Eject now
+      // rather than when the breaker's transition event is published, which a descheduled
+      // thread can delay while other threads keep sending to the dead node.
+      if (h.state == NodeState.HEALTHY
+          && h.breaker.getMetrics().getNumberOfFailedCalls() >= options.failureThreshold()) {
+        ejected(h);
+      }
     } else {
       h.breaker.onSuccess(took, TimeUnit.NANOSECONDS);
     }
