@@ -1,6 +1,7 @@
 package io.shardwise.core;
 
 import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.Codecs;
 import io.shardwise.client.NodeEventListener;
 import io.shardwise.client.ValueCodec;
@@ -38,6 +39,7 @@ public final class ClientBuilder<V> {
   private int maxValueBytes = -1;
   private FailoverOptions failover = FailoverOptions.defaults();
   private final List<NodeEventListener> listeners = new ArrayList<>();
+  private ClientMetrics metrics = ClientMetrics.NONE;
   private final ValueCodec<V> codec;
   private final boolean codecChosen;
 
@@ -57,6 +59,7 @@ public final class ClientBuilder<V> {
     this.maxValueBytes = from.maxValueBytes;
     this.failover = from.failover;
     this.listeners.addAll(from.listeners);
+    this.metrics = from.metrics;
     this.codec = codec;
     this.codecChosen = true;
   }
@@ -148,6 +151,12 @@ public final class ClientBuilder<V> {
     return this;
   }
 
+  /** Receives per-request and per-read measurements (default: none). */
+  public ClientBuilder<V> metrics(ClientMetrics clientMetrics) {
+    this.metrics = Objects.requireNonNull(clientMetrics, "metrics");
+    return this;
+  }
+
   /**
    * The value codec. Default: {@link Codecs#spymemcached()} for memcached (reads and writes what a
    * spymemcached application stores), {@link Codecs#java()} for Redis, which keeps no flags.
@@ -217,6 +226,7 @@ public final class ClientBuilder<V> {
     awaitFirstAttempts(connections);
     Topology topology = new Topology(r, hashTag, connections);
     FleetHealth health = new FleetHealth(topology, backend, failover, listeners);
-    return new RoutingClient<>(backend, topology, health, codec, requestTimeout, max, routerDescription);
+    return new RoutingClient<>(
+        backend, topology, health, codec, requestTimeout, max, routerDescription, metrics);
   }
 }

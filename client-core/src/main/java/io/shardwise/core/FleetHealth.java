@@ -173,8 +173,8 @@ final class FleetHealth implements AutoCloseable {
         "no node is available for " + KeyRules.shorten(key) + ": all " + nodes.length + " nodes are ejected");
   }
 
-  /** Records the outcome of one request on a node's circuit. */
-  void record(int index, long startNanos, Throwable failure) {
+  /** Records the outcome of one request on a node's circuit; returns its latency. */
+  long record(int index, long startNanos, Throwable failure) {
     long took = System.nanoTime() - startNanos;
     NodeHealth h = nodes[index];
     if (failure != null && isNodeFailure(failure)) {
@@ -190,6 +190,7 @@ final class FleetHealth implements AutoCloseable {
     } else {
       h.breaker.onSuccess(took, TimeUnit.NANOSECONDS);
     }
+    return took;
   }
 
   /**

@@ -3,6 +3,7 @@ package io.shardwise.core;
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.CacheClient;
 import io.shardwise.client.CachedValue;
+import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.NodeException;
 import io.shardwise.client.NodeState;
@@ -48,6 +49,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final int maxValueBytes;
   private final boolean journaling;
   private final boolean retrying;
+  private final ClientMetrics metrics;
   private final String description;
   private final CacheClient<V> sync;
   private volatile boolean closed;
@@ -59,8 +61,10 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       ValueCodec<V> codec,
       Duration timeout,
       int maxValueBytes,
-      String routerDescription) {
+      String routerDescription,
+      ClientMetrics metrics) {
     this.backend = backend;
+    this.metrics = metrics;
     this.topology = topology;
     this.health = health;
     this.codec = codec;
@@ -81,7 +85,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<V> get(String key) {
     validate(key);
-    return keyed(key, false, c -> c.get(key)).thenApply(this::decodeOrNull);
+    return keyed(key, "get", false, c -> c.get(key)).thenApply(this::decodeOrNull);
   }
 
   @Override
@@ -89,7 +93,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     CachedValue encoded = encode(key, value);
     checkTtl(ttl);
-    return keyed(key, true, c -> c.set(key, encoded, ttl));
+    return keyed(key, "set", true, c -> c.set(key, encoded, ttl));
   }
 
   @Override
@@ -97,20 +101,20 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     CachedValue encoded = encode(key, value);
     checkTtl(ttl);
-    return keyed(key, true, c -> c.add(key, encoded, ttl));
+    return keyed(key, "add", true, c -> c.add(key, encoded, ttl));
   }
 
   @Override
   public CompletableFuture<Boolean> delete(String key) {
     validate(key);
-    return keyed(key, true, c -> c.delete(key));
+    return keyed(key, "delete", true, c -> c.delete(key));
   }
 
   @Override
   public CompletableFuture<Boolean> touch(String key, Duration ttl) {
     validate(key);
     checkTtl(ttl);
-    return keyed(key, true, c -> c.touch(key, ttl));
+    return keyed(key, "touch", true, c -> c.touch(key, ttl));
   }
 
   @Override
@@ -126,13 +130,13 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private CompletableFuture<Long> counter(String key, long signedDelta, long initial, Duration ttl) {
     validate(key);
     checkTtl(ttl);
-    return keyed(key, true, c -> c.incr(key, signedDelta, initial, ttl));
+    return keyed(key, "incr", true, c -> c.incr(key, signedDelta, initial, ttl));
   }
 
   @Override
   public CompletableFuture<Duration> ping(Node node) {
     checkOpen();
-    return call(topology.indexOf(node), NodeConnection::ping);
+    return call(topology.indexOf(node), "ping", NodeConnection::ping);
   }
 
   @Override
@@ -140,19 +144,22 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     checkOpen();
     Map<Node, CompletableFuture<Duration>> out = new LinkedHashMap<>();
     for (int i = 0; i < topology.nodes.size(); i++) {
-      out.put(topology.nodes.get(i), call(i, NodeConnection::ping));
+      out.put(topology.nodes.get(i), call(i, "ping", NodeConnection::ping));
     }
     return out;
   }
 
   /** Routes one key under the failure mode and sends {@code op} to the node chosen. */
   private <T> CompletableFuture<T> keyed(
-      String key, boolean write, Function<NodeConnection, CompletableFuture<T>> op) {
+      String key, String operation, boolean write, Function<NodeConnection, CompletableFuture<T>> op) {
     long hash = topology.hash(key);
     int primary = topology.router.primary(hash);
     int node = health.select(hash, primary);
     if (node == FleetHealth.NONE) {
       return CompletableFuture.failedFuture(health.unavailable(primary, key));
+    }
+    if (node != primary) {
+      metrics.redirected(topology.nodes.get(primary), topology.nodes.get(node), "failover");
     }
     if (write && node != primary && journaling) {
       // The primary is ejected: journal the key so the primary's old copy is removed before it
@@ -161,9 +168,9 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       long epoch = h.epoch;
       int target = health.redirectWrite(primary, node, key);
       if (target == primary) {
-        return send(primary, op);
+        return send(primary, operation, op);
       }
-      return send(target, op)
+      return send(target, operation, op)
           .whenComplete(
               (v, t) -> {
                 if (h.epoch != epoch) {
@@ -171,7 +178,16 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                 }
               });
     }
-    return send(node, op);
+    CompletableFuture<T> sent = send(node, operation, op);
+    return metrics != ClientMetrics.NONE && "get".equals(operation)
+        ? sent.whenComplete((v, t) -> countRead(node, v, t))
+        : sent;
+  }
+
+  private void countRead(int node, Object value, Throwable failure) {
+    if (failure == null) {
+      metrics.reads(topology.nodes.get(node), value == null ? 0 : 1, value == null ? 1 : 0);
+    }
   }
 
   // ---- multi-key operations ------------------------------------------------------------------
@@ -195,6 +211,9 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         if (node == FleetHealth.NONE) {
           unavailable.put(key, health.unavailable(primary, key));
           continue;
+        }
+        if (node != primary) {
+          metrics.redirected(topology.nodes.get(primary), topology.nodes.get(node), "failover");
         }
         if (write && node != primary && journaling) {
           long epoch = health.node(primary).epoch;
@@ -241,7 +260,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       }
       int node = i;
       parts.add(
-          send(node, c -> c.getMulti(nodeKeys))
+          send(node, "getMulti", c -> c.getMulti(nodeKeys))
               .handle(
                   (found, failure) -> {
                     // Decode outside the lock; a value that cannot be decoded is that key's error.
@@ -263,6 +282,9 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                           failed.put(key, asShardwise(node, e));
                         }
                       }
+                    }
+                    if (failure == null) {
+                      metrics.reads(topology.nodes.get(node), nodeKeys.size() - missing.size(), missing.size());
                     }
                     synchronized (values) {
                       values.putAll(decoded);
@@ -301,7 +323,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         batch.put(key, encoded.get(key));
       }
       parts.add(
-          send(node, c -> c.setMulti(batch, ttl))
+          send(node, "setMulti", c -> c.setMulti(batch, ttl))
               .handle(
                   (failedKeys, failure) -> {
                     plan.settle(node, nodeKeys);
@@ -335,7 +357,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       }
       int node = i;
       parts.add(
-          send(node, c -> c.deleteMulti(nodeKeys))
+          send(node, "deleteMulti", c -> c.deleteMulti(nodeKeys))
               .handle(
                   (result, failure) -> {
                     plan.settle(node, nodeKeys);
@@ -401,20 +423,25 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   }
 
   /** {@link #call}, retried on the same node after a node failure with {@link FailureMode#RETRY}. */
-  private <T> CompletableFuture<T> send(int node, Function<NodeConnection, CompletableFuture<T>> op) {
-    CompletableFuture<T> first = call(node, op);
-    return retrying ? retry(first, node, op, health.options().retryAttempts()) : first;
+  private <T> CompletableFuture<T> send(
+      int node, String operation, Function<NodeConnection, CompletableFuture<T>> op) {
+    CompletableFuture<T> first = call(node, operation, op);
+    return retrying ? retry(first, node, operation, op, health.options().retryAttempts()) : first;
   }
 
   private <T> CompletableFuture<T> retry(
-      CompletableFuture<T> attempt, int node, Function<NodeConnection, CompletableFuture<T>> op, int left) {
+      CompletableFuture<T> attempt,
+      int node,
+      String operation,
+      Function<NodeConnection, CompletableFuture<T>> op,
+      int left) {
     if (left == 0) {
       return attempt;
     }
     return attempt.exceptionallyCompose(
         failure ->
             health.isNodeFailure(failure) && health.available(node)
-                ? retry(call(node, op), node, op, left - 1)
+                ? retry(call(node, operation, op), node, operation, op, left - 1)
                 : CompletableFuture.failedFuture(failure));
   }
 
@@ -422,7 +449,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
    * Sends one request to one node with the timeout, records the outcome on the node's circuit,
    * and turns every failure into a {@link NodeException} that names the node.
    */
-  private <T> CompletableFuture<T> call(int node, Function<NodeConnection, CompletableFuture<T>> op) {
+  private <T> CompletableFuture<T> call(
+      int node, String operation, Function<NodeConnection, CompletableFuture<T>> op) {
     long start = System.nanoTime();
     CompletableFuture<T> sent;
     try {
@@ -434,10 +462,13 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
         .handle(
             (value, failure) -> {
-              health.record(node, start, failure);
+              long took = health.record(node, start, failure);
               if (failure != null) {
-                throw asShardwise(node, failure);
+                ShardwiseException e = asShardwise(node, failure);
+                metrics.request(topology.nodes.get(node), operation, took, e);
+                throw e;
               }
+              metrics.request(topology.nodes.get(node), operation, took, null);
               return value;
             });
   }
