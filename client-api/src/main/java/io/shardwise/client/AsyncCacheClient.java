@@ -81,6 +81,9 @@ public interface AsyncCacheClient<V> extends AutoCloseable {
   /** Each node's state in this client's view, in server-list order. */
   Map<Node, NodeState> nodeStates();
 
+  /** Bounded-load routing: loads, caps, spills per node, and the hot keys. */
+  LoadReport loadReport();
+
   /** A blocking view of this client, sharing its connections. */
   CacheClient<V> sync();
 

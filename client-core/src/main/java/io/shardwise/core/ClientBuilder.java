@@ -40,6 +40,8 @@ public final class ClientBuilder<V> {
   private FailoverOptions failover = FailoverOptions.defaults();
   private final List<NodeEventListener> listeners = new ArrayList<>();
   private ClientMetrics metrics = ClientMetrics.NONE;
+  private BoundedOptions bounded = BoundedOptions.disabled();
+  private java.util.function.LongSupplier nanoClock = System::nanoTime;
   private final ValueCodec<V> codec;
   private final boolean codecChosen;
 
@@ -60,6 +62,8 @@ public final class ClientBuilder<V> {
     this.failover = from.failover;
     this.listeners.addAll(from.listeners);
     this.metrics = from.metrics;
+    this.bounded = from.bounded;
+    this.nanoClock = from.nanoClock;
     this.codec = codec;
     this.codecChosen = true;
   }
@@ -151,6 +155,18 @@ public final class ClientBuilder<V> {
     return this;
   }
 
+  /** Bounded-load reads (default: off). */
+  public ClientBuilder<V> bounded(BoundedOptions options) {
+    this.bounded = Objects.requireNonNull(options, "bounded");
+    return this;
+  }
+
+  /** The clock of the load window; for tests. */
+  ClientBuilder<V> nanoClock(java.util.function.LongSupplier clock) {
+    this.nanoClock = Objects.requireNonNull(clock, "clock");
+    return this;
+  }
+
   /** Receives per-request and per-read measurements (default: none). */
   public ClientBuilder<V> metrics(ClientMetrics clientMetrics) {
     this.metrics = Objects.requireNonNull(clientMetrics, "metrics");
@@ -226,7 +242,9 @@ public final class ClientBuilder<V> {
     awaitFirstAttempts(connections);
     Topology topology = new Topology(r, hashTag, connections);
     FleetHealth health = new FleetHealth(topology, backend, failover, listeners);
+    BoundedReads boundedReads =
+        bounded.enabled() ? new BoundedReads(r, bounded, nanoClock, health::available) : null;
     return new RoutingClient<>(
-        backend, topology, health, codec, requestTimeout, max, routerDescription, metrics);
+        backend, topology, health, codec, requestTimeout, max, routerDescription, metrics, boundedReads);
   }
 }

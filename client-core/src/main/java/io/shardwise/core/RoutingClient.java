@@ -4,6 +4,7 @@ import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.CacheClient;
 import io.shardwise.client.CachedValue;
 import io.shardwise.client.ClientMetrics;
+import io.shardwise.client.LoadReport;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.NodeException;
 import io.shardwise.client.NodeState;
@@ -50,6 +51,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final boolean journaling;
   private final boolean retrying;
   private final ClientMetrics metrics;
+  /** Null when bounded loads are off. */
+  private final BoundedReads bounded;
   private final String description;
   private final CacheClient<V> sync;
   private volatile boolean closed;
@@ -62,9 +65,11 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       Duration timeout,
       int maxValueBytes,
       String routerDescription,
-      ClientMetrics metrics) {
+      ClientMetrics metrics,
+      BoundedReads bounded) {
     this.backend = backend;
     this.metrics = metrics;
+    this.bounded = bounded;
     this.topology = topology;
     this.health = health;
     this.codec = codec;
@@ -85,7 +90,96 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<V> get(String key) {
     validate(key);
+    if (bounded != null) {
+      long hash = topology.hash(key);
+      int primary = topology.router.primary(hash);
+      int node = bounded.selectRead(key, hash);
+      if (node >= 0 && node != primary && health.available(primary)) {
+        return spilledGet(key, primary, node).thenApply(this::decodeOrNull);
+      }
+    }
     return keyed(key, "get", false, c -> c.get(key)).thenApply(this::decodeOrNull);
+  }
+
+  /**
+   * A read that spilled from its over-cap primary to {@code node}: the copy there if it has one,
+   * else the primary's value, which is then left there as a copy (see {@link BoundedReads}).
+   */
+  private CompletableFuture<CachedValue> spilledGet(String key, int primary, int node) {
+    metrics.redirected(topology.nodes.get(primary), topology.nodes.get(node), "spill");
+    return send(node, "get", c -> c.get(key))
+        .exceptionally(failure -> null) // the spill node failed: read the primary instead
+        .thenCompose(
+            copy -> {
+              if (copy != null) {
+                return CompletableFuture.completedFuture(copy);
+              }
+              BoundedReads.Spill spill = bounded.spillFor(key);
+              long generation = spill == null ? 0 : spill.generation.get();
+              return send(primary, "get", c -> c.get(key))
+                  .thenApply(
+                      value -> {
+                        if (value != null && spill != null) {
+                          leaveCopy(spill, generation, key, node, value);
+                        }
+                        return value;
+                      });
+            });
+  }
+
+  /** Writes a copy for a spilled read, unless a write of the key came in between. */
+  private void leaveCopy(BoundedReads.Spill spill, long generation, String key, int node, CachedValue value) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    spill.creating.add(done); // before the check: a writer that bumps after it waits for us
+    if (spill.generation.get() != generation) {
+      finish(spill, done);
+      return;
+    }
+    spill.copies.add(node);
+    spill.lastCopyNanos = bounded.now();
+    send(node, "add", c -> c.add(key, value, bounded.options.spillTtl()))
+        .whenComplete(
+            (stored, failure) -> {
+              if (spill.generation.get() != generation) {
+                send(node, "delete", c -> c.delete(key)).whenComplete((x, y) -> finish(spill, done));
+              } else {
+                finish(spill, done);
+              }
+            });
+  }
+
+  private static void finish(BoundedReads.Spill spill, CompletableFuture<Void> done) {
+    spill.creating.remove(done);
+    done.complete(null);
+  }
+
+  /**
+   * Completes {@code write} only after the copies of its key, if reads of it spilled, are gone:
+   * the generation moves on, the copy creations under way finish, the copies are deleted.
+   */
+  private <T> CompletableFuture<T> afterWrite(String key, CompletableFuture<T> write) {
+    if (bounded == null) {
+      return write;
+    }
+    return write.handle((v, t) -> (Void) null).thenCompose(x -> dropCopies(key)).thenCompose(x -> write);
+  }
+
+  private CompletableFuture<Void> dropCopies(String key) {
+    BoundedReads.Spill spill = bounded.spilled(key);
+    if (spill == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    spill.generation.incrementAndGet();
+    List<CompletableFuture<?>> steps = new ArrayList<>(spill.creating);
+    return CompletableFuture.allOf(steps.toArray(new CompletableFuture<?>[0]))
+        .thenCompose(
+            x -> {
+              List<CompletableFuture<?>> deletes = new ArrayList<>();
+              for (int node : spill.copies) {
+                deletes.add(send(node, "delete", c -> c.delete(key)).handle((r, t) -> null));
+              }
+              return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
+            });
   }
 
   @Override
@@ -93,7 +187,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     CachedValue encoded = encode(key, value);
     checkTtl(ttl);
-    return keyed(key, "set", true, c -> c.set(key, encoded, ttl));
+    return afterWrite(key, keyed(key, "set", true, c -> c.set(key, encoded, ttl)));
   }
 
   @Override
@@ -101,13 +195,13 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     CachedValue encoded = encode(key, value);
     checkTtl(ttl);
-    return keyed(key, "add", true, c -> c.add(key, encoded, ttl));
+    return afterWrite(key, keyed(key, "add", true, c -> c.add(key, encoded, ttl)));
   }
 
   @Override
   public CompletableFuture<Boolean> delete(String key) {
     validate(key);
-    return keyed(key, "delete", true, c -> c.delete(key));
+    return afterWrite(key, keyed(key, "delete", true, c -> c.delete(key)));
   }
 
   @Override
@@ -130,7 +224,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private CompletableFuture<Long> counter(String key, long signedDelta, long initial, Duration ttl) {
     validate(key);
     checkTtl(ttl);
-    return keyed(key, "incr", true, c -> c.incr(key, signedDelta, initial, ttl));
+    return afterWrite(key, keyed(key, "incr", true, c -> c.incr(key, signedDelta, initial, ttl)));
   }
 
   @Override
@@ -198,6 +292,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     final Map<String, ShardwiseException> unavailable = new LinkedHashMap<>();
     /** Writes sent to a fallback: key -> {primary, epoch at routing time}. */
     final Map<String, long[]> redirected = new HashMap<>();
+    /** Reads spilled away from their over-cap primary: key -> primary. */
+    final Map<String, Integer> spilledReads = new HashMap<>();
 
     Plan(Collection<String> keys, boolean write) {
       int n = topology.nodes.size();
@@ -207,7 +303,17 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       for (String key : keys) {
         long hash = topology.hash(key);
         int primary = topology.router.primary(hash);
-        int node = health.select(hash, primary);
+        int node = FleetHealth.NONE;
+        if (!write && bounded != null) {
+          int chosen = bounded.selectRead(key, hash);
+          if (chosen >= 0 && chosen != primary && health.available(primary)) {
+            metrics.redirected(topology.nodes.get(primary), topology.nodes.get(chosen), "spill");
+            spilledReads.put(key, primary);
+            add(chosen, key);
+            continue;
+          }
+        }
+        node = health.select(hash, primary);
         if (node == FleetHealth.NONE) {
           unavailable.put(key, health.unavailable(primary, key));
           continue;
@@ -222,13 +328,17 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
             redirected.put(key, new long[] {primary, epoch});
           }
         }
-        List<String> list = byNode.get(node);
-        if (list == null) {
-          list = new ArrayList<>();
-          byNode.set(node, list);
-        }
-        list.add(key);
+        add(node, key);
       }
+    }
+
+    private void add(int node, String key) {
+      List<String> list = byNode.get(node);
+      if (list == null) {
+        list = new ArrayList<>();
+        byNode.set(node, list);
+      }
+      list.add(key);
     }
 
     /** After a batch to {@code node}: undo redirected writes that raced with a readmission. */
@@ -294,7 +404,97 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                     return null;
                   }));
     }
-    return allOf(parts).thenApply(x -> ordered(distinct, values, misses, errors));
+    return allOf(parts)
+        .thenCompose(x -> plan.spilledReads.isEmpty() ? allOf(List.of()) : readSpilledMisses(plan, values, misses, errors))
+        .thenApply(x -> ordered(distinct, values, misses, errors));
+  }
+
+  /**
+   * The second round of a bounded getMulti: the spilled keys that found no copy are read from
+   * their primaries (one batch per primary), and a copy of each hit is left where it spilled.
+   */
+  private CompletableFuture<Void> readSpilledMisses(
+      Plan plan, Map<String, V> values, Set<String> misses, Map<String, ShardwiseException> errors) {
+    Map<Integer, List<String>> byPrimary = new LinkedHashMap<>();
+    Map<String, Integer> spillNode = new HashMap<>();
+    for (int node = 0; node < plan.byNode.size(); node++) {
+      List<String> nodeKeys = plan.byNode.get(node);
+      if (nodeKeys == null) {
+        continue;
+      }
+      for (String key : nodeKeys) {
+        Integer primary = plan.spilledReads.get(key);
+        if (primary != null && (misses.contains(key) || errors.containsKey(key))) {
+          byPrimary.computeIfAbsent(primary, p -> new ArrayList<>()).add(key);
+          spillNode.put(key, node);
+        }
+      }
+    }
+    List<CompletableFuture<Void>> parts = new ArrayList<>();
+    byPrimary.forEach(
+        (primary, keys) -> {
+          Map<String, BoundedReads.Spill> spills = new HashMap<>();
+          Map<String, Long> generations = new HashMap<>();
+          for (String key : keys) {
+            BoundedReads.Spill spill = bounded.spillFor(key);
+            if (spill != null) {
+              spills.put(key, spill);
+              generations.put(key, spill.generation.get());
+            }
+          }
+          parts.add(
+              send(primary, "getMulti", c -> c.getMulti(keys))
+                  .handle(
+                      (found, failure) -> {
+                        synchronized (values) {
+                          for (String key : keys) {
+                            misses.remove(key);
+                            errors.remove(key);
+                            if (failure != null) {
+                              errors.put(key, asShardwise(primary, failure));
+                              continue;
+                            }
+                            CachedValue cv = found.get(key);
+                            if (cv == null) {
+                              misses.add(key);
+                              continue;
+                            }
+                            try {
+                              values.put(key, codec.decode(cv));
+                            } catch (RuntimeException e) {
+                              errors.put(key, asShardwise(primary, e));
+                              continue;
+                            }
+                            BoundedReads.Spill spill = spills.get(key);
+                            if (spill != null) {
+                              leaveCopy(spill, generations.get(key), key, spillNode.get(key), cv);
+                            }
+                          }
+                        }
+                        return null;
+                      }));
+        });
+    return allOf(parts);
+  }
+
+  /** Runs {@link #dropCopies} for every key of a finished multi-key write. */
+  private <T> CompletableFuture<T> afterWrites(Collection<String> keys, CompletableFuture<T> writes) {
+    if (bounded == null) {
+      return writes;
+    }
+    return writes
+        .handle((v, t) -> (Void) null)
+        .thenCompose(
+            x -> {
+              List<CompletableFuture<?>> drops = new ArrayList<>();
+              for (String key : keys) {
+                if (bounded.spilled(key) != null) {
+                  drops.add(dropCopies(key));
+                }
+              }
+              return CompletableFuture.allOf(drops.toArray(new CompletableFuture<?>[0]));
+            })
+        .thenCompose(x -> writes);
   }
 
   @Override
@@ -340,7 +540,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                     return null;
                   }));
     }
-    return allOf(parts).thenApply(x -> ordered(encoded.keySet(), stored, Set.of(), errors));
+    return afterWrites(
+        encoded.keySet(), allOf(parts).thenApply(x -> ordered(encoded.keySet(), stored, Set.of(), errors)));
   }
 
   @Override
@@ -378,7 +579,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                     return null;
                   }));
     }
-    return allOf(parts).thenApply(x -> ordered(distinct, deleted, Set.of(), errors));
+    return afterWrites(distinct, allOf(parts).thenApply(x -> ordered(distinct, deleted, Set.of(), errors)));
   }
 
   /** The distinct keys, in order, each validated before anything is sent. */
@@ -452,6 +653,9 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private <T> CompletableFuture<T> call(
       int node, String operation, Function<NodeConnection, CompletableFuture<T>> op) {
     long start = System.nanoTime();
+    if (bounded != null) {
+      bounded.loads.record(node);
+    }
     CompletableFuture<T> sent;
     try {
       sent = op.apply(topology.connections[node]);
@@ -550,6 +754,18 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public Map<Node, NodeState> nodeStates() {
     return health.states();
+  }
+
+  @Override
+  public LoadReport loadReport() {
+    if (bounded == null) {
+      List<LoadReport.NodeLoad> lines = new ArrayList<>();
+      for (Node n : topology.nodes) {
+        lines.add(new LoadReport.NodeLoad(n, 0, 0, 0, 0));
+      }
+      return new LoadReport(false, 0, lines, Map.of());
+    }
+    return bounded.report(topology.nodes);
   }
 
   @Override

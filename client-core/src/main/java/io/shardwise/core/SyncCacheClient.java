@@ -109,6 +109,11 @@ final class SyncCacheClient<V> implements CacheClient<V> {
     return async.nodeStates();
   }
 
+  /** {@link AsyncCacheClient#loadReport()}. */
+  public io.shardwise.client.LoadReport loadReport() {
+    return async.loadReport();
+  }
+
   @Override
   public AsyncCacheClient<V> async() {
     return async;

@@ -1,0 +1,148 @@
+package io.shardwise.core;
+
+import io.shardwise.bounded.BoundedLoadSelector;
+import io.shardwise.bounded.Selection;
+import io.shardwise.client.LoadReport;
+import io.shardwise.routing.Router;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.IntPredicate;
+import java.util.function.LongSupplier;
+
+/**
+ * Bounded-load reads: the load window, the selector, the hot-key sketch, and the registry of keys
+ * that may have spilled copies, with the protocol that keeps those copies from outliving a write.
+ *
+ * <p>Copies. A spilled read that misses on its node reads the key's primary and leaves a copy
+ * there ({@code add}, with the spill TTL). A write (or delete, incr, touch) of a key in the
+ * registry, once done on the primary, bumps the key's generation, waits for the copy creations
+ * already under way, and deletes the copies. A creation notes the generation before it reads
+ * the primary, registers itself, and writes its copy only if the generation has not moved; if it
+ * moved by the time the copy is written, it deletes the copy before it finishes. So when a write
+ * completes, no copy older than it remains, and a read that starts afterwards cannot see one.
+ */
+final class BoundedReads {
+
+  /** The key's read goes to its primary as usual (not bounded, or not hot). */
+  static final int PRIMARY = -2;
+
+  private static final int MAX_HOT_KEYS_SHOWN = 32;
+
+  final BoundedOptions options;
+  final LoadWindow loads;
+  private final BoundedLoadSelector selector;
+  private final FrequencySketch sketch;
+  private final ThreadLocal<Selection> selections = ThreadLocal.withInitial(Selection::new);
+  private final ConcurrentHashMap<String, Spill> spilled = new ConcurrentHashMap<>();
+  /** Keys seen hot, with their hashes, for the report (a few dozen at most). */
+  private final ConcurrentHashMap<String, Long> hotKeys = new ConcurrentHashMap<>();
+  private final AtomicLongArray spilledFrom;
+  private final AtomicLongArray spilledTo;
+  private final LongSupplier nanoClock;
+  private final long spillTtlNanos;
+
+  /** A key that may have copies on other nodes. */
+  static final class Spill {
+    final AtomicLong generation = new AtomicLong();
+    final Set<Integer> copies = ConcurrentHashMap.newKeySet();
+    final Set<CompletableFuture<Void>> creating = ConcurrentHashMap.newKeySet();
+    volatile long lastCopyNanos;
+  }
+
+  BoundedReads(Router router, BoundedOptions options, LongSupplier nanoClock, IntPredicate available) {
+    this.options = options;
+    this.nanoClock = nanoClock;
+    this.loads = new LoadWindow(router.size(), options, nanoClock, available);
+    this.selector = BoundedLoadSelector.of(router, options.epsilon(), options.probeLimit());
+    this.sketch = options.scope() == BoundedOptions.Scope.HOT ? new FrequencySketch(options.sketchCapacity()) : null;
+    this.spilledFrom = new AtomicLongArray(router.size());
+    this.spilledTo = new AtomicLongArray(router.size());
+    this.spillTtlNanos = options.spillTtl().toNanos();
+  }
+
+  /**
+   * The node a read of this key should go to: {@link #PRIMARY} when the key is not subject to
+   * bounded loads (not hot), else the selector's choice, or {@link BoundedLoadSelector#NO_NODE}.
+   */
+  int selectRead(String key, long keyHash) {
+    if (sketch != null) {
+      int frequency = sketch.increment(keyHash);
+      if (frequency < options.hotThreshold()) {
+        return PRIMARY;
+      }
+      if (hotKeys.size() < MAX_HOT_KEYS_SHOWN && !hotKeys.containsKey(key)) {
+        hotKeys.put(key, keyHash);
+      }
+    }
+    Selection s = selections.get();
+    int node = selector.select(keyHash, loads, s);
+    if (node >= 0 && s.spilled() && node != s.primary()) {
+      spilledFrom.incrementAndGet(s.primary());
+      spilledTo.incrementAndGet(node);
+    }
+    return node;
+  }
+
+  /** The copy record of a key a read spilled for, or null when the registry is full. */
+  Spill spillFor(String key) {
+    Spill s = spilled.get(key);
+    if (s != null) {
+      return s;
+    }
+    if (spilled.size() >= options.maxSpilledKeys()) {
+      sweep();
+      if (spilled.size() >= options.maxSpilledKeys()) {
+        return null;
+      }
+    }
+    return spilled.computeIfAbsent(key, k -> new Spill());
+  }
+
+  /** The copy record of a key being written, if it may have copies. */
+  Spill spilled(String key) {
+    return spilled.isEmpty() ? null : spilled.get(key);
+  }
+
+  /** Forgets keys whose copies have all expired and that nothing is working on. */
+  private void sweep() {
+    long now = nanoClock.getAsLong();
+    spilled.entrySet().removeIf(
+        e -> e.getValue().creating.isEmpty() && now - e.getValue().lastCopyNanos > spillTtlNanos);
+  }
+
+  LoadReport report(List<io.shardwise.routing.Node> nodes) {
+    long total = loads.total();
+    List<LoadReport.NodeLoad> lines = new ArrayList<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      lines.add(
+          new LoadReport.NodeLoad(
+              nodes.get(i), loads.load(i), selector.cap(i, total), spilledFrom.get(i), spilledTo.get(i)));
+    }
+    Map<String, Integer> frequencies = new LinkedHashMap<>();
+    if (sketch != null) {
+      // Keys that cooled down leave the list; the sketch halves its counts every period.
+      hotKeys.entrySet().removeIf(e -> sketch.frequency(e.getValue()) < options.hotThreshold());
+      hotKeys.forEach((k, h) -> frequencies.put(k, sketch.frequency(h)));
+    }
+    Map<String, Integer> hot = new LinkedHashMap<>();
+    frequencies.entrySet().stream()
+        .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+        .forEach(e -> hot.put(e.getKey(), e.getValue()));
+    return new LoadReport(true, total, lines, hot);
+  }
+
+  long spillTtlNanos() {
+    return spillTtlNanos;
+  }
+
+  long now() {
+    return nanoClock.getAsLong();
+  }
+}

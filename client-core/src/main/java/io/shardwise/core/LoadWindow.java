@@ -1,0 +1,81 @@
+package io.shardwise.core;
+
+import io.shardwise.bounded.LoadView;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.IntPredicate;
+import java.util.function.LongSupplier;
+
+/**
+ * Requests sent to each node over a sliding window, in buckets: the load that bounded-load
+ * selection compares with the caps. Lock free: a request bumps two counters (its node's and the
+ * total's) with an atomic increment; a bucket that comes round again is reset by the first thread
+ * to see its stale time stamp (an increment racing with that reset may be lost: an estimate).
+ */
+final class LoadWindow implements LoadView {
+
+  private final int nodes;
+  private final int buckets;
+  private final long resolutionNanos;
+  private final AtomicLongArray counts;
+  private final AtomicLongArray stamps;
+  private final LongSupplier nanoClock;
+  private final IntPredicate available;
+
+  LoadWindow(int nodes, BoundedOptions options, LongSupplier nanoClock, IntPredicate available) {
+    this.nodes = nodes;
+    this.resolutionNanos = options.resolution().toNanos();
+    this.buckets = (int) (options.window().toNanos() / resolutionNanos);
+    this.counts = new AtomicLongArray((nodes + 1) * buckets);
+    this.stamps = new AtomicLongArray((nodes + 1) * buckets);
+    for (int i = 0; i < stamps.length(); i++) {
+      stamps.set(i, Long.MIN_VALUE);
+    }
+    this.nanoClock = nanoClock;
+    this.available = available;
+  }
+
+  /** Counts one request to {@code node}. */
+  void record(int node) {
+    long tick = nanoClock.getAsLong() / resolutionNanos;
+    int b = Math.floorMod(tick, buckets);
+    bump(node * buckets + b, tick);
+    bump(nodes * buckets + b, tick);
+  }
+
+  private void bump(int k, long tick) {
+    long stamp = stamps.get(k);
+    if (stamp != tick && stamps.compareAndSet(k, stamp, tick)) {
+      counts.set(k, 0);
+    }
+    counts.incrementAndGet(k);
+  }
+
+  private long sum(int row) {
+    long tick = nanoClock.getAsLong() / resolutionNanos;
+    long oldest = tick - buckets + 1;
+    long sum = 0;
+    int base = row * buckets;
+    for (int b = 0; b < buckets; b++) {
+      long stamp = stamps.get(base + b);
+      if (stamp >= oldest && stamp <= tick) {
+        sum += counts.get(base + b);
+      }
+    }
+    return sum;
+  }
+
+  @Override
+  public long load(int node) {
+    return sum(node);
+  }
+
+  @Override
+  public long total() {
+    return sum(nodes);
+  }
+
+  @Override
+  public boolean isAvailable(int node) {
+    return available.test(node);
+  }
+}
