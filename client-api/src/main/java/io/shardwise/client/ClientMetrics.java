@@ -17,7 +17,10 @@ public interface ClientMetrics {
    * One request to {@code node} finished.
    *
    * @param operation the operation: {@code get}, {@code getMulti}, {@code set}, {@code setMulti},
-   *     {@code add}, {@code delete}, {@code deleteMulti}, {@code touch}, {@code incr}, {@code ping}
+   *     {@code add}, {@code delete}, {@code deleteMulti}, {@code touch}, {@code incr}, {@code ping};
+   *     with bounded loads also {@code getFallback} / {@code getMultiFallback} (a spilled read
+   *     that found no copy reads the primary), {@code addCopy} and {@code deleteCopy} (spilled
+   *     copies written and removed)
    * @param latencyNanos from sending to the reply (or the failure)
    * @param failure null on success; else the failure, as the caller sees it
    */

@@ -46,6 +46,9 @@ public interface Backend extends AutoCloseable {
    * server answered with an error: value too large, wrong type, no permission). Node failures
    * count towards ejecting the node; request failures do not.
    *
+   * <p>A {@link io.shardwise.client.NodeSecurityException} (wrong credentials, no permission, a
+   * TLS mismatch) is never a node failure: it is a configuration error, which rerouting would hide.
+   *
    * <p>The default treats {@link java.io.IOException} and {@link
    * java.util.concurrent.TimeoutException} (and their subclasses), possibly wrapped in a {@link
    * java.util.concurrent.CompletionException}, as node failures.

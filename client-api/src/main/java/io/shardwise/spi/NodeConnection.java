@@ -14,7 +14,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Futures complete exceptionally with the backend's own exception when the server fails or is
  * unreachable (see {@link Backend#isNodeFailure(Throwable)}), or answers with an error; the
- * routing client wraps it in a {@code NodeException}. Futures may complete on I/O threads:
+ * routing client wraps it in a {@code NodeException}. A refusal for a reason of configuration
+ * (credentials, permissions, TLS) fails with a {@link io.shardwise.client.NodeSecurityException},
+ * which already names the node and is passed on as it is. Futures may complete on I/O threads:
  * callbacks must not block. Bad arguments are thrown by the call itself. A connection must not
  * block the calling thread, must reconnect by itself after the server comes back, and must fail
  * requests quickly (not queue them) while disconnected.

@@ -116,7 +116,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
               }
               BoundedReads.Spill spill = bounded.spillFor(key);
               long generation = spill == null ? 0 : spill.generation.get();
-              return send(primary, "get", c -> c.get(key))
+              return send(primary, "getFallback", c -> c.get(key))
                   .thenApply(
                       value -> {
                         if (value != null && spill != null) {
@@ -137,11 +137,11 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     }
     spill.copies.add(node);
     spill.lastCopyNanos = bounded.now();
-    send(node, "add", c -> c.add(key, value, bounded.options.spillTtl()))
+    send(node, "addCopy", c -> c.add(key, value, bounded.options.spillTtl()))
         .whenComplete(
             (stored, failure) -> {
               if (spill.generation.get() != generation) {
-                send(node, "delete", c -> c.delete(key)).whenComplete((x, y) -> finish(spill, done));
+                send(node, "deleteCopy", c -> c.delete(key)).whenComplete((x, y) -> finish(spill, done));
               } else {
                 finish(spill, done);
               }
@@ -176,7 +176,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
             x -> {
               List<CompletableFuture<?>> deletes = new ArrayList<>();
               for (int node : spill.copies) {
-                deletes.add(send(node, "delete", c -> c.delete(key)).handle((r, t) -> null));
+                deletes.add(send(node, "deleteCopy", c -> c.delete(key)).handle((r, t) -> null));
               }
               return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
             });
@@ -443,7 +443,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
             }
           }
           parts.add(
-              send(primary, "getMulti", c -> c.getMulti(keys))
+              send(primary, "getMultiFallback", c -> c.getMulti(keys))
                   .handle(
                       (found, failure) -> {
                         synchronized (values) {
