@@ -75,20 +75,20 @@ final class FleetHealth implements AutoCloseable {
     final ReentrantReadWriteLock redirectLock = new ReentrantReadWriteLock();
     private long probeDelayNanos;
     private long ejectedAtNanos;
+    /**
+     * Successes recorded on the breaker since its last failure. Once the window (of {@code
+     * threshold} calls) holds only successes, more successes change nothing, so they are not
+     * recorded: the breaker is then touched only around failures, not on every request.
+     */
+    volatile int successesSinceFailure = Integer.MAX_VALUE;
 
     NodeHealth(int index, Node node, CircuitBreakerConfig config) {
       this.index = index;
       this.node = node;
       this.breaker = CircuitBreaker.of("shardwise:" + node.name(), config);
       this.journal = new Journal(options.journalCapacity());
-      breaker
-          .getEventPublisher()
-          .onStateTransition(
-              e -> {
-                if (e.getStateTransition().getToState() == CircuitBreaker.State.OPEN) {
-                  ejected(this);
-                }
-              });
+      // No event consumers on the breaker: with one registered, Resilience4j builds an event
+      // object for every recorded success. The client ejects on the failure count itself.
     }
 
     boolean available() {
@@ -179,6 +179,7 @@ final class FleetHealth implements AutoCloseable {
     NodeHealth h = nodes[index];
     if (failure != null && isNodeFailure(failure)) {
       h.lastFailure = failure;
+      h.successesSinceFailure = 0;
       h.breaker.onError(took, TimeUnit.NANOSECONDS, failure);
       // The window holds `threshold` calls: all failed means the circuit is opening. Eject now
       // rather than when the breaker's transition event is published, which a descheduled
@@ -187,7 +188,8 @@ final class FleetHealth implements AutoCloseable {
           && h.breaker.getMetrics().getNumberOfFailedCalls() >= options.failureThreshold()) {
         ejected(h);
       }
-    } else {
+    } else if (h.successesSinceFailure < options.failureThreshold()) {
+      h.successesSinceFailure++;
       h.breaker.onSuccess(took, TimeUnit.NANOSECONDS);
     }
     return took;
@@ -393,6 +395,7 @@ final class FleetHealth implements AutoCloseable {
         }
       }
       h.breaker.transitionToClosedState();
+      h.successesSinceFailure = Integer.MAX_VALUE; // a closed breaker starts with an empty window
       h.epoch++;
       h.state = NodeState.HEALTHY;
       outNanos = System.nanoTime() - h.ejectedAtNanos;

@@ -45,7 +45,6 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final FleetHealth health;
   private final ValueCodec<V> codec;
   private final KeyRules keyRules;
-  private final long timeoutNanos;
   private final Duration timeout;
   private final int maxValueBytes;
   private final boolean journaling;
@@ -75,14 +74,13 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.codec = codec;
     this.keyRules = backend.keyRules();
     this.timeout = timeout;
-    this.timeoutNanos = timeout.toNanos();
     this.maxValueBytes = maxValueBytes;
     FailoverOptions failover = health.options();
     this.journaling = failover.rejoinPolicy() != RejoinPolicy.KEEP;
     this.retrying = failover.failureMode() == FailureMode.RETRY && failover.retryAttempts() > 0;
     this.description =
         "shardwise(" + backend.name() + ", " + routerDescription + ", " + topology.nodes.size() + " nodes)";
-    this.sync = new SyncCacheClient<>(this);
+    this.sync = new SyncCacheClient<>(this, timeout);
   }
 
   // ---- single-key operations -----------------------------------------------------------------
@@ -662,9 +660,9 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     } catch (RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
-    return sent
-        .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
-        .handle(
+    // No timer here: the backend's connection fails a request after the same timeout (the
+    // client passed it to Backend.connect); a second timer per request costs more than it saves.
+    return sent.handle(
             (value, failure) -> {
               long took = health.record(node, start, failure);
               if (failure != null) {

@@ -10,7 +10,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+
 
 /**
  * Blocks on the async client. Every async operation is bounded by the per-node timeout, so a
@@ -19,15 +19,28 @@ import java.util.concurrent.CompletionException;
 final class SyncCacheClient<V> implements CacheClient<V> {
 
   private final AsyncCacheClient<V> async;
+  /**
+   * A safety net only: every request fails after the timeout in its backend, and an operation
+   * makes at most a few rounds; a wait this long means a future was never completed.
+   */
+  private final long limitNanos;
 
-  SyncCacheClient(AsyncCacheClient<V> async) {
+  SyncCacheClient(AsyncCacheClient<V> async, Duration timeout) {
     this.async = async;
+    this.limitNanos = timeout.toNanos() * 4 + 1_000_000_000L;
   }
 
-  static <T> T await(CompletableFuture<T> future) {
+  private <T> T await(CompletableFuture<T> future) {
     try {
-      return future.join();
-    } catch (CompletionException e) {
+      return future.get(limitNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new ShardwiseException(
+          "no result within " + java.time.Duration.ofNanos(limitNanos).toMillis()
+              + " ms although every request times out sooner: a backend left a request incomplete", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ShardwiseException("interrupted while waiting for a cache operation", e);
+    } catch (java.util.concurrent.ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof RuntimeException) {
         throw (RuntimeException) cause;

@@ -27,9 +27,12 @@ final class Topology {
     }
   }
 
-  /** The routing hash of {@code key}: of its hash tag if it has one. Allocation free. */
+  /**
+   * The routing hash of {@code key}: of its hash tag if it has one. Allocation free. With a
+   * single node every hash leads to it, so none is computed.
+   */
   long hash(String key) {
-    return hashTag.hash(router.hasher(), key);
+    return nodes.size() == 1 ? 0 : hashTag.hash(router.hasher(), key);
   }
 
   /** Index of the node {@code key} is routed to when every node is healthy. Allocation free. */

@@ -35,6 +35,8 @@ final class InMemoryBackend implements Backend {
     final AtomicInteger failNext = new AtomicInteger();
     volatile boolean hang;
     volatile boolean closed;
+    /** Requests fail after this, as the SPI asks of a connection. */
+    volatile Duration requestTimeout = Duration.ofMillis(250);
 
     Store(Node node) {
       this.node = node;
@@ -43,7 +45,7 @@ final class InMemoryBackend implements Backend {
     private <T> CompletableFuture<T> reply(java.util.function.Supplier<T> work) {
       requests.incrementAndGet();
       if (hang) {
-        return new CompletableFuture<>();
+        return new CompletableFuture<T>().orTimeout(requestTimeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
       }
       if (failWith != null) {
         return CompletableFuture.failedFuture(failWith);
@@ -161,7 +163,9 @@ final class InMemoryBackend implements Backend {
 
   @Override
   public NodeConnection connect(Node node, Duration requestTimeout) {
-    return stores.computeIfAbsent(node, Store::new);
+    Store store = stores.computeIfAbsent(node, Store::new);
+    store.requestTimeout = requestTimeout;
+    return store;
   }
 
   @Override
