@@ -4,11 +4,17 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.SslVerifyMode;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.event.Event;
+import io.lettuce.core.event.connection.ConnectionActivatedEvent;
+import io.lettuce.core.event.connection.ReconnectFailedEvent;
 import io.lettuce.core.protocol.ProtocolVersion;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
+import io.shardwise.client.NodeSecurityException;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.KeyRules;
@@ -22,10 +28,13 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
 
 /**
  * Redis servers through Lettuce: one multiplexed connection per node, all sharing one Lettuce
@@ -47,9 +56,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Failures: futures fail with {@link RedisUnavailableException} (an {@link java.io.IOException}:
  * not connected, connection lost, server loading or busy) or {@link RedisTimeoutException} (a
- * {@link TimeoutException}) when the node failed, and with {@link RedisErrorReplyException} when
- * the server answered one request with an error. Arguments that break the SPI contract (null key,
+ * {@link TimeoutException}) when the node failed, with {@link RedisErrorReplyException} when the
+ * server answered one request with an error, and with a {@link NodeSecurityException} (wrong
+ * credentials, {@code NOPERM}, a TLS problem) when the node refuses this client: that is a
+ * configuration error, never a node failure. Arguments that break the SPI contract (null key,
  * negative TTL) throw at once.
+ *
+ * <p>Credentials and TLS come from {@link RedisBackendOptions}; TLS files are read when the backend
+ * is created, which fails then if they are not usable. Passwords are handed to Lettuce through a
+ * credentials provider at each handshake and never appear in a {@code RedisURI}, a log line or a
+ * message. Lettuce's own {@code TRACE} logging of {@code io.lettuce.core.protocol} prints the raw
+ * bytes written, {@code AUTH} included: keep that logger off {@code TRACE} in production.
  */
 public final class RedisBackend implements Backend {
 
@@ -66,10 +83,21 @@ public final class RedisBackend implements Backend {
   /** One Lettuce client per request timeout (the timeout is a client option): usually one. */
   private final Map<Duration, RedisClient> clients = new ConcurrentHashMap<>();
   private final Set<RedisNodeConnection> connections = ConcurrentHashMap.newKeySet();
+  /** TLS settings for Lettuce, read once; null for plaintext. */
+  private final SslOptions sslOptions;
+  /** Runs the blocking probes that confirm a TLS mismatch; its thread stops when idle. */
+  private final ThreadPoolExecutor diagnosis;
+  private final Disposable reconnectEvents;
   private volatile boolean closed;
 
   private RedisBackend(RedisBackendOptions options) {
     this.options = Objects.requireNonNull(options, "options");
+    // First, so that unusable TLS files fail before any thread is started.
+    this.sslOptions =
+        options
+            .tls()
+            .map(tls -> RedisSecurity.sslOptions(tls, options.connectTimeout()))
+            .orElse(null);
     this.ownsResources = options.clientResources().isEmpty();
     this.resources =
         options
@@ -80,7 +108,47 @@ public final class RedisBackend implements Backend {
                         .reconnectDelay(
                             reconnectDelay(
                                 options.reconnectDelayMin(), options.reconnectDelayMax()))
+                        // Command timeouts fire on this timer: Netty's default 100 ms tick would
+                        // let a 250 ms timeout fire as late as 350 ms. 10 ms ticks keep it close.
+                        .timer(
+                            new io.netty.util.HashedWheelTimer(
+                                new io.netty.util.concurrent.DefaultThreadFactory("shardwise-lettuce-timer", true),
+                                10,
+                                java.util.concurrent.TimeUnit.MILLISECONDS))
                         .build());
+    this.diagnosis =
+        new ThreadPoolExecutor(
+            1,
+            1,
+            10,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "shardwise-redis-diagnosis");
+              t.setDaemon(true);
+              return t;
+            });
+    this.diagnosis.allowCoreThreadTimeOut(true);
+    this.reconnectEvents = resources.eventBus().get().subscribe(this::onEvent);
+  }
+
+  /** Hands Lettuce's reconnection outcomes to the connection of the node concerned. */
+  private void onEvent(Event event) {
+    if (event instanceof ReconnectFailedEvent) {
+      ReconnectFailedEvent failed = (ReconnectFailedEvent) event;
+      for (RedisNodeConnection c : connections) {
+        if (c.isAt(failed.remoteAddress())) {
+          c.onReconnectFailed(failed.getCause());
+        }
+      }
+    } else if (event instanceof ConnectionActivatedEvent) {
+      ConnectionActivatedEvent activated = (ConnectionActivatedEvent) event;
+      for (RedisNodeConnection c : connections) {
+        if (c.isAt(activated.remoteAddress())) {
+          c.onReconnected();
+        }
+      }
+    }
   }
 
   /** A backend with the default options. */
@@ -107,6 +175,8 @@ public final class RedisBackend implements Backend {
    * Opens the connection to {@code node} in the background and returns at once.
    *
    * @throws IllegalStateException if the backend is closed
+   * @throws IllegalArgumentException if the node's credentials are incomplete (a user name with no
+   *     password)
    */
   @Override
   public NodeConnection connect(Node node, Duration requestTimeout) {
@@ -115,22 +185,31 @@ public final class RedisBackend implements Backend {
     if (closed) {
       throw new IllegalStateException("the Redis backend is closed; cannot connect to " + node);
     }
+    RedisURI uri = redisUri(node);
     RedisClient client =
         clients.computeIfAbsent(
             requestTimeout,
             timeout -> {
               RedisClient c = RedisClient.create(resources);
-              c.setOptions(clientOptions(options, timeout));
+              c.setOptions(clientOptions(options, timeout, sslOptions));
               return c;
             });
+    RedisSecurityDiagnosis security =
+        new RedisSecurityDiagnosis(
+            node,
+            options.credentialsFor(node).orElse(null),
+            options.tls().orElse(null),
+            options.connectTimeout());
     RedisNodeConnection connection =
         new RedisNodeConnection(
             node,
             client,
-            redisUri(node),
+            uri,
             requestTimeout,
             resources.reconnectDelay(),
-            resources.eventExecutorGroup());
+            resources.eventExecutorGroup(),
+            security,
+            diagnosis);
     connections.add(connection);
     connection.closeFuture().whenComplete((ignored, t) -> connections.remove(connection));
     connection.start();
@@ -154,6 +233,19 @@ public final class RedisBackend implements Backend {
     return MAX_VALUE_BYTES;
   }
 
+  /**
+   * {@link RedisUnavailableException} and {@link RedisTimeoutException} (and other I/O failures and
+   * timeouts) are node failures; error replies and {@link NodeSecurityException}s are not.
+   */
+  @Override
+  public boolean isNodeFailure(Throwable failure) {
+    Throwable t = RedisFailures.unwrap(failure);
+    if (t instanceof NodeSecurityException || t instanceof RedisErrorReplyException) {
+      return false;
+    }
+    return Backend.super.isNodeFailure(t);
+  }
+
   /** False: Redis keeps no flags beside a value; values read back have flags 0. */
   @Override
   public boolean storesFlags() {
@@ -170,6 +262,8 @@ public final class RedisBackend implements Backend {
       return;
     }
     closed = true;
+    reconnectEvents.dispose();
+    diagnosis.shutdownNow();
     // Close the connections first, and wait for it: the client's shutdown would close those
     // still closing a second time (which Lettuce logs as a warning).
     List<CompletableFuture<Void>> closing = new ArrayList<>();
@@ -216,8 +310,9 @@ public final class RedisBackend implements Backend {
   }
 
   /**
-   * The URI of one node. Credentials and TLS will be set here once they have options of their own;
-   * until then {@link RedisBackendOptions.Builder#uriCustomizer} can set them.
+   * The URI of one node: host, port, database, handshake timeout, client name, credentials (as a
+   * provider, so that no password sits in the URI) and TLS, then {@link
+   * RedisBackendOptions.Builder#uriCustomizer}.
    */
   RedisURI redisUri(Node node) {
     RedisURI.Builder uri =
@@ -225,15 +320,33 @@ public final class RedisBackend implements Backend {
             .withHost(node.host())
             .withPort(node.port())
             .withDatabase(options.database())
-            // Bounds the handshake (PING, SELECT, CLIENT SETNAME) of every (re)connection.
+            // Bounds the handshake (PING or AUTH, SELECT, CLIENT SETNAME) of every (re)connection.
             .withTimeout(options.connectTimeout());
     options.clientName().ifPresent(uri::withClientName);
+    options
+        .credentialsFor(node)
+        .ifPresent(auth -> uri.withAuthentication(RedisSecurity.credentialsProvider(auth)));
+    options
+        .tls()
+        .ifPresent(
+            tls ->
+                uri.withSsl(true)
+                    .withVerifyPeer(tls.verifyHostname() ? SslVerifyMode.FULL : SslVerifyMode.CA));
     options.uriCustomizer().ifPresent(customizer -> customizer.accept(uri));
     return uri.build();
   }
 
   static ClientOptions clientOptions(RedisBackendOptions options, Duration commandTimeout) {
-    return ClientOptions.builder()
+    return clientOptions(options, commandTimeout, null);
+  }
+
+  static ClientOptions clientOptions(
+      RedisBackendOptions options, Duration commandTimeout, SslOptions sslOptions) {
+    ClientOptions.Builder builder = ClientOptions.builder();
+    if (sslOptions != null) {
+      builder.sslOptions(sslOptions);
+    }
+    return builder
         .autoReconnect(true)
         // Fail requests at once while disconnected, and fail those in flight when the
         // connection drops, instead of buffering and replaying them after a reconnect.

@@ -2,7 +2,12 @@ package io.shardwise.redis;
 
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
+import io.shardwise.client.Secret;
+import io.shardwise.routing.Node;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -16,6 +21,20 @@ import java.util.function.Consumer;
  *     .database(2)
  *     .clientName("orders-cache")
  *     .commandTimeout(Duration.ofMillis(100))
+ *     .build();
+ * }</pre>
+ *
+ * <p>Security: {@link Builder#password} (and {@link Builder#username} for an ACL user) are sent with
+ * {@code AUTH} on every connection; {@link Builder#nodeCredentials} overrides them for single
+ * nodes; {@link Builder#tls} turns on TLS. Passwords are {@link Secret}s: {@link #toString()} and
+ * every message show at most where they came from ({@code env:NAME}, {@code file:/path}).
+ *
+ * <pre>{@code
+ * RedisBackendOptions options = RedisBackendOptions.builder()
+ *     .username("orders")
+ *     .password(Secret.resolve("env:REDIS_PASSWORD"))
+ *     .nodeCredentials("cache-c", null, Secret.resolve("file:/run/secrets/cache-c"))
+ *     .tls(RedisTlsOptions.builder().caFile(Path.of("/etc/redis/ca.pem")).build())
  *     .build();
  * }</pre>
  *
@@ -55,6 +74,10 @@ public final class RedisBackendOptions {
   private final boolean reconnectDelaySet;
   private final ClientResources clientResources;
   private final Consumer<RedisURI.Builder> uriCustomizer;
+  private final String username;
+  private final Secret password;
+  private final Map<String, RedisAuth> nodeCredentials;
+  private final RedisTlsOptions tls;
 
   private RedisBackendOptions(Builder builder) {
     this.database = builder.database;
@@ -66,6 +89,10 @@ public final class RedisBackendOptions {
     this.reconnectDelaySet = builder.reconnectDelaySet;
     this.clientResources = builder.clientResources;
     this.uriCustomizer = builder.uriCustomizer;
+    this.username = builder.username;
+    this.password = builder.password;
+    this.nodeCredentials = Collections.unmodifiableMap(new LinkedHashMap<>(builder.nodeCredentials));
+    this.tls = builder.tls;
   }
 
   /** A builder with every option at its default. */
@@ -123,6 +150,60 @@ public final class RedisBackendOptions {
     return Optional.ofNullable(uriCustomizer);
   }
 
+  /** The ACL user name sent with {@code AUTH}, if any (else the {@code default} user). */
+  public Optional<String> username() {
+    return Optional.ofNullable(username);
+  }
+
+  /** The password sent with {@code AUTH}, if any. */
+  public Optional<Secret> password() {
+    return Optional.ofNullable(password);
+  }
+
+  /**
+   * Per-node credentials, by node name or {@code host:port}; a missing part of one is taken from
+   * {@link #username()} / {@link #password()}.
+   */
+  public Map<String, RedisAuth> nodeCredentials() {
+    return nodeCredentials;
+  }
+
+  /** TLS settings, if TLS is on. */
+  public Optional<RedisTlsOptions> tls() {
+    return Optional.ofNullable(tls);
+  }
+
+  /**
+   * The credentials a connection to {@code node} sends: its entry in {@link #nodeCredentials()}
+   * (looked up by {@link Node#name()}, then {@link Node#address()}) over the fleet's user name and
+   * password; empty when there is no password at all.
+   *
+   * @throws IllegalArgumentException if a user name is set but no password
+   */
+  public Optional<RedisAuth> credentialsFor(Node node) {
+    Objects.requireNonNull(node, "node");
+    RedisAuth fleet =
+        username == null && password == null ? null : RedisAuth.of(username, password);
+    RedisAuth own = nodeCredentials.get(node.name());
+    if (own == null) {
+      own = nodeCredentials.get(node.address());
+    }
+    RedisAuth auth = own != null ? own.over(fleet) : fleet;
+    if (auth == null) {
+      return Optional.empty();
+    }
+    if (auth.password().isEmpty()) {
+      throw new IllegalArgumentException(
+          "redis node "
+              + node.name()
+              + ": user name '"
+              + auth.username().orElse("")
+              + "' is set but no password; set a password for the fleet or for this node"
+              + " (an ACL user with nopass accepts any password)");
+    }
+    return Optional.of(auth);
+  }
+
   @Override
   public String toString() {
     return "RedisBackendOptions[database="
@@ -140,6 +221,10 @@ public final class RedisBackendOptions {
         + ", clientResources="
         + (clientResources == null ? "own" : "given")
         + (uriCustomizer == null ? "" : ", uriCustomizer")
+        + (username == null ? "" : ", username=" + username)
+        + (password == null ? "" : ", password=" + Secret.MASK + " (" + password.source() + ")")
+        + (nodeCredentials.isEmpty() ? "" : ", nodeCredentials=" + nodeCredentials)
+        + (tls == null ? "" : ", tls=" + tls)
         + "]";
   }
 
@@ -155,6 +240,10 @@ public final class RedisBackendOptions {
     private boolean reconnectDelaySet;
     private ClientResources clientResources;
     private Consumer<RedisURI.Builder> uriCustomizer;
+    private String username;
+    private Secret password;
+    private final Map<String, RedisAuth> nodeCredentials = new LinkedHashMap<>();
+    private RedisTlsOptions tls;
 
     private Builder() {}
 
@@ -168,6 +257,10 @@ public final class RedisBackendOptions {
       this.reconnectDelaySet = options.reconnectDelaySet;
       this.clientResources = options.clientResources;
       this.uriCustomizer = options.uriCustomizer;
+      this.username = options.username;
+      this.password = options.password;
+      this.nodeCredentials.putAll(options.nodeCredentials);
+      this.tls = options.tls;
     }
 
     /**
@@ -253,9 +346,57 @@ public final class RedisBackendOptions {
     }
 
     /**
-     * Applied last to the {@link RedisURI} of every node, after host, port, database, client name
-     * and connect timeout are set; null for none. It may change anything on the builder. This is
-     * where settings without an option of their own (credentials, TLS) go for now.
+     * The ACL user of every connection ({@code AUTH username password}), or null for the {@code
+     * default} user (the default). Needs a {@link #password}.
+     */
+    public Builder username(String username) {
+      this.username = username == null ? null : RedisAuth.checkUsername(username);
+      return this;
+    }
+
+    /**
+     * The password of every connection ({@code AUTH}), or null for none (the default). Give a
+     * reference with {@link Secret#resolve(String)}: {@code env:NAME}, {@code file:/path}.
+     */
+    public Builder password(Secret password) {
+      this.password = password;
+      return this;
+    }
+
+    /**
+     * Credentials for one node where they differ from the fleet's: {@code node} is the node's name
+     * ({@code cache-c} in {@code cache-c=10.0.0.3:6379}) or its {@code host:port}. A null {@code
+     * username} or {@code password} keeps the fleet's; both null removes the override.
+     */
+    public Builder nodeCredentials(String node, String username, Secret password) {
+      Objects.requireNonNull(node, "node");
+      if (node.isEmpty()) {
+        throw new IllegalArgumentException("node must not be empty");
+      }
+      if (username == null && password == null) {
+        nodeCredentials.remove(node);
+      } else {
+        nodeCredentials.put(node, RedisAuth.of(username, password));
+      }
+      return this;
+    }
+
+    /** TLS for every connection, or null for plaintext (the default). */
+    public Builder tls(RedisTlsOptions tls) {
+      this.tls = tls;
+      return this;
+    }
+
+    /** TLS with {@link RedisTlsOptions#defaults()} (true), or plaintext (false). */
+    public Builder tls(boolean enabled) {
+      this.tls = enabled ? RedisTlsOptions.defaults() : null;
+      return this;
+    }
+
+    /**
+     * Applied last to the {@link RedisURI} of every node, after host, port, database, client name,
+     * connect timeout, credentials and TLS are set; null for none. It may change anything on the
+     * builder.
      */
     public Builder uriCustomizer(Consumer<RedisURI.Builder> customizer) {
       this.uriCustomizer = customizer;
@@ -266,13 +407,20 @@ public final class RedisBackendOptions {
      * The options.
      *
      * @throws IllegalStateException if both {@link #reconnectDelay} and {@link #clientResources}
-     *     were set: the delay lives in the resources
+     *     were set (the delay lives in the resources), or a user name is set with no password
+     *     anywhere
      */
     public RedisBackendOptions build() {
       if (reconnectDelaySet && clientResources != null) {
         throw new IllegalStateException(
             "reconnectDelay applies only to the ClientResources the backend creates; "
                 + "set the reconnect delay on the given ClientResources instead");
+      }
+      if (username != null
+          && password == null
+          && nodeCredentials.values().stream().allMatch(a -> a.password().isEmpty())) {
+        throw new IllegalStateException(
+            "username '" + username + "' is set but no password; AUTH needs both");
       }
       return new RedisBackendOptions(this);
     }

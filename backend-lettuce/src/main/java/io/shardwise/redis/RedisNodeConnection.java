@@ -23,8 +23,11 @@ import io.lettuce.core.resource.Delay;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.shardwise.client.CachedValue;
+import io.shardwise.client.NodeSecurityException;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.NodeConnection;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,6 +40,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -58,6 +62,11 @@ import org.slf4j.LoggerFactory;
  * writes and flushes them together: one write, one round trip, and no toggling of the shared
  * connection's auto-flush, which would hold back other threads' requests meanwhile.
  *
+ * <p>Security failures (wrong credentials, no permission, TLS problems; see {@link
+ * RedisSecurityDiagnosis}) are no node failures: requests fail at once with a {@link
+ * NodeSecurityException} while the node refuses this client, the cause is logged once at ERROR,
+ * and connection attempts slow down to the longest reconnect delay instead of retrying quickly.
+ *
  * <p>Futures complete on a Lettuce I/O thread: callers must not block in their callbacks.
  */
 final class RedisNodeConnection implements NodeConnection {
@@ -69,6 +78,12 @@ final class RedisNodeConnection implements NodeConnection {
   /** While the first connection keeps failing, warn at most this often (debug otherwise). */
   private static final long STILL_DOWN_WARN_NANOS = TimeUnit.MINUTES.toNanos(1);
 
+  /**
+   * The attempt number whose reconnect delay follows a security failure: high enough for the
+   * longest delay, since a configuration error does not go away in 100 ms.
+   */
+  private static final int SECURITY_RETRY_ATTEMPT = 30;
+
   private final Node node;
   private final String server;
   private final RedisClient client;
@@ -76,6 +91,8 @@ final class RedisNodeConnection implements NodeConnection {
   private final Duration commandTimeout;
   private final Delay connectDelay;
   private final EventExecutorGroup scheduler;
+  private final RedisSecurityDiagnosis security;
+  private final Executor diagnosis;
   private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
   /** Completes when the first connection attempt has finished, either way. */
   private final CompletableFuture<Void> firstAttempt = new CompletableFuture<>();
@@ -84,6 +101,9 @@ final class RedisNodeConnection implements NodeConnection {
   private volatile StatefulRedisConnection<byte[], byte[]> connection;
   private volatile Throwable lastConnectFailure;
   private volatile long lastWarnNanos;
+  /** Why the node refuses this client, while it does; null once connected. */
+  private volatile SecurityFailure securityFailure;
+  private SecurityFailure loggedSecurityFailure; // guarded by this
   private volatile boolean closed;
   private ScheduledFuture<?> pendingAttempt; // guarded by this
 
@@ -93,7 +113,9 @@ final class RedisNodeConnection implements NodeConnection {
       RedisURI uri,
       Duration commandTimeout,
       Delay connectDelay,
-      EventExecutorGroup scheduler) {
+      EventExecutorGroup scheduler,
+      RedisSecurityDiagnosis security,
+      Executor diagnosis) {
     this.node = node;
     this.server = "redis " + node.address();
     this.client = client;
@@ -101,6 +123,8 @@ final class RedisNodeConnection implements NodeConnection {
     this.commandTimeout = commandTimeout;
     this.connectDelay = connectDelay;
     this.scheduler = scheduler;
+    this.security = security;
+    this.diagnosis = diagnosis;
   }
 
   // ---- connecting ----------------------------------------------------------------------------
@@ -147,7 +171,10 @@ final class RedisNodeConnection implements NodeConnection {
       return;
     }
     lastConnectFailure = null;
-    if (attempt > 1) {
+    securityFailure = null;
+    if (clearLoggedSecurityFailure()) {
+      log.info("{}: connected after {} attempts; the node accepts this client again", server, attempt);
+    } else if (attempt > 1) {
       log.info("{}: connected after {} attempts", server, attempt);
     } else {
       log.debug("{}: connected", server);
@@ -157,12 +184,29 @@ final class RedisNodeConnection implements NodeConnection {
   private void onConnectFailure(int attempt, Throwable failure) {
     Throwable cause = RedisFailures.unwrap(failure);
     lastConnectFailure = cause;
+    SecurityFailure found = security.ofConnectFailure(cause);
+    if (found == null && !closed && security.mayBeTlsMismatch(cause)) {
+      // Confirm off the I/O thread with a probe that blocks for at most the connect timeout.
+      try {
+        diagnosis.execute(() -> afterConnectFailure(attempt, cause, security.probeTlsMismatch()));
+        return;
+      } catch (RejectedExecutionException e) {
+        // The backend is closing: no probe.
+      }
+    }
+    afterConnectFailure(attempt, cause, found);
+  }
+
+  private void afterConnectFailure(int attempt, Throwable cause, SecurityFailure found) {
+    securityFailure = found;
     firstAttempt.complete(null);
     if (closed) {
       return;
     }
     long now = System.nanoTime();
-    if (attempt == 1 || now - lastWarnNanos >= STILL_DOWN_WARN_NANOS) {
+    if (found != null) {
+      logSecurityFailure(found, attempt);
+    } else if (attempt == 1 || now - lastWarnNanos >= STILL_DOWN_WARN_NANOS) {
       lastWarnNanos = now;
       log.warn(
           "{}: cannot connect: {}; requests fail until it is reachable, retrying in the"
@@ -173,7 +217,8 @@ final class RedisNodeConnection implements NodeConnection {
     } else if (log.isDebugEnabled()) {
       log.debug("{}: connection attempt {} failed: {}", server, attempt, describe(cause));
     }
-    Duration delay = connectDelay.createDelay(attempt);
+    Duration delay =
+        connectDelay.createDelay(found != null ? Math.max(attempt, SECURITY_RETRY_ATTEMPT) : attempt);
     synchronized (this) {
       if (closed) {
         return;
@@ -185,6 +230,89 @@ final class RedisNodeConnection implements NodeConnection {
         log.debug("{}: not retrying, Lettuce resources are shut down", server);
       }
     }
+  }
+
+  /**
+   * Logs a security failure at ERROR the first time it is seen, and at DEBUG while it stays the
+   * same: one line per node, not per attempt or request.
+   */
+  private void logSecurityFailure(SecurityFailure found, int attempt) {
+    boolean first;
+    synchronized (this) {
+      first = !found.sameProblemAs(loggedSecurityFailure);
+      loggedSecurityFailure = found;
+    }
+    if (first) {
+      log.error(
+          "{}: {}; requests to this node fail with {} until this is fixed (the node is not"
+              + " ejected and its keys are not sent elsewhere); retrying in the background",
+          server,
+          found.description(),
+          found.toException(node, null).getClass().getSimpleName());
+    } else if (log.isDebugEnabled()) {
+      log.debug("{}: attempt {} refused again: {}", server, attempt, found.description());
+    }
+  }
+
+  private synchronized boolean clearLoggedSecurityFailure() {
+    boolean had = loggedSecurityFailure != null;
+    loggedSecurityFailure = null;
+    return had;
+  }
+
+  /**
+   * Lettuce's watchdog could not re-establish the connection after a loss (called by the
+   * backend for every reconnection failure to this node's address).
+   */
+  void onReconnectFailed(Throwable failure) {
+    if (closed || connection == null || isConnected()) {
+      return;
+    }
+    Throwable cause = RedisFailures.unwrap(failure);
+    SecurityFailure found = security.ofConnectFailure(cause);
+    if (found == null && security.mayBeTlsMismatch(cause)) {
+      try {
+        diagnosis.execute(() -> afterReconnectFailure(security.probeTlsMismatch()));
+      } catch (RejectedExecutionException e) {
+        // The backend is closing.
+      }
+      return;
+    }
+    afterReconnectFailure(found);
+  }
+
+  private void afterReconnectFailure(SecurityFailure found) {
+    if (closed || isConnected()) {
+      return;
+    }
+    securityFailure = found;
+    if (found != null) {
+      logSecurityFailure(found, 0);
+    }
+  }
+
+  /** Lettuce's watchdog re-established the connection (a channel to this address went active). */
+  void onReconnected() {
+    if (securityFailure != null || loggedSecurityFailure != null) {
+      securityFailure = null;
+      if (clearLoggedSecurityFailure()) {
+        log.info("{}: reconnected; the node accepts this client again", server);
+      }
+    }
+  }
+
+  /** Whether {@code address} is this node's address (as Lettuce reports it in its events). */
+  boolean isAt(SocketAddress address) {
+    if (!(address instanceof InetSocketAddress)) {
+      return false;
+    }
+    InetSocketAddress inet = (InetSocketAddress) address;
+    if (inet.getPort() != node.port()) {
+      return false;
+    }
+    String host = node.host();
+    return host.equalsIgnoreCase(inet.getHostString())
+        || (inet.getAddress() != null && host.equals(inet.getAddress().getHostAddress()));
   }
 
   /** Whether the connection is established and up (for tests and diagnostics). */
@@ -567,13 +695,31 @@ final class RedisNodeConnection implements NodeConnection {
   }
 
   private Throwable translate(String operation, Throwable t) {
-    return RedisFailures.translate(server, operation, t, commandTimeout);
+    Throwable failure = RedisFailures.unwrap(t);
+    if (failure instanceof NodeSecurityException) {
+      return failure;
+    }
+    SecurityFailure refused = security.ofRequestFailure(failure);
+    if (refused != null) {
+      return refused.toException(node, operation);
+    }
+    Throwable translated = RedisFailures.translate(server, operation, t, commandTimeout);
+    SecurityFailure known = securityFailure;
+    if (known != null && translated instanceof RedisUnavailableException && !isConnected()) {
+      // Rejected while disconnected, and the reconnection fails for a security reason.
+      return known.toException(node, operation);
+    }
+    return translated;
   }
 
-  private RedisUnavailableException notConnected(String operation) {
+  private Throwable notConnected(String operation) {
     if (closed) {
       return new RedisUnavailableException(
           server + ": " + operation + " failed: the connection is closed", null);
+    }
+    SecurityFailure known = securityFailure;
+    if (known != null) {
+      return known.toException(node, operation);
     }
     Throwable last = lastConnectFailure;
     return new RedisUnavailableException(

@@ -50,6 +50,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final boolean journaling;
   private final boolean retrying;
   private final ClientMetrics metrics;
+  private final DeadlineScanner deadlines;
   /** Null when bounded loads are off. */
   private final BoundedReads bounded;
   private final String description;
@@ -69,6 +70,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.backend = backend;
     this.metrics = metrics;
     this.bounded = bounded;
+    this.deadlines = new DeadlineScanner(timeout.toNanos());
     this.topology = topology;
     this.health = health;
     this.codec = codec;
@@ -660,8 +662,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     } catch (RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
-    // No timer here: the backend's connection fails a request after the same timeout (the
-    // client passed it to Backend.connect); a second timer per request costs more than it saves.
+    deadlines.watch(sent);
     return sent.handle(
             (value, failure) -> {
               long took = health.record(node, start, failure);
@@ -778,6 +779,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     }
     closed = true;
     health.close();
+    deadlines.close();
     RuntimeException first = null;
     for (NodeConnection c : topology.connections) {
       try {
