@@ -82,7 +82,7 @@ public final class Secret {
     return resolve(reference, System::getenv);
   }
 
-  /** {@link #resolve(String)} with {@code environment} in place of {@link System#getenv(String)}. */
+  /** {@link #resolve(String)} reading variables from {@code environment}, not the process's. */
   public static Secret resolve(String reference, Function<String, String> environment) {
     Objects.requireNonNull(reference, "reference");
     Objects.requireNonNull(environment, "environment");

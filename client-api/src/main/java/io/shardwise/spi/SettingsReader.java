@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  * <p>Keys are given without the prefix ({@code timeout} for {@code shardwise.timeout}); problems
  * name the full key. Keys match loosely, as Spring Boot's relaxed binding does: case, dashes and
  * underscores are ignored ({@code failureMode} and {@code failure_mode} are {@code failure-mode}),
- * and {@code a[b].c} is {@code a.b.c}. A blank value counts as not set.
+ * and {@code a[b].c} is {@code a.b.c}; an element with dots is written in brackets ({@code
+ * cache.caches[users.by-id].ttl}, see {@link #element}). A blank value counts as not set.
  *
  * <p>Formats:
  *
@@ -75,12 +76,13 @@ public final class SettingsReader {
       if (e.getKey() == null || e.getValue() == null) {
         continue;
       }
-      String key = unbracket(e.getKey().strip());
+      String key = e.getKey().strip();
       String normalized = normalize(key);
       Entry previous = entries.putIfAbsent(normalized, new Entry(key, e.getValue().toString()));
       if (previous != null) {
-        problems.add(
-            prefix + previous.key + " and " + prefix + key + " name the same key; set it once");
+        String first = previous.key.compareTo(key) < 0 ? previous.key : key;
+        String second = first.equals(key) ? previous.key : key;
+        problems.add(prefix + first + " and " + prefix + second + " name the same key; set it once");
       }
     }
   }
@@ -146,17 +148,26 @@ public final class SettingsReader {
    */
   public Set<String> children(String parent) {
     String p = normalize(parent) + ".";
-    int depth = parent.split("\\.", -1).length;
+    int depth = elements(parent).size();
     Set<String> names = new LinkedHashSet<>();
     for (Map.Entry<String, Entry> e : entries.entrySet()) {
       if (e.getKey().startsWith(p)) {
-        String[] elements = e.getValue().key.split("\\.", -1);
-        if (elements.length > depth) {
-          names.add(elements[depth]);
+        List<String> elements = elements(e.getValue().key);
+        if (elements.size() > depth) {
+          names.add(elements.get(depth));
         }
       }
     }
     return names;
+  }
+
+  /**
+   * {@code name} as one element of a key: as it is, or in brackets if it holds a dot ({@code
+   * [users.by-id]}), so that {@code "cache.caches." + element(name) + ".ttl"} names the key of a
+   * map entry.
+   */
+  public static String element(String name) {
+    return name.indexOf('.') >= 0 ? "[" + name + "]" : name;
   }
 
   // ---- typed values --------------------------------------------------------------------------
@@ -501,15 +512,64 @@ public final class SettingsReader {
    * {@code a.b}.
    */
   public static String normalize(String key) {
-    String k = unbracket(key);
-    StringBuilder sb = new StringBuilder(k.length());
-    for (int i = 0; i < k.length(); i++) {
-      char c = k.charAt(i);
-      if (c != '-' && c != '_') {
-        sb.append(Character.toLowerCase(c));
+    StringBuilder sb = new StringBuilder(key.length());
+    for (String element : elements(key)) {
+      if (sb.length() > 0) {
+        sb.append('.');
+      }
+      boolean dotted = element.indexOf('.') >= 0;
+      if (dotted) {
+        sb.append('[');
+      }
+      for (int i = 0; i < element.length(); i++) {
+        char c = element.charAt(i);
+        if (c != '-' && c != '_') {
+          sb.append(Character.toLowerCase(c));
+        }
+      }
+      if (dotted) {
+        sb.append(']');
       }
     }
     return sb.toString();
+  }
+
+  /** The elements of a key: split at dots, except inside brackets ({@code a[b.c].d}: a, b.c, d). */
+  private static List<String> elements(String key) {
+    List<String> elements = new ArrayList<>();
+    StringBuilder current = new StringBuilder();
+    int i = 0;
+    while (i < key.length()) {
+      char c = key.charAt(i);
+      if (c == '[') {
+        int close = key.indexOf(']', i + 1);
+        if (close < 0) {
+          current.append(key, i, key.length());
+          break;
+        }
+        if (current.length() > 0) {
+          elements.add(current.toString());
+          current.setLength(0);
+        }
+        elements.add(key.substring(i + 1, close));
+        i = close + 1;
+        if (i < key.length() && key.charAt(i) == '.') {
+          i++;
+        }
+        continue;
+      }
+      if (c == '.') {
+        elements.add(current.toString());
+        current.setLength(0);
+      } else {
+        current.append(c);
+      }
+      i++;
+    }
+    if (current.length() > 0 || key.isEmpty() || key.endsWith(".")) {
+      elements.add(current.toString());
+    }
+    return elements;
   }
 
   // ---- plumbing ------------------------------------------------------------------------------
@@ -527,13 +587,6 @@ public final class SettingsReader {
 
   private static String plain(double d) {
     return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d) : Double.toString(d);
-  }
-
-  private static String unbracket(String key) {
-    if (key.indexOf('[') < 0) {
-      return key;
-    }
-    return key.replace("].", ".").replace("[", ".").replace("]", "");
   }
 
   /** The known key closest to {@code unknown}, or null if none is close. */
