@@ -1,0 +1,388 @@
+package io.shardwise.benchmarks.e2e;
+
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Shardwise against the bare clients it wraps, side by side in one JVM on the same local servers,
+ * reported as ratios (DESIGN.md section 11; {@code docs/benchmarks.md}).
+ *
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar io.shardwise.benchmarks.e2e.EndToEndBenchmark \
+ *     --duration 10s --warmup 5s --rounds 5 --threads 8
+ * </pre>
+ *
+ * <p>For each scenario it starts (or reuses) the servers, opens the peer and Shardwise on them with
+ * the same timeout, writes the data set, checks that both read and write the same data, warms both
+ * up, then runs them one after the other for several rounds, alternating which goes first, with
+ * the same threads, key sequence and values. It prints Markdown tables: rate ratios (median and
+ * range over rounds), HdrHistogram p50/p99, and each client's CPU and allocation per unit of work.
+ * Progress goes to standard error.
+ *
+ * <p>Exit codes: 0 done; 1 a client returned a wrong value, failed requests or failed a
+ * correctness check (the numbers are then worthless); 2 bad arguments.
+ */
+@Command(
+    name = "EndToEndBenchmark",
+    description = {
+      "Runs Shardwise and bare spymemcached / Lettuce alternately against the same local servers"
+          + " (started here) and prints Markdown tables of ops/s ratios and latency percentiles."
+    })
+public final class EndToEndBenchmark implements Callable<Integer> {
+
+  /** Exit code for bad arguments. */
+  static final int EXIT_USAGE = 2;
+
+  /** Exit code when a client returned wrong data or failed. */
+  static final int EXIT_INCORRECT = 1;
+
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "Show this help message and exit.")
+  boolean help;
+
+  @Option(
+      names = "--duration",
+      defaultValue = "10s",
+      converter = DurationConverter.class,
+      description = "Timed run per client per round (default ${DEFAULT-VALUE}); e.g. 10s, 500ms, 1m.")
+  Duration duration;
+
+  @Option(
+      names = "--warmup",
+      defaultValue = "5s",
+      converter = DurationConverter.class,
+      description = "Untimed run per client before the rounds (default ${DEFAULT-VALUE}).")
+  Duration warmup;
+
+  @Option(
+      names = "--rounds",
+      defaultValue = "5",
+      description = "Timed rounds; each runs every client once (default ${DEFAULT-VALUE}).")
+  int rounds;
+
+  @Option(
+      names = "--threads",
+      defaultValue = "8",
+      description = "Load threads, the same for every client (default ${DEFAULT-VALUE}).")
+  int threads;
+
+  @Option(
+      names = "--scenario",
+      split = ",",
+      paramLabel = "ID",
+      description = {
+        "Scenarios to run (default all): memcached-sync, memcached-async, redis-sync,"
+            + " redis-async, memcached-getmulti."
+      })
+  List<String> scenarios;
+
+  @Option(
+      names = "--timeout",
+      defaultValue = "1s",
+      converter = DurationConverter.class,
+      description = "Operation timeout of every client, peer and Shardwise (default ${DEFAULT-VALUE}).")
+  Duration timeout;
+
+  @Option(
+      names = "--keys",
+      defaultValue = "10000",
+      description = "Keys in the data set, written before each scenario (default ${DEFAULT-VALUE}).")
+  int keys;
+
+  @Option(
+      names = "--value-bytes",
+      defaultValue = "100",
+      description = "Size of every value (default ${DEFAULT-VALUE}).")
+  int valueBytes;
+
+  @Option(
+      names = "--seed",
+      defaultValue = "20240601",
+      description = "Seed of values and key sequences (default ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(
+      names = "--breakdown",
+      description = {
+        "Also run Shardwise's backend alone (a NodeConnection without the routing client) in the"
+            + " single-node scenarios, to split Shardwise's cost between backend and client."
+      })
+  boolean breakdown;
+
+  private final PrintWriter out;
+  private final PrintWriter err;
+
+  EndToEndBenchmark(PrintWriter out, PrintWriter err) {
+    this.out = out;
+    this.err = err;
+  }
+
+  public static void main(String[] args) {
+    quietLogging();
+    PrintWriter out = new PrintWriter(System.out, true);
+    PrintWriter err = new PrintWriter(System.err, true);
+    CommandLine cli = new CommandLine(new EndToEndBenchmark(out, err));
+    cli.setOut(out);
+    cli.setErr(err);
+    cli.setParameterExceptionHandler(
+        (e, ignored) -> {
+          err.println("EndToEndBenchmark: " + e.getMessage());
+          return EXIT_USAGE;
+        });
+    System.exit(cli.execute(args));
+  }
+
+  /** WARN and above only; spymemcached through SLF4J whichever client loads it first. */
+  private static void quietLogging() {
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    if (System.getProperty("net.spy.log.LoggerImpl") == null) {
+      System.setProperty("net.spy.log.LoggerImpl", "net.spy.memcached.compat.log.SLF4JLogger");
+    }
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    List<Scenario> selected;
+    try {
+      selected = selectedScenarios();
+      checkArguments();
+    } catch (IllegalArgumentException e) {
+      err.println("EndToEndBenchmark: " + e.getMessage());
+      return EXIT_USAGE;
+    }
+    OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+    double loadBefore = os.getSystemLoadAverage();
+    Instant started = Instant.now();
+    Dataset data = new Dataset(keys, valueBytes, seed);
+    List<ScenarioResult> results = new ArrayList<>();
+    boolean correct = true;
+    try (Servers servers = new Servers()) {
+      for (Scenario scenario : selected) {
+        ScenarioResult result = runScenario(scenario, servers, data);
+        results.add(result);
+        correct &= result.clean();
+      }
+    } catch (IllegalStateException e) {
+      err.println("EndToEndBenchmark: correctness check failed: " + e.getMessage());
+      correct = false;
+    }
+    double loadAfter = os.getSystemLoadAverage();
+    printReport(results, started, loadBefore, loadAfter, os.getAvailableProcessors());
+    if (!correct) {
+      err.println(
+          "EndToEndBenchmark: a client failed requests or returned wrong values; see the cost table");
+      return EXIT_INCORRECT;
+    }
+    return 0;
+  }
+
+  private List<Scenario> selectedScenarios() {
+    if (scenarios == null || scenarios.isEmpty()) {
+      return List.of(Scenario.values());
+    }
+    Set<Scenario> chosen = new LinkedHashSet<>();
+    for (String id : scenarios) {
+      chosen.add(Scenario.of(id));
+    }
+    return List.copyOf(chosen);
+  }
+
+  private void checkArguments() {
+    if (rounds < 1) {
+      throw new IllegalArgumentException("--rounds must be >= 1 but was " + rounds);
+    }
+    if (threads < 1) {
+      throw new IllegalArgumentException("--threads must be >= 1 but was " + threads);
+    }
+    if (duration.toMillis() < 100) {
+      throw new IllegalArgumentException("--duration must be >= 100ms but was " + duration);
+    }
+    if (warmup.isNegative()) {
+      throw new IllegalArgumentException("--warmup must be >= 0 but was " + warmup);
+    }
+    if (timeout.toMillis() < 1) {
+      throw new IllegalArgumentException("--timeout must be >= 1ms but was " + timeout);
+    }
+    if (keys < Workload.BATCH || keys > 99_999) {
+      throw new IllegalArgumentException("--keys must be in 100..99999 but was " + keys);
+    }
+    if (valueBytes < 1 || valueBytes > 16_384) {
+      throw new IllegalArgumentException(
+          "--value-bytes must be in 1..16384 (no compression on either side) but was " + valueBytes);
+    }
+  }
+
+  private ScenarioResult runScenario(Scenario scenario, Servers servers, Dataset data)
+      throws Exception {
+    err.println("== " + scenario.id() + ": " + scenario.title());
+    Scenario.Setup setup = scenario.open(servers, timeout, breakdown && scenario.nodes() == 1);
+    List<Contender> contenders = setup.contenders();
+    try {
+      for (Contender c : contenders) {
+        awaitReady(c);
+      }
+      Correctness.populate(contenders.get(0), data);
+      String verified = Correctness.verify(scenario, contenders, data, seed);
+      err.println("   verified: " + verified);
+      List<String> names = contenders.stream().map(Contender::name).toList();
+      ScenarioResult result = new ScenarioResult(scenario, names, verified);
+      if (!warmup.isZero()) {
+        for (Contender c : contenders) {
+          err.println("   warmup " + c.name());
+          timedRun(scenario, c, data, warmup, seed - 1, setup);
+        }
+      }
+      for (int round = 0; round < rounds; round++) {
+        boolean peerFirst = round % 2 == 0;
+        Measurement[] measured = new Measurement[contenders.size()];
+        for (int k = 0; k < contenders.size(); k++) {
+          int c = peerFirst ? k : contenders.size() - 1 - k;
+          measured[c] = timedRun(scenario, contenders.get(c), data, duration, seed + round, setup);
+          err.printf(
+              Locale.ROOT,
+              "   round %d %-28s %,12.0f %s/s  p50 %6.1f µs  p99 %7.1f µs%s%n",
+              round + 1,
+              contenders.get(c).name(),
+              measured[c].rate(),
+              scenario.workload().unit(),
+              measured[c].latency().getValueAtPercentile(50) / 1000.0,
+              measured[c].latency().getValueAtPercentile(99) / 1000.0,
+              measured[c].clean()
+                  ? ""
+                  : "  errors " + measured[c].errors() + ", wrong values "
+                      + measured[c].wrongValues() + ", first: " + measured[c].firstError());
+        }
+        result.rounds.add(List.of(measured));
+        result.peerFirst.add(peerFirst);
+      }
+      return result;
+    } finally {
+      for (Contender c : contenders) {
+        try {
+          c.close();
+        } catch (RuntimeException e) {
+          err.println("   could not close " + c.name() + ": " + e);
+        }
+      }
+    }
+  }
+
+  /** Collects the previous run's garbage first, so that no client pays for another's. */
+  private Measurement timedRun(
+      Scenario scenario, Contender c, Dataset data, Duration length, long runSeed, Scenario.Setup setup)
+      throws InterruptedException {
+    System.gc();
+    Thread.sleep(200);
+    Servers.Counters before = setup.serverCounters().get();
+    Measurement m = LoadRunner.run(c, scenario.workload(), data, threads, length, runSeed);
+    return m.withServerCounts(setup.serverCounters().get().minus(before));
+  }
+
+  /** Waits until {@code c} answers (Redis connections are made in the background). */
+  private static void awaitReady(Contender c) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (true) {
+      try {
+        c.get("e2e:ready");
+        return;
+      } catch (RuntimeException e) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(c.name() + " did not answer within 10 s: " + e, e);
+        }
+        Thread.sleep(50);
+      } catch (Exception e) {
+        throw new IllegalStateException(c.name() + " failed: " + e, e);
+      }
+    }
+  }
+
+  private void printReport(
+      List<ScenarioResult> results, Instant started, double loadBefore, double loadAfter, int cores) {
+    out.println("## End-to-end run, " + started);
+    out.println();
+    out.printf(
+        Locale.ROOT,
+        "%d cores, %s %s; %d threads per client, %d rounds of %s per client after %s warmup;"
+            + " %d keys, %d-byte values, timeout %s; system load average %.2f before, %.2f after.%n",
+        cores,
+        System.getProperty("java.vm.name"),
+        System.getProperty("java.version"),
+        threads,
+        rounds,
+        human(duration),
+        human(warmup),
+        keys,
+        valueBytes,
+        human(timeout),
+        loadBefore,
+        loadAfter);
+    out.println();
+    if (results.isEmpty()) {
+      out.println("No scenario completed.");
+      return;
+    }
+    out.println(Report.results(results));
+    out.println("Checked before timing:");
+    out.println();
+    for (ScenarioResult r : results) {
+      out.println("- " + r.scenario.id() + ": " + r.verification);
+    }
+    out.println();
+    out.println(Report.costs(results));
+    if (results.stream().anyMatch(r -> r.contenders() > 2)) {
+      out.println(Report.breakdown(results));
+    }
+    out.println(Report.rounds(results));
+  }
+
+  private static String human(Duration d) {
+    long ms = d.toMillis();
+    return ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms";
+  }
+
+  /** {@code 10s}, {@code 500ms}, {@code 2m}, or ISO-8601 ({@code PT10S}). */
+  static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+    private static final Pattern SHORT = Pattern.compile("(\\d+)\\s*(ms|s|m)");
+
+    @Override
+    public Duration convert(String value) {
+      Matcher m = SHORT.matcher(value.strip().toLowerCase(Locale.ROOT));
+      if (m.matches()) {
+        long n = Long.parseLong(m.group(1));
+        switch (m.group(2)) {
+          case "ms":
+            return Duration.ofMillis(n);
+          case "s":
+            return Duration.ofSeconds(n);
+          default:
+            return Duration.ofMinutes(n);
+        }
+      }
+      try {
+        return Duration.parse(value.strip());
+      } catch (DateTimeParseException e) {
+        throw new CommandLine.TypeConversionException(
+            "expected a duration such as 10s, 500ms, 2m or PT10S but got '" + value + "'");
+      }
+    }
+  }
+}

@@ -1,0 +1,135 @@
+package io.shardwise.benchmarks.e2e;
+
+import io.shardwise.core.RouterSpec;
+import io.shardwise.memcached.MemcachedBackend;
+import io.shardwise.memcached.MemcachedOptions;
+import io.shardwise.memcached.MemcachedProtocol;
+import io.shardwise.redis.RedisBackend;
+import io.shardwise.redis.RedisBackendOptions;
+import io.shardwise.routing.Node;
+import io.shardwise.testing.MemcachedServer;
+import io.shardwise.testing.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The pairs the issue asks for. Each opens its peer (first) and Shardwise (second) on the same
+ * server(s) with the same timeout; with {@code breakdown}, a third contender runs Shardwise's
+ * backend alone (single-node scenarios only).
+ */
+enum Scenario {
+  MEMCACHED_SYNC(
+      "memcached-sync", "memcached sync get/set, 1 node", Workload.SYNC_GET_SET, 0.95, 1),
+  MEMCACHED_ASYNC(
+      "memcached-async", "memcached async batches of 100, 1 node", Workload.ASYNC_BATCH, 0.95, 1),
+  REDIS_SYNC("redis-sync", "Redis sync get/set, 1 node", Workload.SYNC_GET_SET, 0.95, 1),
+  REDIS_ASYNC("redis-async", "Redis async batches of 100, 1 node", Workload.ASYNC_BATCH, 0.95, 1),
+  MEMCACHED_GET_MULTI(
+      "memcached-getmulti", "memcached getMulti of 100 keys, 4 nodes", Workload.GET_MULTI, 1.0, 4);
+
+  private final String id;
+  private final String title;
+  private final Workload workload;
+  private final double target;
+  private final int nodes;
+
+  Scenario(String id, String title, Workload workload, double target, int nodes) {
+    this.id = id;
+    this.title = title;
+    this.workload = workload;
+    this.target = target;
+    this.nodes = nodes;
+  }
+
+  /** The contenders of one scenario and what their servers have counted so far. */
+  record Setup(List<Contender> contenders, Supplier<Servers.Counters> serverCounters) {}
+
+  String id() {
+    return id;
+  }
+
+  String title() {
+    return title;
+  }
+
+  Workload workload() {
+    return workload;
+  }
+
+  /** The lowest acceptable Shardwise / peer ratio. */
+  double target() {
+    return target;
+  }
+
+  int nodes() {
+    return nodes;
+  }
+
+  boolean isRedis() {
+    return this == REDIS_SYNC || this == REDIS_ASYNC;
+  }
+
+  /** The scenario with this id. */
+  static Scenario of(String id) {
+    for (Scenario s : values()) {
+      if (s.id.equals(id.strip())) {
+        return s;
+      }
+    }
+    List<String> ids = new ArrayList<>();
+    for (Scenario s : values()) {
+      ids.add(s.id);
+    }
+    throw new IllegalArgumentException("unknown scenario '" + id + "'; expected one of " + ids);
+  }
+
+  /** Opens the peer, Shardwise and, with {@code breakdown} on one node, the backend alone. */
+  Setup open(Servers servers, Duration timeout, boolean breakdown) {
+    List<Contender> contenders = new ArrayList<>();
+    try {
+      if (isRedis()) {
+        RedisServer server = servers.redis();
+        contenders.add(new LettuceContender(server.host(), server.port(), timeout));
+        contenders.add(ShardwiseContender.redis(server.address(), timeout));
+        if (breakdown) {
+          RedisBackend backend =
+              RedisBackend.create(RedisBackendOptions.builder().commandTimeout(timeout).build());
+          contenders.add(
+              new BackendContender(backend, backend.connect(Node.of(server.host(), server.port()))));
+        }
+        return new Setup(contenders, () -> Servers.redisCounters(server));
+      }
+      List<MemcachedServer> fleet = servers.memcached(nodes);
+      if (nodes == 1) {
+        MemcachedServer server = fleet.get(0);
+        contenders.add(SpymemcachedContender.single(server.socketAddress(), timeout));
+        contenders.add(ShardwiseContender.memcached(server.address(), RouterSpec.DEFAULT, timeout));
+        if (breakdown) {
+          MemcachedBackend backend =
+              MemcachedBackend.create(
+                  MemcachedOptions.builder()
+                      .protocol(MemcachedProtocol.TEXT)
+                      .operationTimeout(timeout)
+                      .build());
+          contenders.add(
+              new BackendContender(backend, backend.connect(Node.of(server.host(), server.port()))));
+        }
+      } else {
+        contenders.add(
+            SpymemcachedContender.ketama(
+                fleet.stream().map(MemcachedServer::socketAddress).toList(), timeout));
+        contenders.add(
+            ShardwiseContender.memcached(
+                Servers.serverList(fleet),
+                RouterSpec.of("ketama").withKetamaCompatibility("spymemcached"),
+                timeout));
+      }
+      return new Setup(contenders, () -> Servers.memcachedCounters(fleet));
+    } catch (RuntimeException e) {
+      contenders.forEach(Contender::close);
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,95 @@
+package io.shardwise.benchmarks.e2e;
+
+import io.shardwise.testing.MemcachedServer;
+import io.shardwise.testing.RedisServer;
+import io.shardwise.testing.ServerFleet;
+import io.shardwise.testing.ServerHandle;
+import io.shardwise.testing.ServerMode;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The servers the scenarios share, started on first use as local processes on loopback
+ * ({@code test-servers} defaults: memcached {@code -t 2 -m 64}, Redis without persistence) and
+ * stopped by {@link #close()}. Local processes rather than Docker: a container's port proxy would
+ * add a hop to both sides and noise to the ratio.
+ */
+final class Servers implements AutoCloseable {
+
+  private ServerFleet<MemcachedServer> memcachedOne;
+  private ServerFleet<MemcachedServer> memcachedFour;
+  private ServerFleet<RedisServer> redisOne;
+
+  /** One memcached server (1) or the fleet of four (4). */
+  synchronized List<MemcachedServer> memcached(int count) {
+    if (count == 1) {
+      if (memcachedOne == null) {
+        memcachedOne = start(ServerFleet.memcachedBuilder().servers(1));
+      }
+      return memcachedOne.servers();
+    }
+    if (count == 4) {
+      if (memcachedFour == null) {
+        memcachedFour = start(ServerFleet.memcachedBuilder().servers(4));
+      }
+      return memcachedFour.servers();
+    }
+    throw new IllegalArgumentException("memcached fleets have 1 or 4 servers, not " + count);
+  }
+
+  synchronized RedisServer redis() {
+    if (redisOne == null) {
+      redisOne = start(ServerFleet.redisBuilder().servers(1));
+    }
+    return redisOne.server(0);
+  }
+
+  private static <S extends ServerHandle> ServerFleet<S> start(ServerFleet.Builder<S> builder) {
+    return builder.mode(ServerMode.LOCAL).build().start();
+  }
+
+  /** {@code host:port, host:port, ...} of {@code servers}, in order. */
+  static String serverList(List<? extends ServerHandle> servers) {
+    return servers.stream().map(ServerHandle::address).collect(Collectors.joining(", "));
+  }
+
+  /**
+   * What servers counted so far: commands, and bytes received (which tells one request for many
+   * keys from one request per key).
+   */
+  record Counters(long commands, long bytesIn) {
+    Counters minus(Counters before) {
+      return new Counters(commands - before.commands, bytesIn - before.bytesIn);
+    }
+  }
+
+  /** Gets and sets ({@code cmd_get} counts keys) and {@code bytes_read} of memcached servers. */
+  static Counters memcachedCounters(List<MemcachedServer> servers) {
+    long commands = 0;
+    long bytes = 0;
+    for (MemcachedServer server : servers) {
+      Map<String, String> stats = server.stats();
+      commands += Long.parseLong(stats.get("cmd_get")) + Long.parseLong(stats.get("cmd_set"));
+      bytes += Long.parseLong(stats.get("bytes_read"));
+    }
+    return new Counters(commands, bytes);
+  }
+
+  /** Commands processed and bytes received by a Redis server. */
+  static Counters redisCounters(RedisServer server) {
+    Map<String, String> stats = server.info("stats");
+    return new Counters(
+        Long.parseLong(stats.get("total_commands_processed")),
+        Long.parseLong(stats.get("total_net_input_bytes")));
+  }
+
+  @Override
+  public synchronized void close() {
+    for (ServerFleet<?> fleet : new ServerFleet<?>[] {memcachedOne, memcachedFour, redisOne}) {
+      if (fleet != null) {
+        fleet.close();
+      }
+    }
+  }
+}
