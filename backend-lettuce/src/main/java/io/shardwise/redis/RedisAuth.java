@@ -69,7 +69,8 @@ public final class RedisAuth {
 
   static String checkUsername(String username) {
     if (username.isEmpty()) {
-      throw new IllegalArgumentException("username must not be empty; use null for the default user");
+      throw new IllegalArgumentException(
+          "username must not be empty; use null for the default user");
     }
     for (int i = 0; i < username.length(); i++) {
       char c = username.charAt(i);

@@ -112,7 +112,8 @@ public final class RedisBackend implements Backend {
                         // let a 250 ms timeout fire as late as 350 ms. 10 ms ticks keep it close.
                         .timer(
                             new io.netty.util.HashedWheelTimer(
-                                new io.netty.util.concurrent.DefaultThreadFactory("shardwise-lettuce-timer", true),
+                                new io.netty.util.concurrent.DefaultThreadFactory(
+                                    "shardwise-lettuce-timer", true),
                                 10,
                                 java.util.concurrent.TimeUnit.MILLISECONDS))
                         .build());
@@ -296,6 +297,8 @@ public final class RedisBackend implements Backend {
       } catch (ExecutionException | TimeoutException e) {
         log.warn("Lettuce client resources did not shut down cleanly: {}", e.toString());
       }
+      // A timer handed to the resources builder is not stopped by their shutdown.
+      resources.timer().stop();
     }
   }
 

@@ -24,8 +24,8 @@ import java.util.function.Consumer;
  *     .build();
  * }</pre>
  *
- * <p>Security: {@link Builder#password} (and {@link Builder#username} for an ACL user) are sent with
- * {@code AUTH} on every connection; {@link Builder#nodeCredentials} overrides them for single
+ * <p>Security: {@link Builder#password} (and {@link Builder#username} for an ACL user) are sent
+ * with {@code AUTH} on every connection; {@link Builder#nodeCredentials} overrides them for single
  * nodes; {@link Builder#tls} turns on TLS. Passwords are {@link Secret}s: {@link #toString()} and
  * every message show at most where they came from ({@code env:NAME}, {@code file:/path}).
  *
@@ -91,7 +91,8 @@ public final class RedisBackendOptions {
     this.uriCustomizer = builder.uriCustomizer;
     this.username = builder.username;
     this.password = builder.password;
-    this.nodeCredentials = Collections.unmodifiableMap(new LinkedHashMap<>(builder.nodeCredentials));
+    this.nodeCredentials =
+        Collections.unmodifiableMap(new LinkedHashMap<>(builder.nodeCredentials));
     this.tls = builder.tls;
   }
 

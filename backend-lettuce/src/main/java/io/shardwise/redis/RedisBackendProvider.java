@@ -67,7 +67,8 @@ public final class RedisBackendProvider implements BackendProvider {
     RedisBackendOptions.Builder options =
         RedisBackendOptions.builder()
             .database(
-                reader.integer(DATABASE, RedisBackendOptions.DEFAULT_DATABASE, 0, Integer.MAX_VALUE))
+                reader.integer(
+                    DATABASE, RedisBackendOptions.DEFAULT_DATABASE, 0, Integer.MAX_VALUE))
             .commandTimeout(timeout);
     reader
         .text(CLIENT_NAME)
@@ -76,7 +77,9 @@ public final class RedisBackendProvider implements BackendProvider {
               try {
                 options.clientName(name);
               } catch (IllegalArgumentException e) {
-                reader.problem(CLIENT_NAME, "'" + name + "' is not allowed; expected printable ASCII without spaces");
+                reader.problem(
+                    CLIENT_NAME,
+                    "'" + name + "' is not allowed; expected printable ASCII without spaces");
               }
             });
     return options.build();

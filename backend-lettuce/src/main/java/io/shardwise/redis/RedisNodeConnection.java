@@ -173,7 +173,8 @@ final class RedisNodeConnection implements NodeConnection {
     lastConnectFailure = null;
     securityFailure = null;
     if (clearLoggedSecurityFailure()) {
-      log.info("{}: connected after {} attempts; the node accepts this client again", server, attempt);
+      log.info(
+          "{}: connected after {} attempts; the node accepts this client again", server, attempt);
     } else if (attempt > 1) {
       log.info("{}: connected after {} attempts", server, attempt);
     } else {
@@ -217,8 +218,8 @@ final class RedisNodeConnection implements NodeConnection {
     } else if (log.isDebugEnabled()) {
       log.debug("{}: connection attempt {} failed: {}", server, attempt, describe(cause));
     }
-    Duration delay =
-        connectDelay.createDelay(found != null ? Math.max(attempt, SECURITY_RETRY_ATTEMPT) : attempt);
+    long delayFor = found != null ? Math.max(attempt, SECURITY_RETRY_ATTEMPT) : attempt;
+    Duration delay = connectDelay.createDelay(delayFor);
     synchronized (this) {
       if (closed) {
         return;
@@ -313,6 +314,11 @@ final class RedisNodeConnection implements NodeConnection {
     String host = node.host();
     return host.equalsIgnoreCase(inet.getHostString())
         || (inet.getAddress() != null && host.equals(inet.getAddress().getHostAddress()));
+  }
+
+  /** Connection attempts made by this connection's own loop so far (for tests). */
+  int attempts() {
+    return attempts.get();
   }
 
   /** Whether the connection is established and up (for tests and diagnostics). */

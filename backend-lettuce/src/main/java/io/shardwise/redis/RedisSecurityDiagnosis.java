@@ -87,7 +87,7 @@ final class RedisSecurityDiagnosis {
     return null;
   }
 
-  /** An error reply to a request as a security failure ({@code NOPERM}, {@code NOAUTH}), or null. */
+  /** An error reply to a request as a security failure ({@code NOPERM}, {@code NOAUTH}) or null. */
   SecurityFailure ofRequestFailure(Throwable failure) {
     if (failure instanceof RedisCommandExecutionException) {
       return ofReply(failure.getMessage(), failure, false);

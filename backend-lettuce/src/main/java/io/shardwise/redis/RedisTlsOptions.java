@@ -162,13 +162,20 @@ public final class RedisTlsOptions {
 
   @Override
   public int hashCode() {
-    return Objects.hash(caFile, trustStore, keyStore, certificateFile, privateKeyFile, verifyHostname);
+    return Objects.hash(
+        caFile, trustStore, keyStore, certificateFile, privateKeyFile, verifyHostname);
   }
 
   @Override
   public String toString() {
     StringBuilder s = new StringBuilder("RedisTlsOptions[trust=");
-    s.append(caFile != null ? "caFile " + caFile : trustStore != null ? "trustStore " + trustStore : "JDK default");
+    if (caFile != null) {
+      s.append("caFile ").append(caFile);
+    } else if (trustStore != null) {
+      s.append("trustStore ").append(trustStore);
+    } else {
+      s.append("JDK default");
+    }
     if (trustStorePassword != null) {
       s.append(", trustStorePassword=").append(Secret.MASK);
     }

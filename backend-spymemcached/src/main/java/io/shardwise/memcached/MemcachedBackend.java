@@ -164,8 +164,9 @@ public final class MemcachedBackend implements Backend {
 
   /**
    * Whether {@code failure} says the server is unhealthy (no reply, connection down, timeout) as
-   * opposed to the server answering with an error. Unwraps {@link CompletionException} and {@link
-   * ExecutionException}.
+   * opposed to the server answering with an error or refusing the client's SASL credentials (a
+   * {@link io.shardwise.client.NodeAuthenticationException}, a configuration error). Unwraps
+   * {@link CompletionException} and {@link ExecutionException}.
    */
   @Override
   public boolean isNodeFailure(Throwable failure) {

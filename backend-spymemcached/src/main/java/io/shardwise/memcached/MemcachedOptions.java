@@ -1,7 +1,9 @@
 package io.shardwise.memcached;
 
+import io.shardwise.client.Secret;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Immutable options of a {@link MemcachedBackend}. Build with {@link #builder()}, change a copy
@@ -13,6 +15,16 @@ import java.util.Objects;
  *         .protocol(MemcachedProtocol.BINARY)
  *         .operationTimeout(Duration.ofMillis(100))
  *         .build();
+ * }</pre>
+ *
+ * <p>SASL authentication (mechanism PLAIN, what memcached started with {@code -S} offers) needs the
+ * binary protocol, the only one memcached speaks SASL over:
+ *
+ * <pre>{@code
+ * MemcachedOptions.builder()
+ *     .protocol(MemcachedProtocol.BINARY)
+ *     .sasl("orders", Secret.resolve("env:MEMCACHED_PASSWORD"))
+ *     .build();
  * }</pre>
  */
 public final class MemcachedOptions {
@@ -39,6 +51,8 @@ public final class MemcachedOptions {
   private final Duration connectTimeout;
   private final Duration maxReconnectDelay;
   private final boolean daemonThreads;
+  private final String saslUsername;
+  private final Secret saslPassword;
 
   private MemcachedOptions(Builder builder) {
     this.protocol = builder.protocol;
@@ -46,6 +60,8 @@ public final class MemcachedOptions {
     this.connectTimeout = builder.connectTimeout;
     this.maxReconnectDelay = builder.maxReconnectDelay;
     this.daemonThreads = builder.daemonThreads;
+    this.saslUsername = builder.saslUsername;
+    this.saslPassword = builder.saslPassword;
   }
 
   /** The options with every default. */
@@ -66,6 +82,8 @@ public final class MemcachedOptions {
     builder.connectTimeout = connectTimeout;
     builder.maxReconnectDelay = maxReconnectDelay;
     builder.daemonThreads = daemonThreads;
+    builder.saslUsername = saslUsername;
+    builder.saslPassword = saslPassword;
     return builder;
   }
 
@@ -96,6 +114,21 @@ public final class MemcachedOptions {
     return daemonThreads;
   }
 
+  /** The SASL user name, if SASL authentication is on. */
+  public Optional<String> saslUsername() {
+    return Optional.ofNullable(saslUsername);
+  }
+
+  /** The SASL password, if SASL authentication is on. */
+  public Optional<Secret> saslPassword() {
+    return Optional.ofNullable(saslPassword);
+  }
+
+  /** Whether connections authenticate with SASL PLAIN. */
+  public boolean sasl() {
+    return saslUsername != null;
+  }
+
   @Override
   public boolean equals(Object o) {
     if (this == o) {
@@ -109,13 +142,15 @@ public final class MemcachedOptions {
         && operationTimeout.equals(other.operationTimeout)
         && connectTimeout.equals(other.connectTimeout)
         && maxReconnectDelay.equals(other.maxReconnectDelay)
-        && daemonThreads == other.daemonThreads;
+        && daemonThreads == other.daemonThreads
+        && Objects.equals(saslUsername, other.saslUsername)
+        && Objects.equals(saslPassword, other.saslPassword);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(
-        protocol, operationTimeout, connectTimeout, maxReconnectDelay, daemonThreads);
+        protocol, operationTimeout, connectTimeout, maxReconnectDelay, daemonThreads, saslUsername);
   }
 
   @Override
@@ -133,6 +168,9 @@ public final class MemcachedOptions {
         + "s"
         + ", daemonThreads="
         + daemonThreads
+        + (saslUsername == null
+            ? ""
+            : ", sasl=" + saslUsername + ":" + Secret.MASK + " (" + saslPassword.source() + ")")
         + "]";
   }
 
@@ -143,6 +181,8 @@ public final class MemcachedOptions {
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
     private Duration maxReconnectDelay = DEFAULT_MAX_RECONNECT_DELAY;
     private boolean daemonThreads = DEFAULT_DAEMON_THREADS;
+    private String saslUsername;
+    private Secret saslPassword;
 
     private Builder() {}
 
@@ -199,7 +239,49 @@ public final class MemcachedOptions {
       return this;
     }
 
+    /**
+     * SASL PLAIN authentication with this user and password on every connection, or both null for
+     * none (the default). Needs {@link MemcachedProtocol#BINARY}. Give the password as a reference
+     * with {@link Secret#resolve(String)}: {@code env:NAME}, {@code file:/path}.
+     */
+    public Builder sasl(String username, Secret password) {
+      if (username == null && password == null) {
+        this.saslUsername = null;
+        this.saslPassword = null;
+        return this;
+      }
+      Objects.requireNonNull(username, "SASL username");
+      Objects.requireNonNull(password, "SASL password");
+      if (username.isEmpty()) {
+        throw new IllegalArgumentException("SASL username must not be empty");
+      }
+      for (int i = 0; i < username.length(); i++) {
+        if (Character.isISOControl(username.charAt(i))) {
+          throw new IllegalArgumentException(
+              "SASL username must not contain control characters but has "
+                  + String.format("U+%04X", (int) username.charAt(i))
+                  + " at index "
+                  + i);
+        }
+      }
+      this.saslUsername = username;
+      this.saslPassword = password;
+      return this;
+    }
+
+    /**
+     * The options.
+     *
+     * @throws IllegalStateException if SASL is set with the text protocol
+     */
     public MemcachedOptions build() {
+      if (saslUsername != null && protocol != MemcachedProtocol.BINARY) {
+        throw new IllegalStateException(
+            "SASL authentication needs the binary protocol, but the protocol is "
+                + protocol
+                + ": memcached speaks SASL only over the binary protocol (a server started with -S"
+                + " refuses text commands); set protocol(MemcachedProtocol.BINARY)");
+      }
       return new MemcachedOptions(this);
     }
   }

@@ -1,6 +1,8 @@
 package io.shardwise.memcached;
 
 import io.shardwise.client.CachedValue;
+import io.shardwise.client.NodeAuthenticationException;
+import io.shardwise.client.NodeSecurityException;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
@@ -77,6 +79,8 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   private final ExecutorService callbacks;
   private final ScheduledExecutorService timer;
   private final Consumer<SpymemcachedNodeConnection> onClose;
+  /** SASL authentication, or null without. */
+  private final SaslAuthentication sasl;
   private final Set<Call<?>> inFlight = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
@@ -87,7 +91,8 @@ final class SpymemcachedNodeConnection implements NodeConnection {
       OperationFactory operations,
       ExecutorService callbacks,
       ScheduledExecutorService timer,
-      Consumer<SpymemcachedNodeConnection> onClose) {
+      Consumer<SpymemcachedNodeConnection> onClose,
+      SaslAuthentication sasl) {
     this.node = node;
     this.protocol = options.protocol();
     this.operationTimeout = options.operationTimeout();
@@ -98,6 +103,7 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     this.callbacks = callbacks;
     this.timer = timer;
     this.onClose = onClose;
+    this.sasl = sasl;
   }
 
   /**
@@ -117,10 +123,15 @@ final class SpymemcachedNodeConnection implements NodeConnection {
           new UnknownHostException(
               "cannot resolve the host of memcached node " + node + ": " + node.host()));
     }
+    SaslAuthentication sasl =
+        options.sasl()
+            ? new SaslAuthentication(
+                node, options.saslUsername().orElseThrow(), options.saslPassword().orElseThrow())
+            : null;
     OperationFactory operations =
         options.protocol() == MemcachedProtocol.TEXT
             ? new ErrorTolerantAsciiOperationFactory()
-            : new BinaryOperationFactory();
+            : sasl != null ? sasl.operations() : new BinaryOperationFactory();
     CompletableFuture<Void> established = new CompletableFuture<>();
     ConnectionObserver observer =
         new ConnectionObserver() {
@@ -130,10 +141,22 @@ final class SpymemcachedNodeConnection implements NodeConnection {
           }
 
           @Override
-          public void connectionLost(SocketAddress socketAddress) {}
+          public void connectionLost(SocketAddress socketAddress) {
+            if (sasl != null) {
+              sasl.connectionLost();
+            }
+          }
         };
+    ConnectionFactoryBuilder builder = new ConnectionFactoryBuilder();
+    if (sasl != null) {
+      builder
+          .setAuthDescriptor(sasl.descriptor())
+          // Requests are held back while authentication is in progress (see begin), so this only
+          // bounds the rare request that races a reconnection.
+          .setAuthWaitTime(Math.min(100, options.operationTimeout().toMillis()));
+    }
     ConnectionFactory factory =
-        new ConnectionFactoryBuilder()
+        builder
             .setProtocol(
                 options.protocol() == MemcachedProtocol.TEXT
                     ? ConnectionFactoryBuilder.Protocol.TEXT
@@ -156,14 +179,34 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     }
     SpymemcachedNodeConnection connection =
         new SpymemcachedNodeConnection(
-            node, options, client, operations, callbacks, timer, onClose);
+            node, options, client, operations, callbacks, timer, onClose, sasl);
     connection.awaitFirstAttempt(established, options.connectTimeout());
     return connection;
   }
 
-  /** Waits until the first connection attempt succeeded or failed, or the timeout passed. */
+  /**
+   * Waits until the first connection attempt succeeded (and, with SASL, authentication succeeded
+   * or was refused) or failed, or the timeout passed.
+   */
   private void awaitFirstAttempt(CompletableFuture<Void> established, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
+    awaitConnection(established, deadline);
+    while (sasl != null
+        && established.isDone()
+        && server.isActive()
+        && !sasl.authenticated()
+        && !sasl.refused()
+        && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(2);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  private void awaitConnection(CompletableFuture<Void> established, long deadline) {
     // spymemcached counts attempts from 1 and resets the count to 0 once connected.
     while (!established.isDone() && server.getReconnectCount() <= 1) {
       long left = deadline - System.nanoTime();
@@ -186,6 +229,11 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   @Override
   public Node node() {
     return node;
+  }
+
+  /** SASL attempts so far, 0 without SASL (for tests). */
+  int saslAttempts() {
+    return sasl == null ? 0 : sasl.attempts();
   }
 
   // ---- operations ----------------------------------------------------------------------------
@@ -540,10 +588,26 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     return call.result;
   }
 
-  /** Registers the call and arms its deadline; false (with the call failed) when closed. */
+  /**
+   * Registers the call and arms its deadline; false (with the call failed) when closed, or when
+   * connected but not authenticated.
+   */
   private boolean begin(Call<?> call) {
     if (closed) {
       call.abort(closedFailure(call));
+      return false;
+    }
+    if (sasl != null && server.isActive() && !sasl.authenticated()) {
+      // spymemcached would block this thread for the authentication, then cancel the request.
+      call.abort(
+          sasl.refused()
+              ? sasl.refusal(call.describe())
+              : new MemcachedUnavailableException(
+                  call.describe()
+                      + ": connected to "
+                      + address()
+                      + " but SASL authentication is still in progress",
+                  null));
       return false;
     }
     inFlight.add(call);
@@ -670,8 +734,11 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     return node.address();
   }
 
-  private MemcachedServerErrorException errorReply(Call<?> call, OperationStatus status) {
+  private RuntimeException errorReply(Call<?> call, OperationStatus status) {
     String reply = status == null ? "no status" : status.getMessage();
+    if (isAuthRefusal(reply)) {
+      return authRequired(call, reply, null);
+    }
     return new MemcachedServerErrorException(
         call.describe()
             + ": server replied "
@@ -679,6 +746,31 @@ final class SpymemcachedNodeConnection implements NodeConnection {
             + (status == null ? "" : " (" + status.getStatusCode() + ")"),
         reply,
         null);
+  }
+
+  /** memcached's answer to a command before (or without) SASL authentication: status 0x20. */
+  private static boolean isAuthRefusal(String reply) {
+    return reply != null && reply.contains("Auth failure");
+  }
+
+  /**
+   * A command refused for want of authentication. With SASL on, requests wait for it (see {@link
+   * #begin}), so this means the server requires SASL and none is configured; spymemcached then
+   * drops and reopens the connection after each such reply (it throws the error on its I/O
+   * thread), which cannot be helped from outside without SASL.
+   */
+  private NodeAuthenticationException authRequired(Call<?> call, String reply, Throwable cause) {
+    return sasl != null && sasl.refused()
+        ? sasl.refusal(call.describe())
+        : new NodeAuthenticationException(
+            node,
+            call.describe()
+                + " failed: the server requires SASL authentication and "
+                + (sasl == null ? "none is configured" : "it has not succeeded")
+                + " ("
+                + reply.trim()
+                + ")",
+            cause);
   }
 
   private MemcachedUnavailableException notConnected(Call<?> call, Throwable cause) {
@@ -697,7 +789,7 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   /** The failure a spymemcached future reported, as a Shardwise exception. */
   private Throwable translate(Call<?> call, Throwable cause) {
-    if (cause instanceof MemcachedException) {
+    if (cause instanceof MemcachedException || cause instanceof NodeSecurityException) {
       return cause;
     }
     if (cause instanceof CancellationException) {
@@ -705,6 +797,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     }
     if (cause instanceof OperationException) {
       String reply = cause.getMessage() != null ? cause.getMessage() : cause.toString();
+      if (isAuthRefusal(reply)) {
+        return authRequired(call, reply, null);
+      }
       return new MemcachedServerErrorException(
           call.describe() + ": server replied " + reply, reply, cause);
     }
@@ -735,8 +830,11 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   }
 
   /** A batch failure of the same kind as {@code first}. */
-  private static MemcachedException summarize(Call<?> batch, String what, Throwable first) {
+  private Throwable summarize(Call<?> batch, String what, Throwable first) {
     String message = batch.describe() + ": " + what;
+    if (first instanceof NodeSecurityException) {
+      return new NodeAuthenticationException(node, message, first);
+    }
     if (first instanceof MemcachedTimeoutException) {
       MemcachedTimeoutException timeout =
           new MemcachedTimeoutException(message, ((MemcachedTimeoutException) first).timeout());

@@ -31,12 +31,44 @@ public final class RecordingLogs {
 
   private static final ConcurrentLinkedQueue<Event> EVENTS = new ConcurrentLinkedQueue<>();
   private static final int MAX_EVENTS = 100_000;
+  private static volatile boolean debug;
 
   private RecordingLogs() {}
 
   /** Forgets every event recorded so far. */
   public static void clear() {
     EVENTS.clear();
+  }
+
+  /** Records DEBUG events too, from loggers asked after this call (off by default). */
+  public static void captureDebug(boolean on) {
+    debug = on;
+  }
+
+  /** Every event recorded since the last {@link #clear()}. */
+  public static List<Event> all() {
+    return List.copyOf(EVENTS);
+  }
+
+  /** Every message of a throwable, its causes and suppressed exceptions. */
+  public static String describe(Throwable t) {
+    StringBuilder text = new StringBuilder();
+    java.util.Set<Throwable> seen =
+        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    java.util.ArrayDeque<Throwable> todo = new java.util.ArrayDeque<>();
+    todo.add(t);
+    while (!todo.isEmpty()) {
+      Throwable c = todo.poll();
+      if (!seen.add(c)) {
+        continue;
+      }
+      text.append(" [").append(c).append(']');
+      if (c.getCause() != null) {
+        todo.add(c.getCause());
+      }
+      java.util.Collections.addAll(todo, c.getSuppressed());
+    }
+    return text.toString();
   }
 
   /**
@@ -100,7 +132,7 @@ public final class RecordingLogs {
 
     @Override
     public boolean isDebugEnabled() {
-      return false;
+      return debug;
     }
 
     @Override
@@ -126,12 +158,12 @@ public final class RecordingLogs {
     @Override
     protected void handleNormalizedLoggingCall(
         Level level, Marker marker, String pattern, Object[] arguments, Throwable throwable) {
-      if (level.toInt() < Level.INFO.toInt()) {
+      if (level.toInt() < (debug ? Level.DEBUG : Level.INFO).toInt()) {
         return;
       }
       String message = MessageFormatter.basicArrayFormat(pattern, arguments);
       if (throwable != null) {
-        message += " [" + throwable + "]";
+        message += describe(throwable);
       }
       record(new Event(level, getName(), message));
     }

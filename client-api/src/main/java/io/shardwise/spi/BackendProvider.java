@@ -13,8 +13,8 @@ import java.util.Set;
  *
  * <p>A provider's own settings live under {@code shardwise.<name>.}: {@link #keys()} names them
  * without that prefix ({@code protocol} for {@code shardwise.memcached.protocol}), and {@link
- * #validate} and {@link #create} receive them the same way. Read them with a {@link
- * SettingsReader} over the prefix {@code shardwise.<name>.}, so that problems name the full key.
+ * #validate} and {@link #create} receive them the same way. Read them with a {@link SettingsReader}
+ * over the prefix {@code shardwise.<name>.}, so that problems name the full key.
  */
 public interface BackendProvider {
 
@@ -41,8 +41,8 @@ public interface BackendProvider {
   }
 
   /**
-   * A new backend configured by {@code settings} (sub-key to value; only keys that were set),
-   * whose connections use {@code timeout} unless given another.
+   * A new backend configured by {@code settings} (sub-key to value; only keys that were set), whose
+   * connections use {@code timeout} unless given another.
    *
    * @throws InvalidSettingsException if {@link #validate} finds problems
    */

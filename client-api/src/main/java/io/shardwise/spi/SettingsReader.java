@@ -17,8 +17,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads typed values from configuration text and collects every problem instead of stopping at
- * the first, so that a configuration loader can report them all at once ({@link #finish()}).
+ * Reads typed values from configuration text and collects every problem instead of stopping at the
+ * first, so that a configuration loader can report them all at once ({@link #finish()}).
  *
  * <p>Keys are given without the prefix ({@code timeout} for {@code shardwise.timeout}); problems
  * name the full key. Keys match loosely, as Spring Boot's relaxed binding does: case, dashes and
@@ -29,17 +29,17 @@ import java.util.regex.Pattern;
  * <p>Formats:
  *
  * <ul>
- *   <li>durations: a number and a unit, {@code ns us ms s m h d} ({@code 250ms}, {@code 2s},
- *       {@code 1.5s}), an ISO-8601 duration ({@code PT2S}), or {@code 0}
- *   <li>sizes: bytes ({@code 1048576}) or a number and a unit, {@code B KB MB GB} with {@code 1KB
- *       = 1024 bytes} ({@code 512KB}, {@code 1MB})
+ *   <li>durations: a number and a unit, {@code ns us ms s m h d} ({@code 250ms}, {@code 2s}, {@code
+ *       1.5s}), an ISO-8601 duration ({@code PT2S}), or {@code 0}
+ *   <li>sizes: bytes ({@code 1048576}) or a number and a unit, {@code B KB MB GB} with {@code 1KB =
+ *       1024 bytes} ({@code 512KB}, {@code 1MB})
  *   <li>choices: one of a fixed list, ignoring case; booleans: {@code true} or {@code false}
  * </ul>
  *
  * <p>Every key asked for is remembered: {@link #finish()} reports the keys that were set but never
  * asked for as unknown, with the closest known key as a suggestion. Values of secret keys ({@link
- * #secret}, or a name containing {@code password}, {@code secret} or {@code token}) never appear
- * in a problem.
+ * #secret}, or a name containing {@code password}, {@code secret} or {@code token}) never appear in
+ * a problem.
  */
 public final class SettingsReader {
 
@@ -82,7 +82,8 @@ public final class SettingsReader {
       if (previous != null) {
         String first = previous.key.compareTo(key) < 0 ? previous.key : key;
         String second = first.equals(key) ? previous.key : key;
-        problems.add(prefix + first + " and " + prefix + second + " name the same key; set it once");
+        problems.add(
+            prefix + first + " and " + prefix + second + " name the same key; set it once");
       }
     }
   }
@@ -186,7 +187,9 @@ public final class SettingsReader {
         return option;
       }
     }
-    problem(key, quote(key, value.get()) + " is not allowed; expected one of " + String.join(", ", allowed));
+    problem(
+        key,
+        quote(key, value.get()) + " is not allowed; expected one of " + String.join(", ", allowed));
     return defaultValue;
   }
 
@@ -348,8 +351,8 @@ public final class SettingsReader {
   }
 
   /**
-   * Reports every key that is set but was never asked for ({@code unknown key shardwise.timout
-   * (did you mean shardwise.timeout?)}), then throws if there is any problem.
+   * Reports every key that is set but was never asked for ({@code unknown key shardwise.timout (did
+   * you mean shardwise.timeout?)}), then throws if there is any problem.
    *
    * @throws InvalidSettingsException with every problem, one line each
    */
@@ -486,7 +489,9 @@ public final class SettingsReader {
     }
   }
 
-  /** A short form of {@code d} that {@link #parseDuration} reads back: {@code 250ms}, {@code 2s}. */
+  /**
+   * A short form of {@code d} that {@link #parseDuration} reads back: {@code 250ms}, {@code 2s}.
+   */
   public static String format(Duration d) {
     if (d.isZero()) {
       return "0";
@@ -497,7 +502,15 @@ public final class SettingsReader {
     } catch (ArithmeticException e) {
       return d.toString();
     }
-    long[] units = {86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L, 1_000_000L, 1_000L, 1L};
+    long[] units = {
+      86_400_000_000_000L,
+      3_600_000_000_000L,
+      60_000_000_000L,
+      1_000_000_000L,
+      1_000_000L,
+      1_000L,
+      1L
+    };
     String[] names = {"d", "h", "m", "s", "ms", "us", "ns"};
     for (int i = 0; i < units.length; i++) {
       if (nanos % units[i] == 0) {
@@ -615,7 +628,8 @@ public final class SettingsReader {
       current[0] = i;
       for (int j = 1; j <= b.length(); j++) {
         int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        current[j] = Math.min(Math.min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
+        current[j] =
+            Math.min(Math.min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
       }
       int[] swap = previous;
       previous = current;

@@ -41,8 +41,14 @@ class SettingsReaderTest {
   @Test
   void formatReadsBack() {
     for (Duration d :
-        List.of(Duration.ofMillis(250), Duration.ofSeconds(2), Duration.ofMinutes(90), Duration.ofDays(3),
-            Duration.ofNanos(1500), Duration.ZERO, Duration.ofMillis(1500))) {
+        List.of(
+            Duration.ofMillis(250),
+            Duration.ofSeconds(2),
+            Duration.ofMinutes(90),
+            Duration.ofDays(3),
+            Duration.ofNanos(1500),
+            Duration.ZERO,
+            Duration.ofMillis(1500))) {
       assertThat(SettingsReader.parseDuration(SettingsReader.format(d))).isEqualTo(d);
     }
     assertThat(SettingsReader.format(Duration.ofMillis(250))).isEqualTo("250ms");
@@ -71,15 +77,23 @@ class SettingsReaderTest {
     assertThat(r.duration("c", Duration.ZERO, Duration.ZERO)).isEqualTo(Duration.ofSeconds(1));
     assertThatThrownBy(r::finish)
         .isInstanceOf(InvalidSettingsException.class)
-        .hasMessage("x.a: 'x' is not an integer\nx.b: must be >= 0 but was -1\nunknown key x.cc (did you mean x.c?)");
+        .hasMessage(
+            "x.a: 'x' is not an integer\n"
+                + "x.b: must be >= 0 but was -1\n"
+                + "unknown key x.cc (did you mean x.c?)");
   }
 
   @Test
   void childrenListMapKeysAsWritten() {
-    SettingsReader r = reader("cache.caches.Books.ttl", "1m", "cache.caches[my.cache].ttl", "2m", "cache.ttl", "1h");
+    SettingsReader r =
+        reader(
+            "cache.caches.Books.ttl", "1m", "cache.caches[my.cache].ttl", "2m", "cache.ttl", "1h");
     assertThat(r.children("cache.caches")).containsExactly("Books", "my.cache");
-    assertThat(r.duration("cache.caches.Books.ttl", null, Duration.ZERO)).isEqualTo(Duration.ofMinutes(1));
-    assertThat(r.duration("cache.caches." + SettingsReader.element("my.cache") + ".ttl", null, Duration.ZERO))
+    assertThat(r.duration("cache.caches.Books.ttl", null, Duration.ZERO))
+        .isEqualTo(Duration.ofMinutes(1));
+    assertThat(
+            r.duration(
+                "cache.caches." + SettingsReader.element("my.cache") + ".ttl", null, Duration.ZERO))
         .isEqualTo(Duration.ofMinutes(2));
     assertThat(SettingsReader.normalize("a.b[c.D-e].f_g")).isEqualTo("a.b.[c.de].fg");
   }
@@ -90,7 +104,9 @@ class SettingsReaderTest {
     assertThat(r.secret("password")).hasValue("hunter2");
     r.integer("password", 0, 0, 1);
     r.integer("api-token", 0, 0, 1);
-    assertThat(r.problems()).containsExactly("x.password: ****** is not an integer", "x.api-token: ****** is not an integer");
+    assertThat(r.problems())
+        .containsExactly(
+            "x.password: ****** is not an integer", "x.api-token: ****** is not an integer");
     assertThat(r.isSecret("name")).isFalse();
   }
 

@@ -204,7 +204,11 @@ final class FleetHealth implements AutoCloseable {
     while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
       t = t.getCause();
     }
-    if (t instanceof NodeUnavailableException || t instanceof NoNodeAvailableException) {
+    if (t instanceof NodeUnavailableException
+        || t instanceof NoNodeAvailableException
+        || t instanceof io.shardwise.client.NodeSecurityException) {
+      // Not sent, or a configuration error (credentials, permissions, TLS): waiting does not fix
+      // it, and rerouting would hide it.
       return false;
     }
     if (t instanceof NodeTimeoutException || t instanceof TimeoutException) {

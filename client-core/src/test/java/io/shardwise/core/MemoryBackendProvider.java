@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * {@code shardwise.backend=memory}: an {@link InMemoryBackend} for configuration tests, with a
- * key of its own ({@code shardwise.memory.flags}: memcached-like key rules and flags, or Redis-like)
+ * {@code shardwise.backend=memory}: an {@link InMemoryBackend} for configuration tests, with a key
+ * of its own ({@code shardwise.memory.flags}: memcached-like key rules and flags, or Redis-like)
  * and a secret ({@code shardwise.memory.password}).
  */
 public final class MemoryBackendProvider implements BackendProvider {

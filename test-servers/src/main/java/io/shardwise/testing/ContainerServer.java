@@ -44,6 +44,11 @@ final class ContainerServer implements ServerInstance {
   }
 
   @Override
+  public ServerSpec spec() {
+    return spec;
+  }
+
+  @Override
   public synchronized void start() {
     RuntimeException failure = null;
     for (int attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
@@ -99,7 +104,7 @@ final class ContainerServer implements ServerInstance {
 
   private void awaitAnswering() {
     long deadline = System.nanoTime() + spec.startupTimeout().toNanos();
-    while (!Probes.answers(spec.kind(), host(), hostPort, Probes.PROBE_TIMEOUT)) {
+    while (!Probes.answers(spec, host(), hostPort, Probes.PROBE_TIMEOUT)) {
       if (System.nanoTime() > deadline) {
         throw new ServerStartupException(
             this

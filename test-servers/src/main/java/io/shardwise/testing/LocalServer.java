@@ -37,6 +37,14 @@ final class LocalServer implements ServerInstance {
     }
     this.logFile = directory.resolve("server.log");
     ShutdownReaper.register(this);
+    if (spec.sasl()) {
+      try {
+        LocalSasl.prepare(directory, spec.saslUsers());
+      } catch (RuntimeException e) {
+        close();
+        throw e;
+      }
+    }
   }
 
   @Override
@@ -84,6 +92,7 @@ final class LocalServer implements ServerInstance {
         ManagedProcess.launch(
             description,
             ServerCommands.local(spec, executable, candidate, directory, root),
+            ServerCommands.localEnvironment(spec, directory),
             directory,
             logFile);
     while (true) {
@@ -101,9 +110,8 @@ final class LocalServer implements ServerInstance {
                 + "; output:\n"
                 + LocalOs.lastLines(output, 20));
       }
-      if (Probes.answers(spec.kind(), host(), candidate, Probes.PROBE_TIMEOUT)) {
-        OptionalLong reported =
-            Probes.reportedPid(spec.kind(), host(), candidate, Probes.PROBE_TIMEOUT);
+      if (Probes.answers(spec, host(), candidate, Probes.PROBE_TIMEOUT)) {
+        OptionalLong reported = Probes.reportedPid(spec, host(), candidate, Probes.PROBE_TIMEOUT);
         if (reported.isPresent() && reported.getAsLong() != launched.pid()) {
           // Another server already listens there and answered in place of ours.
           launched.killNow();
@@ -125,6 +133,11 @@ final class LocalServer implements ServerInstance {
       }
       LocalOs.sleep(20);
     }
+  }
+
+  @Override
+  public ServerSpec spec() {
+    return spec;
   }
 
   @Override

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -37,14 +38,25 @@ final class ManagedProcess {
 
   static ManagedProcess launch(
       String description, List<String> command, Path workDir, Path logFile) {
+    return launch(description, command, Map.of(), workDir, logFile);
+  }
+
+  /** {@link #launch(String, List, Path, Path)} with {@code environment} added to the JVM's. */
+  static ManagedProcess launch(
+      String description,
+      List<String> command,
+      Map<String, String> environment,
+      Path workDir,
+      Path logFile) {
     try {
       long offset = Files.exists(logFile) ? Files.size(logFile) : 0;
-      Process process =
+      ProcessBuilder builder =
           new ProcessBuilder(command)
               .directory(workDir.toFile())
               .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-              .start();
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+      builder.environment().putAll(environment);
+      Process process = builder.start();
       process.getOutputStream().close();
       Process watchdog = startWatchdog(process.pid(), workDir);
       if (watchdog != null) {

@@ -3,6 +3,7 @@ package io.shardwise.testing;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** Command lines for local processes and containers. */
 final class ServerCommands {
@@ -20,13 +21,34 @@ final class ServerCommands {
         // memcached refuses to run as root unless told which user to run as.
         command.addAll(List.of("-u", "root"));
       }
+      if (spec.sasl()) {
+        // SASL over the binary protocol only; the SASL configuration comes from SASL_CONF_PATH.
+        command.add("-S");
+      }
     } else {
-      command.addAll(List.of("--bind", LOOPBACK, "--port", Integer.toString(port)));
+      command.addAll(List.of("--bind", LOOPBACK));
+      if (spec.tls() != null) {
+        // TLS only: no plaintext port at all.
+        ServerTls tls = spec.tls();
+        command.addAll(List.of("--port", "0", "--tls-port", Integer.toString(port)));
+        command.addAll(List.of("--tls-cert-file", tls.certificateFile().toString()));
+        command.addAll(List.of("--tls-key-file", tls.privateKeyFile().toString()));
+        command.addAll(List.of("--tls-ca-cert-file", tls.caCertificateFile().toString()));
+        String clientAuth = tls.requireClientCertificates() ? "yes" : "no";
+        command.addAll(List.of("--tls-auth-clients", clientAuth));
+      } else {
+        command.addAll(List.of("--port", Integer.toString(port)));
+      }
       command.addAll(List.of("--dir", dir.toString()));
       command.addAll(redisOptions(spec));
     }
     command.addAll(spec.extraArgs());
     return command;
+  }
+
+  /** The environment a local server needs beyond the JVM's: SASL_CONF_PATH for SASL memcached. */
+  static Map<String, String> localEnvironment(ServerSpec spec, Path dir) {
+    return spec.sasl() ? Map.of("SASL_CONF_PATH", LocalSasl.directory(dir).toString()) : Map.of();
   }
 
   /**

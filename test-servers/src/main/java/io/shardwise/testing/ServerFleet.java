@@ -4,7 +4,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -78,7 +80,9 @@ public final class ServerFleet<S extends ServerHandle>
             builder.startupTimeout,
             builder.ioTimeout,
             builder.executable,
-            builder.image);
+            builder.image,
+            builder.tls,
+            builder.saslUsers);
     this.size = builder.servers;
     this.requestedMode = builder.mode;
     this.handleFactory = builder.handleFactory;
@@ -142,6 +146,13 @@ public final class ServerFleet<S extends ServerHandle>
 
   private ServerMode resolveMode() {
     ServerMode mode = requestedMode != null ? requestedMode : ServerMode.configured();
+    if (spec.secured()) {
+      if (mode == ServerMode.DOCKER) {
+        throw new ServerStartupException(
+            "tls() and sasl() fleets run as local processes only, but Docker mode was requested");
+      }
+      return ServerMode.LOCAL;
+    }
     if (mode == ServerMode.AUTO) {
       return DockerDetection.isDockerLikelyAvailable() ? ServerMode.DOCKER : ServerMode.LOCAL;
     }
@@ -339,6 +350,8 @@ public final class ServerFleet<S extends ServerHandle>
     private Duration ioTimeout = DEFAULT_IO_TIMEOUT;
     private Path executable;
     private String image;
+    private ServerTls tls;
+    private final Map<String, String> saslUsers = new LinkedHashMap<>();
 
     private Builder(ServerKind kind, BiFunction<ServerInstance, Duration, S> handleFactory) {
       this.kind = kind;
@@ -391,6 +404,40 @@ public final class ServerFleet<S extends ServerHandle>
      */
     public Builder<S> extraArgs(String... args) {
       extraArgs.addAll(Arrays.asList(args));
+      return this;
+    }
+
+    /**
+     * Redis only: TLS only, on the port the fleet picks ({@code --port 0 --tls-port P} with the
+     * given files). Such a fleet runs as local processes; its raw helpers ({@code command}, {@code
+     * flushAll}, ...) speak plaintext and cannot reach it, {@link ServerHandle#isAnswering()} and
+     * failure injection work.
+     */
+    public Builder<S> tls(ServerTls serverTls) {
+      if (kind != ServerKind.REDIS) {
+        throw new IllegalStateException("tls() applies to Redis only, not " + kind);
+      }
+      this.tls = Objects.requireNonNull(serverTls, "serverTls");
+      return this;
+    }
+
+    /**
+     * memcached only: SASL authentication ({@code -S}, binary protocol only, mechanism PLAIN)
+     * against a sasldb holding this user; call again to add users. Needs {@code saslpasswd2}
+     * (Debian package {@code sasl2-bin}). Such a fleet runs as local processes; its text-protocol
+     * raw helpers cannot reach it, {@link ServerHandle#isAnswering()} (binary {@code version}) and
+     * failure injection work.
+     */
+    public Builder<S> sasl(String username, String password) {
+      if (kind != ServerKind.MEMCACHED) {
+        throw new IllegalStateException("sasl() applies to memcached only, not " + kind);
+      }
+      Objects.requireNonNull(username, "username");
+      Objects.requireNonNull(password, "password");
+      if (username.isEmpty() || password.isEmpty()) {
+        throw new IllegalArgumentException("SASL user name and password must not be empty");
+      }
+      saslUsers.put(username, password);
       return this;
     }
 

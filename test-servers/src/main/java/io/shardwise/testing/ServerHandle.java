@@ -67,7 +67,7 @@ public abstract class ServerHandle {
 
   /** Whether the server answers a real request ({@code version} / {@code PING}) within 500 ms. */
   public final boolean isAnswering() {
-    return Probes.answers(kind, host(), port(), ANSWER_TIMEOUT);
+    return Probes.answers(instance.spec(), host(), port(), ANSWER_TIMEOUT);
   }
 
   /** Graceful stop (SIGTERM, then SIGKILL after 10 s); waits until the process is gone. */

@@ -4,6 +4,9 @@ import java.util.OptionalLong;
 
 /** One server's lifecycle, as a local process or as a container. */
 interface ServerInstance extends AutoCloseable {
+  /** What the server was started with. */
+  ServerSpec spec();
+
   /** First start: picks a port, starts, waits until the server answers. */
   void start();
 

@@ -11,6 +11,7 @@ import io.shardwise.core.FailureMode;
 import io.shardwise.core.RejoinPolicy;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.core.ShardwiseClient;
+import io.shardwise.ketama.HashRingRouter;
 import io.shardwise.routers.MaglevRouter;
 import io.shardwise.routers.MultiProbeRouter;
 import io.shardwise.routing.HashTag;
@@ -20,7 +21,6 @@ import io.shardwise.spi.Backend;
 import io.shardwise.spi.BackendProvider;
 import io.shardwise.spi.InvalidSettingsException;
 import io.shardwise.spi.SettingsReader;
-import io.shardwise.ketama.HashRingRouter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -59,11 +59,11 @@ import java.util.function.Consumer;
  * AsyncCacheClient<Object> cache = ShardwiseConfig.fromFile(Path.of("cache.properties")).build();
  * }</pre>
  *
- * <p>Every problem is found before anything connects, and all of them are reported at once in
- * one {@link InvalidSettingsException}, one line each, naming the key, the value and what is
- * allowed ({@code shardwise.rejoin: 'hope' is not allowed; expected one of flush, journal, keep});
- * a key that is set but unknown is a problem too ({@code unknown key shardwise.timout (did you
- * mean shardwise.timeout?)}). {@link #keys()} lists the keys with their defaults.
+ * <p>Every problem is found before anything connects, and all of them are reported at once in one
+ * {@link InvalidSettingsException}, one line each, naming the key, the value and what is allowed
+ * ({@code shardwise.rejoin: 'hope' is not allowed; expected one of flush, journal, keep}); a key
+ * that is set but unknown is a problem too ({@code unknown key shardwise.timout (did you mean
+ * shardwise.timeout?)}). {@link #keys()} lists the keys with their defaults.
  *
  * <p>The backend is found by name among the {@link BackendProvider}s on the classpath ({@code
  * shardwise-backend-spymemcached} provides {@code memcached}, {@code shardwise-backend-lettuce}
@@ -123,46 +123,116 @@ public final class ShardwiseConfig {
 
   private static final List<ConfigKey> KEYS =
       List.of(
-          new ConfigKey(BACKEND, "(required)", "memcached, redis", "The kind of server; its module must be on the classpath."),
-          new ConfigKey(SERVERS, "(required)", "host:port[:weight], name=host:port[:weight], [::1]:port; comma separated",
+          new ConfigKey(
+              BACKEND,
+              "(required)",
+              "memcached, redis",
+              "The kind of server; its module must be on the classpath."),
+          new ConfigKey(
+              SERVERS,
+              "(required)",
+              "host:port[:weight], name=host:port[:weight], [::1]:port; comma separated",
               "The servers, in order. Weights >= 1; a name is hashed instead of the address."),
-          new ConfigKey(ROUTER, "ketama", String.join(", ", ROUTERS), "The router that maps a key to a server."),
-          new ConfigKey(KETAMA_COMPATIBILITY, "libketama", String.join(", ", KETAMA_MODES),
+          new ConfigKey(
+              ROUTER,
+              "ketama",
+              String.join(", ", ROUTERS),
+              "The router that maps a key to a server."),
+          new ConfigKey(
+              KETAMA_COMPATIBILITY,
+              "libketama",
+              String.join(", ", KETAMA_MODES),
               "Router ketama: the implementation whose placement it reproduces."),
-          new ConfigKey(RING_POINTS, Integer.toString(HashRingRouter.DEFAULT_POINTS_PER_NODE), ">= 1",
+          new ConfigKey(
+              RING_POINTS,
+              Integer.toString(HashRingRouter.DEFAULT_POINTS_PER_NODE),
+              ">= 1",
               "Router ring: points per unit of weight."),
-          new ConfigKey(MULTIPROBE_PROBES, Integer.toString(MultiProbeRouter.DEFAULT_PROBES), ">= 1",
+          new ConfigKey(
+              MULTIPROBE_PROBES,
+              Integer.toString(MultiProbeRouter.DEFAULT_PROBES),
+              ">= 1",
               "Router multiprobe: probes per key."),
-          new ConfigKey(MAGLEV_TABLE_SIZE, Integer.toString(MaglevRouter.DEFAULT_TABLE_SIZE),
+          new ConfigKey(
+              MAGLEV_TABLE_SIZE,
+              Integer.toString(MaglevRouter.DEFAULT_TABLE_SIZE),
               "a prime larger than the number of servers, <= " + MaglevRouter.MAX_TABLE_SIZE,
               "Router maglev: lookup table size."),
-          new ConfigKey(HASH_TAG, "none", "two characters such as {}, or none",
+          new ConfigKey(
+              HASH_TAG,
+              "none",
+              "two characters such as {}, or none",
               "Only the part of a key between the two characters is hashed, as in twemproxy."),
           new ConfigKey(TIMEOUT, "250ms", ">= 1ms", "Longest wait for one server's reply."),
-          new ConfigKey(CONNECT_WAIT, "2s", ">= 0", "Longest wait at start-up for the first connection to every server."),
-          new ConfigKey(MAX_VALUE_SIZE, "(per backend: 1MB memcached, 512MB redis)", "bytes, or 512KB, 1MB, ...; >= 1",
+          new ConfigKey(
+              CONNECT_WAIT,
+              "2s",
+              ">= 0",
+              "Longest wait at start-up for the first connection to every server."),
+          new ConfigKey(
+              MAX_VALUE_SIZE,
+              "(per backend: 1MB memcached, 512MB redis)",
+              "bytes, or 512KB, 1MB, ...; >= 1",
               "Largest encoded value accepted; larger ones fail before any I/O."),
-          new ConfigKey(CODEC, "(spymemcached for memcached, java for redis)", String.join(", ", CODECS),
+          new ConfigKey(
+              CODEC,
+              "(spymemcached for memcached, java for redis)",
+              String.join(", ", CODECS),
               "How values are turned into bytes; spymemcached needs memcached's flags."),
-          new ConfigKey(FAILURE_MODE, "redistribute", String.join(", ", FAILURE_MODES),
+          new ConfigKey(
+              FAILURE_MODE,
+              "redistribute",
+              String.join(", ", FAILURE_MODES),
               "What a request does when its server is ejected."),
-          new ConfigKey(FAILURE_THRESHOLD, Integer.toString(FailoverOptions.DEFAULT_FAILURE_THRESHOLD), ">= 1",
+          new ConfigKey(
+              FAILURE_THRESHOLD,
+              Integer.toString(FailoverOptions.DEFAULT_FAILURE_THRESHOLD),
+              ">= 1",
               "Consecutive failures (timeouts, connection errors) that eject a server."),
-          new ConfigKey(RETRY_ATTEMPTS, Integer.toString(FailoverOptions.DEFAULT_RETRY_ATTEMPTS), ">= 0",
+          new ConfigKey(
+              RETRY_ATTEMPTS,
+              Integer.toString(FailoverOptions.DEFAULT_RETRY_ATTEMPTS),
+              ">= 0",
               "Failure mode retry: extra attempts on the same server."),
-          new ConfigKey(REJOIN, "flush", String.join(", ", REJOIN_POLICIES),
+          new ConfigKey(
+              REJOIN,
+              "flush",
+              String.join(", ", REJOIN_POLICIES),
               "What happens to an ejected server's data before it is readmitted."),
-          new ConfigKey(JOURNAL_CAPACITY, Integer.toString(FailoverOptions.DEFAULT_JOURNAL_CAPACITY), ">= 1",
-              "Rejoin journal: keys remembered per ejected server before it falls back to a flush."),
-          new ConfigKey(PROBE_INTERVAL, "200ms", "> 0", "First wait before probing an ejected server; doubles after each failed probe."),
-          new ConfigKey(PROBE_MAX_INTERVAL, "5s", ">= probe-interval", "Longest wait between probes."),
-          new ConfigKey(PROBE_TIMEOUT, "1s", "> 0", "How long a probe, and each rejoin step, may take."),
-          new ConfigKey(BOUNDED_ENABLED, "false", "true, false", "Bounded-load reads: reads of an overloaded server spill to the next."),
-          new ConfigKey(BOUNDED_EPSILON, Double.toString(BoundedLoadSelector.DEFAULT_EPSILON), "> 0",
+          new ConfigKey(
+              JOURNAL_CAPACITY,
+              Integer.toString(FailoverOptions.DEFAULT_JOURNAL_CAPACITY),
+              ">= 1",
+              "Rejoin journal: keys remembered per ejected server before it falls back to a"
+                  + " flush."),
+          new ConfigKey(
+              PROBE_INTERVAL,
+              "200ms",
+              "> 0",
+              "First wait before probing an ejected server; doubles after each failed probe."),
+          new ConfigKey(
+              PROBE_MAX_INTERVAL, "5s", ">= probe-interval", "Longest wait between probes."),
+          new ConfigKey(
+              PROBE_TIMEOUT, "1s", "> 0", "How long a probe, and each rejoin step, may take."),
+          new ConfigKey(
+              BOUNDED_ENABLED,
+              "false",
+              "true, false",
+              "Bounded-load reads: reads of an overloaded server spill to the next."),
+          new ConfigKey(
+              BOUNDED_EPSILON,
+              Double.toString(BoundedLoadSelector.DEFAULT_EPSILON),
+              "> 0",
               "Bounded loads: allowed excess over a server's share (cap = (1 + epsilon) x share)."),
-          new ConfigKey(BOUNDED_PROBE_LIMIT, Integer.toString(BoundedLoadSelector.DEFAULT_PROBE_LIMIT), ">= 1",
+          new ConfigKey(
+              BOUNDED_PROBE_LIMIT,
+              Integer.toString(BoundedLoadSelector.DEFAULT_PROBE_LIMIT),
+              ">= 1",
               "Bounded loads: servers a read may try."),
-          new ConfigKey(BOUNDED_SCOPE, "hot", String.join(", ", SCOPES),
+          new ConfigKey(
+              BOUNDED_SCOPE,
+              "hot",
+              String.join(", ", SCOPES),
               "Bounded loads: which keys may spill, only keys found hot or every key."));
 
   private final String backend;
@@ -203,7 +273,9 @@ public final class ShardwiseConfig {
 
   // ---- loading -------------------------------------------------------------------------------
 
-  /** The configuration in {@code properties}; keys not starting with {@code shardwise.} are ignored. */
+  /**
+   * The configuration in {@code properties}; keys not starting with {@code shardwise.} are ignored.
+   */
   public static ShardwiseConfig from(Properties properties) {
     Objects.requireNonNull(properties, "properties");
     Map<String, String> settings = new LinkedHashMap<>();
@@ -230,8 +302,8 @@ public final class ShardwiseConfig {
   }
 
   /**
-   * Reads the keys of {@link #keys()} and the backend's from {@code reader}, then reports every
-   * key nobody asked for as unknown and throws if there is any problem ({@link
+   * Reads the keys of {@link #keys()} and the backend's from {@code reader}, then reports every key
+   * nobody asked for as unknown and throws if there is any problem ({@link
    * SettingsReader#finish()}). For integrations with keys of their own under {@code shardwise.}
    * (the Spring starter's {@code shardwise.cache.*}): read those first, from the same reader, so
    * that they are neither unknown nor reported apart.
@@ -242,7 +314,8 @@ public final class ShardwiseConfig {
   public static ShardwiseConfig from(SettingsReader reader) {
     Objects.requireNonNull(reader, "reader");
     if (!PREFIX.equals(reader.prefix())) {
-      throw new IllegalArgumentException("the reader's prefix must be " + PREFIX + " but was " + reader.prefix());
+      throw new IllegalArgumentException(
+          "the reader's prefix must be " + PREFIX + " but was " + reader.prefix());
     }
     Parsed parsed = new Parsed(reader, providers());
     reader.finish();
@@ -276,7 +349,8 @@ public final class ShardwiseConfig {
       }
       properties.load(new InputStreamReader(in, StandardCharsets.UTF_8));
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read Shardwise settings from classpath:" + name + ": " + e, e);
+      throw new UncheckedIOException(
+          "cannot read Shardwise settings from classpath:" + name + ": " + e, e);
     }
     return from(properties);
   }
@@ -316,7 +390,8 @@ public final class ShardwiseConfig {
   }
 
   /** {@link #build(Class)} after {@code customizer} has seen the builder. */
-  public <V> AsyncCacheClient<V> build(Class<V> valueType, Consumer<? super ClientBuilder<V>> customizer) {
+  public <V> AsyncCacheClient<V> build(
+      Class<V> valueType, Consumer<? super ClientBuilder<V>> customizer) {
     Objects.requireNonNull(valueType, "valueType");
     Objects.requireNonNull(customizer, "customizer");
     Backend created = provider.create(backendSettings, timeout);
@@ -384,7 +459,9 @@ public final class ShardwiseConfig {
     return maxValueBytes > 0 ? OptionalInt.of(maxValueBytes) : OptionalInt.empty();
   }
 
-  /** The codec's name; when not set, {@code spymemcached} for memcached and {@code java} for Redis. */
+  /**
+   * The codec's name; when not set, {@code spymemcached} for memcached and {@code java} for Redis.
+   */
   public String codec() {
     return codec != null ? codec : defaultCodec(backend);
   }
@@ -464,7 +541,8 @@ public final class ShardwiseConfig {
   /** Equal when every setting is, secrets included. */
   @Override
   public boolean equals(Object o) {
-    return o instanceof ShardwiseConfig && ((ShardwiseConfig) o).settings(false).equals(settings(false));
+    return o instanceof ShardwiseConfig
+        && ((ShardwiseConfig) o).settings(false).equals(settings(false));
   }
 
   @Override
@@ -538,7 +616,8 @@ public final class ShardwiseConfig {
       boundedEnabled = r.bool(BOUNDED_ENABLED, false);
       boundedEpsilon = r.decimalAbove(BOUNDED_EPSILON, BoundedLoadSelector.DEFAULT_EPSILON, 0);
       boundedProbeLimit =
-          r.integer(BOUNDED_PROBE_LIMIT, BoundedLoadSelector.DEFAULT_PROBE_LIMIT, 1, Integer.MAX_VALUE);
+          r.integer(
+              BOUNDED_PROBE_LIMIT, BoundedLoadSelector.DEFAULT_PROBE_LIMIT, 1, Integer.MAX_VALUE);
       boundedScope = r.choice(BOUNDED_SCOPE, "hot", SCOPES);
       readBackendKeys(r);
     }
@@ -555,15 +634,20 @@ public final class ShardwiseConfig {
       if (provider != null) {
         backend = name;
       } else if (BUILT_IN_BACKENDS.containsKey(name)) {
-        r.problem(BACKEND, "'" + value.get() + "' needs " + BUILT_IN_BACKENDS.get(name) + " on the classpath");
+        r.problem(
+            BACKEND,
+            "'" + value.get() + "' needs " + BUILT_IN_BACKENDS.get(name) + " on the classpath");
       } else {
-        r.problem(BACKEND, "'" + value.get() + "' is not allowed; expected one of " + String.join(", ", names));
+        r.problem(
+            BACKEND,
+            "'" + value.get() + "' is not allowed; expected one of " + String.join(", ", names));
       }
     }
 
     private void readServers(SettingsReader r) {
       Optional<String> value =
-          r.required(SERVERS, "expected a comma-separated list such as 10.0.0.1:11211,10.0.0.2:11211");
+          r.required(
+              SERVERS, "expected a comma-separated list such as 10.0.0.1:11211,10.0.0.2:11211");
       if (value.isEmpty()) {
         return;
       }
@@ -577,11 +661,16 @@ public final class ShardwiseConfig {
     private void readRouter(SettingsReader r) {
       String type = r.choice(ROUTER, "ketama", ROUTERS);
       String compatibility = r.choice(KETAMA_COMPATIBILITY, "libketama", KETAMA_MODES);
-      int points = r.integer(RING_POINTS, HashRingRouter.DEFAULT_POINTS_PER_NODE, 1, Integer.MAX_VALUE);
-      int probes = r.integer(MULTIPROBE_PROBES, MultiProbeRouter.DEFAULT_PROBES, 1, Integer.MAX_VALUE);
+      int points =
+          r.integer(RING_POINTS, HashRingRouter.DEFAULT_POINTS_PER_NODE, 1, Integer.MAX_VALUE);
+      int probes =
+          r.integer(MULTIPROBE_PROBES, MultiProbeRouter.DEFAULT_PROBES, 1, Integer.MAX_VALUE);
       int tableSize =
-          r.integer(MAGLEV_TABLE_SIZE, MaglevRouter.DEFAULT_TABLE_SIZE, 2, MaglevRouter.MAX_TABLE_SIZE);
-      if (r.isSet(MAGLEV_TABLE_SIZE) && tableSize != MaglevRouter.DEFAULT_TABLE_SIZE && !isPrime(tableSize)) {
+          r.integer(
+              MAGLEV_TABLE_SIZE, MaglevRouter.DEFAULT_TABLE_SIZE, 2, MaglevRouter.MAX_TABLE_SIZE);
+      if (r.isSet(MAGLEV_TABLE_SIZE)
+          && tableSize != MaglevRouter.DEFAULT_TABLE_SIZE
+          && !isPrime(tableSize)) {
         r.problem(MAGLEV_TABLE_SIZE, "must be a prime but was " + tableSize);
         tableSize = MaglevRouter.DEFAULT_TABLE_SIZE;
       }
@@ -606,7 +695,9 @@ public final class ShardwiseConfig {
 
     private static void onlyFor(SettingsReader r, String key, String routerType, String chosen) {
       if (r.isSet(key) && !routerType.equals(chosen)) {
-        r.problem(key, "applies to router " + routerType + " only, but " + PREFIX + ROUTER + " is " + chosen);
+        r.problem(
+            key,
+            "applies to router " + routerType + " only, but " + PREFIX + ROUTER + " is " + chosen);
       }
     }
 
@@ -621,7 +712,10 @@ public final class ShardwiseConfig {
       } catch (IllegalArgumentException e) {
         r.problem(
             HASH_TAG,
-            "'" + value.get() + "' is not allowed; expected two distinct printable ASCII characters such as {}, or none");
+            "'"
+                + value.get()
+                + "' is not allowed; expected two distinct printable ASCII characters such as {},"
+                + " or none");
       }
     }
 
@@ -630,8 +724,8 @@ public final class ShardwiseConfig {
       if ("spymemcached".equals(codec) && "redis".equals(backend)) {
         r.problem(
             CODEC,
-            "'spymemcached' needs the flags memcached stores beside a value, which redis does not keep;"
-                + " expected one of utf8, bytes, java with backend redis");
+            "'spymemcached' needs the flags memcached stores beside a value, which redis does not"
+                + " keep; expected one of utf8, bytes, java with backend redis");
         codec = null;
       }
     }
@@ -640,17 +734,27 @@ public final class ShardwiseConfig {
       FailoverOptions.Builder b = FailoverOptions.builder();
       b.failureMode(FailureMode.of(r.choice(FAILURE_MODE, "redistribute", FAILURE_MODES)));
       b.failureThreshold(
-          r.integer(FAILURE_THRESHOLD, FailoverOptions.DEFAULT_FAILURE_THRESHOLD, 1, Integer.MAX_VALUE));
-      b.retryAttempts(r.integer(RETRY_ATTEMPTS, FailoverOptions.DEFAULT_RETRY_ATTEMPTS, 0, Integer.MAX_VALUE));
+          r.integer(
+              FAILURE_THRESHOLD, FailoverOptions.DEFAULT_FAILURE_THRESHOLD, 1, Integer.MAX_VALUE));
+      b.retryAttempts(
+          r.integer(RETRY_ATTEMPTS, FailoverOptions.DEFAULT_RETRY_ATTEMPTS, 0, Integer.MAX_VALUE));
       b.rejoinPolicy(RejoinPolicy.of(r.choice(REJOIN, "flush", REJOIN_POLICIES)));
       b.journalCapacity(
-          r.integer(JOURNAL_CAPACITY, FailoverOptions.DEFAULT_JOURNAL_CAPACITY, 1, Integer.MAX_VALUE));
-      Duration interval = r.positiveDuration(PROBE_INTERVAL, FailoverOptions.DEFAULT_PROBE_INTERVAL);
-      Duration maxInterval = r.positiveDuration(PROBE_MAX_INTERVAL, FailoverOptions.DEFAULT_MAX_PROBE_INTERVAL);
+          r.integer(
+              JOURNAL_CAPACITY, FailoverOptions.DEFAULT_JOURNAL_CAPACITY, 1, Integer.MAX_VALUE));
+      Duration interval =
+          r.positiveDuration(PROBE_INTERVAL, FailoverOptions.DEFAULT_PROBE_INTERVAL);
+      Duration maxInterval =
+          r.positiveDuration(PROBE_MAX_INTERVAL, FailoverOptions.DEFAULT_MAX_PROBE_INTERVAL);
       if (maxInterval.compareTo(interval) < 0) {
         r.problem(
             PROBE_MAX_INTERVAL,
-            "must be >= " + PREFIX + PROBE_INTERVAL + " (" + SettingsReader.format(interval) + ") but was "
+            "must be >= "
+                + PREFIX
+                + PROBE_INTERVAL
+                + " ("
+                + SettingsReader.format(interval)
+                + ") but was "
                 + SettingsReader.format(maxInterval));
         maxInterval = interval;
       }
@@ -665,7 +769,9 @@ public final class ShardwiseConfig {
         for (String key : provider.keys()) {
           String full = backend + "." + key;
           Optional<String> value =
-              provider.secretKeys().contains(key) || SettingsReader.looksSecret(key) ? r.secret(full) : r.text(full);
+              provider.secretKeys().contains(key) || SettingsReader.looksSecret(key)
+                  ? r.secret(full)
+                  : r.text(full);
           value.ifPresent(v -> backendSettings.put(key, v));
         }
         provider.validate(backendSettings).forEach(r::problem);
@@ -674,7 +780,15 @@ public final class ShardwiseConfig {
         String normalized = SettingsReader.normalize(key);
         for (String other : BUILT_IN_BACKENDS.keySet()) {
           if (normalized.startsWith(other + ".") && !other.equals(backend) && backend != null) {
-            r.problem(key, "applies to backend " + other + " only, but " + PREFIX + BACKEND + " is " + backend);
+            r.problem(
+                key,
+                "applies to backend "
+                    + other
+                    + " only, but "
+                    + PREFIX
+                    + BACKEND
+                    + " is "
+                    + backend);
             r.ignore(key);
           } else if (normalized.startsWith(other + ".") && backend == null) {
             r.ignore(key); // the backend itself is the problem

@@ -42,7 +42,11 @@ final class TypedCodec<V> implements ValueCodec<V> {
     }
     if (stored != Object.class && !valueType.isAssignableFrom(stored)) {
       throw new IllegalArgumentException(
-          "codec " + codec.name() + " stores " + stored.getSimpleName() + " values, not "
+          "codec "
+              + codec.name()
+              + " stores "
+              + stored.getSimpleName()
+              + " values, not "
               + valueType.getName());
     }
     @SuppressWarnings("unchecked") // only ever given values of `stored`, checked in encode
@@ -59,7 +63,11 @@ final class TypedCodec<V> implements ValueCodec<V> {
   public CachedValue encode(V value) {
     if (!storedType.isInstance(value)) {
       throw new IllegalArgumentException(
-          "codec " + codec.name() + " stores " + storedType.getSimpleName() + " values but got a "
+          "codec "
+              + codec.name()
+              + " stores "
+              + storedType.getSimpleName()
+              + " values but got a "
               + value.getClass().getName());
     }
     return codec.encode(value);
@@ -70,7 +78,10 @@ final class TypedCodec<V> implements ValueCodec<V> {
     Object value = codec.decode(stored);
     if (!valueType.isInstance(value)) {
       throw new CodecException(
-          "expected a " + valueType.getName() + " but the stored value is a " + value.getClass().getName());
+          "expected a "
+              + valueType.getName()
+              + " but the stored value is a "
+              + value.getClass().getName());
     }
     return valueType.cast(value);
   }

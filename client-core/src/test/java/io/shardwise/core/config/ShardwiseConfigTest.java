@@ -68,13 +68,16 @@ class ShardwiseConfigTest {
     assertThat(config.maxValueBytes()).isEmpty();
     assertThat(config.failover().failureMode()).isEqualTo(FailureMode.REDISTRIBUTE);
     assertThat(config.failover().rejoinPolicy()).isEqualTo(RejoinPolicy.FLUSH);
-    assertThat(config.failover().toString()).isEqualTo(io.shardwise.core.FailoverOptions.defaults().toString());
+    assertThat(config.failover().toString())
+        .isEqualTo(io.shardwise.core.FailoverOptions.defaults().toString());
     assertThat(config.bounded().enabled()).isFalse();
     assertThat(config.bounded().epsilon()).isEqualTo(0.25);
     assertThat(config.bounded().probeLimit()).isEqualTo(8);
     assertThat(config.servers())
         .containsExactly(
-            Node.of("10.0.0.1", 11211), Node.of("10.0.0.2", 11211), Node.named("cache-c", "10.0.0.3", 11211, 2));
+            Node.of("10.0.0.1", 11211),
+            Node.of("10.0.0.2", 11211),
+            Node.named("cache-c", "10.0.0.3", 11211, 2));
   }
 
   @Test
@@ -133,39 +136,46 @@ class ShardwiseConfigTest {
   @Test
   void badValuesNameTheKeyTheValueAndWhatIsAllowed() {
     assertThat(problems("rejoin", "hope").problems())
-        .containsExactly("shardwise.rejoin: 'hope' is not allowed; expected one of flush, journal, keep");
+        .containsExactly(
+            "shardwise.rejoin: 'hope' is not allowed; expected one of flush, journal, keep");
     assertThat(problems("bounded.epsilon", "-0.1").problems())
         .containsExactly("shardwise.bounded.epsilon: must be > 0 but was -0.1");
     assertThat(problems("bounded.probe-limit", "0").problems())
         .containsExactly("shardwise.bounded.probe-limit: must be >= 1 but was 0");
     assertThat(problems("timeout", "fast").problems())
         .containsExactly(
-            "shardwise.timeout: 'fast' is not a duration; expected a number and a unit (ns, us, ms, s, m, h, d)"
-                + " such as 250ms or 2s");
+            "shardwise.timeout: 'fast' is not a duration; expected a number and a unit (ns, us, ms,"
+                + " s, m, h, d) such as 250ms or 2s");
     assertThat(problems("timeout", "0ms").problems())
         .containsExactly("shardwise.timeout: must be >= 1ms but was 0ms");
-    assertThat(problems("timeout", "250").problems()).singleElement().asString().contains("'250' is not a duration");
+    assertThat(problems("timeout", "250").problems())
+        .singleElement()
+        .asString()
+        .contains("'250' is not a duration");
     assertThat(problems("router", "consistent").problems())
         .containsExactly(
-            "shardwise.router: 'consistent' is not allowed; expected one of ketama, ring, hrw, jump, multiprobe,"
-                + " maglev, modulo");
+            "shardwise.router: 'consistent' is not allowed; expected one of ketama, ring, hrw,"
+                + " jump, multiprobe, maglev, modulo");
     assertThat(problems("max-value-size", "big").problems())
         .containsExactly(
-            "shardwise.max-value-size: 'big' is not a size; expected a number of bytes, or a number and a unit"
-                + " (B, KB, MB, GB) such as 512KB or 1MB");
+            "shardwise.max-value-size: 'big' is not a size; expected a number of bytes, or a number"
+                + " and a unit (B, KB, MB, GB) such as 512KB or 1MB");
     assertThat(problems("servers", "10.0.0.1:11211,10.0.0.1:11211").problems())
         .containsExactly(
-            "shardwise.servers: server list must not name a server twice but 10.0.0.1:11211 is entry 1 and entry 2");
+            "shardwise.servers: server list must not name a server twice but 10.0.0.1:11211 is"
+                + " entry 1 and entry 2");
     assertThat(problems("servers", "10.0.0.1").problems())
         .containsExactly("shardwise.servers: server entry '10.0.0.1': expected host:port");
     assertThat(problems("servers", "a:1:-2").problems())
-        .containsExactly("shardwise.servers: server entry 'a:1:-2': weight must be >= 1 but was -2");
+        .containsExactly(
+            "shardwise.servers: server entry 'a:1:-2': weight must be >= 1 but was -2");
     assertThat(problems("hash-tag", "{").problems())
         .containsExactly(
-            "shardwise.hash-tag: '{' is not allowed; expected two distinct printable ASCII characters such as {},"
-                + " or none");
+            "shardwise.hash-tag: '{' is not allowed; expected two distinct printable ASCII"
+                + " characters such as {}, or none");
     assertThat(problems("probe-interval", "2s", "probe-max-interval", "1s").problems())
-        .containsExactly("shardwise.probe-max-interval: must be >= shardwise.probe-interval (2s) but was 1s");
+        .containsExactly(
+            "shardwise.probe-max-interval: must be >= shardwise.probe-interval (2s) but was 1s");
     assertThat(problems("router", "maglev", "maglev.table-size", "65536").problems())
         .containsExactly("shardwise.maglev.table-size: must be a prime but was 65536");
     assertThat(problems("router", "jump").problems())
@@ -173,7 +183,8 @@ class ShardwiseConfigTest {
         .asString()
         .startsWith("shardwise.router: jump cannot route these servers: ");
     assertThat(problems("bounded.enabled", "yes").problems())
-        .containsExactly("shardwise.bounded.enabled: 'yes' is not allowed; expected one of true, false");
+        .containsExactly(
+            "shardwise.bounded.enabled: 'yes' is not allowed; expected one of true, false");
   }
 
   @Test
@@ -182,13 +193,15 @@ class ShardwiseConfigTest {
         .isInstanceOf(InvalidSettingsException.class)
         .hasMessage(
             "shardwise.backend: missing; expected one of memcached, redis, memory\n"
-                + "shardwise.servers: missing; expected a comma-separated list such as 10.0.0.1:11211,10.0.0.2:11211");
+                + "shardwise.servers: missing; expected a comma-separated list such as"
+                + " 10.0.0.1:11211,10.0.0.2:11211");
   }
 
   @Test
   void everyProblemIsReportedAtOnceOneLineEach() {
     InvalidSettingsException e =
-        problems("rejoin", "hope", "bounded.epsilon", "-0.1", "timout", "1s", "failure-threshold", "0");
+        problems(
+            "rejoin", "hope", "bounded.epsilon", "-0.1", "timout", "1s", "failure-threshold", "0");
     assertThat(e.problems())
         .containsExactly(
             "shardwise.failure-threshold: must be >= 1 but was 0",
@@ -204,31 +217,39 @@ class ShardwiseConfigTest {
     assertThat(problems("timout", "1s").problems())
         .containsExactly("unknown key shardwise.timout (did you mean shardwise.timeout?)");
     assertThat(problems("bounded.epsilom", "1").problems())
-        .containsExactly("unknown key shardwise.bounded.epsilom (did you mean shardwise.bounded.epsilon?)");
+        .containsExactly(
+            "unknown key shardwise.bounded.epsilom (did you mean shardwise.bounded.epsilon?)");
     assertThat(problems("epsilon", "1").problems())
         .containsExactly("unknown key shardwise.epsilon (did you mean shardwise.bounded.epsilon?)");
     assertThat(problems("memory.pasword", "x").problems())
-        .containsExactly("unknown key shardwise.memory.pasword (did you mean shardwise.memory.password?)");
+        .containsExactly(
+            "unknown key shardwise.memory.pasword (did you mean shardwise.memory.password?)");
     assertThat(problems("completely.different", "x").problems())
         .containsExactly("unknown key shardwise.completely.different");
   }
 
   @Test
   void keysMatchLooselyAsInSpringBoot() {
-    ShardwiseConfig config = with("failureMode", "retry", "Bounded.probeLimit", "4", "probe_timeout", "2s");
+    ShardwiseConfig config =
+        with("failureMode", "retry", "Bounded.probeLimit", "4", "probe_timeout", "2s");
     assertThat(config.failover().failureMode()).isEqualTo(FailureMode.RETRY);
     assertThat(config.bounded().probeLimit()).isEqualTo(4);
     assertThat(config.failover().probeTimeout()).isEqualTo(Duration.ofSeconds(2));
     assertThat(problems("failureMode", "retry", "failure-mode", "retry").problems())
-        .containsExactly("shardwise.failure-mode and shardwise.failureMode name the same key; set it once");
+        .containsExactly(
+            "shardwise.failure-mode and shardwise.failureMode name the same key; set it once");
   }
 
   @Test
   void routerParametersOfAnotherRouterAreProblems() {
     assertThat(problems("maglev.table-size", "1009").problems())
-        .containsExactly("shardwise.maglev.table-size: applies to router maglev only, but shardwise.router is ketama");
+        .containsExactly(
+            "shardwise.maglev.table-size: applies to router maglev only, but shardwise.router is"
+                + " ketama");
     assertThat(problems("router", "ring", "ketama.compatibility", "twemproxy").problems())
-        .containsExactly("shardwise.ketama.compatibility: applies to router ketama only, but shardwise.router is ring");
+        .containsExactly(
+            "shardwise.ketama.compatibility: applies to router ketama only, but shardwise.router is"
+                + " ring");
   }
 
   @Test
@@ -240,35 +261,47 @@ class ShardwiseConfigTest {
         .hasMessage("shardwise.backend: 'redis' needs shardwise-backend-lettuce on the classpath");
     settings.put("shardwise.backend", "memcached");
     assertThatThrownBy(() -> ShardwiseConfig.from(settings))
-        .hasMessage("shardwise.backend: 'memcached' needs shardwise-backend-spymemcached on the classpath");
+        .hasMessage(
+            "shardwise.backend: 'memcached' needs shardwise-backend-spymemcached on the classpath");
     settings.put("shardwise.backend", "mongo");
     assertThatThrownBy(() -> ShardwiseConfig.from(settings))
-        .hasMessage("shardwise.backend: 'mongo' is not allowed; expected one of memcached, redis, memory");
+        .hasMessage(
+            "shardwise.backend: 'mongo' is not allowed; expected one of memcached, redis, memory");
   }
 
   @Test
   void backendKeysGoToTheirProviderAndOtherBackendsKeysAreProblems() {
     ShardwiseConfig config = with("memory.flags", "false", "memory.password", "s3cret");
-    assertThat(config.backendSettings()).containsEntry("flags", "false").containsEntry("password", "******");
+    assertThat(config.backendSettings())
+        .containsEntry("flags", "false")
+        .containsEntry("password", "******");
     assertThat(problems("memory.flags", "maybe").problems())
-        .containsExactly("shardwise.memory.flags: 'maybe' is not allowed; expected one of true, false");
+        .containsExactly(
+            "shardwise.memory.flags: 'maybe' is not allowed; expected one of true, false");
     assertThat(problems("redis.database", "1").problems())
-        .containsExactly("shardwise.redis.database: applies to backend redis only, but shardwise.backend is memory");
+        .containsExactly(
+            "shardwise.redis.database: applies to backend redis only, but shardwise.backend is"
+                + " memory");
   }
 
   @Test
   void secretsNeverShow() {
     ShardwiseConfig config = with("memory.password", "s3cret");
-    assertThat(config.toString()).doesNotContain("s3cret").contains("shardwise.memory.password=******");
+    assertThat(config.toString())
+        .doesNotContain("s3cret")
+        .contains("shardwise.memory.password=******");
     assertThat(config.settings().toString()).doesNotContain("s3cret");
-    assertThat(config).isNotEqualTo(with("memory.password", "other")).isEqualTo(with("memory.password", "s3cret"));
+    assertThat(config)
+        .isNotEqualTo(with("memory.password", "other"))
+        .isEqualTo(with("memory.password", "s3cret"));
     InvalidSettingsException e = problems("memory.password", "s3cret", "memory.flags", "nope");
     assertThat(e.getMessage()).doesNotContain("s3cret").contains("'nope'");
   }
 
   @Test
   void codecMustSuitTheBackend() {
-    assertThat(with("memory.flags", "false").codec()).isEqualTo("backend default (spymemcached if it stores flags, else java)");
+    assertThat(with("memory.flags", "false").codec())
+        .isEqualTo("backend default (spymemcached if it stores flags, else java)");
     Map<String, String> settings = minimal();
     settings.put("shardwise.codec", "spymemcached");
     settings.put("shardwise.backend", "memory");
@@ -282,8 +315,17 @@ class ShardwiseConfigTest {
   @Test
   void theLoaderBuildsTheSameClientAsTheBuilderFromTheSameSettings() {
     ShardwiseConfig config =
-        with("router", "ketama", "ketama.compatibility", "libmemcached", "hash-tag", "{}", "timeout", "400ms",
-            "codec", "utf8");
+        with(
+            "router",
+            "ketama",
+            "ketama.compatibility",
+            "libmemcached",
+            "hash-tag",
+            "{}",
+            "timeout",
+            "400ms",
+            "codec",
+            "utf8");
     try (AsyncCacheClient<Object> loaded = config.build();
         AsyncCacheClient<String> built =
             ShardwiseClient.builder()
@@ -329,12 +371,16 @@ class ShardwiseConfigTest {
     java.util.List<String> seen = new java.util.ArrayList<>();
     try (AsyncCacheClient<Object> client =
         ShardwiseConfig.from(minimal())
-            .build(b -> b.metrics(new io.shardwise.client.ClientMetrics() {
-              @Override
-              public void request(Node node, String operation, long latencyNanos, Throwable failure) {
-                seen.add(operation);
-              }
-            }))) {
+            .build(
+                b ->
+                    b.metrics(
+                        new io.shardwise.client.ClientMetrics() {
+                          @Override
+                          public void request(
+                              Node node, String operation, long latencyNanos, Throwable failure) {
+                            seen.add(operation);
+                          }
+                        }))) {
       client.set("k", "v", Duration.ZERO).join();
     }
     assertThat(seen).contains("set");
@@ -345,7 +391,8 @@ class ShardwiseConfigTest {
     Path file = dir.resolve("cache.properties");
     Files.writeString(
         file,
-        "# a comment\nother.key=ignored\nshardwise.backend=memory\nshardwise.servers=" + SERVERS
+        "# a comment\nother.key=ignored\nshardwise.backend=memory\nshardwise.servers="
+            + SERVERS
             + "\nshardwise.timeout=1s\n");
     ShardwiseConfig fromFile = ShardwiseConfig.fromFile(file);
     assertThat(fromFile.timeout()).isEqualTo(Duration.ofSeconds(1));
