@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -29,10 +29,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * }
  * }</pre>
  *
- * <p>The backend owns the threads its connections share — callback threads that complete the
- * futures, and one timer thread for operation timeouts — and stops them on {@link #close()}, after
- * closing every connection it opened that is still open. Each connection adds spymemcached's own
- * I/O thread.
+ * <p>The futures complete on spymemcached's I/O thread (code chained on them must not block).
+ * The backend owns one timer thread, which fails overdue requests every {@value
+ * #DEADLINE_SCAN_MILLIS} ms, and stops it on {@link #close()}, after closing every connection it
+ * opened that is still open. Each connection adds spymemcached's own I/O thread.
  *
  * <p>spymemcached logs through SLF4J: the backend sets the system property {@value
  * #SPYMEMCACHED_LOGGER_PROPERTY} to {@value #SPYMEMCACHED_SLF4J_LOGGER} unless it is already set
@@ -55,10 +55,13 @@ public final class MemcachedBackend implements Backend {
   /** spymemcached's SLF4J logger. */
   public static final String SPYMEMCACHED_SLF4J_LOGGER = "net.spy.memcached.compat.log.SLF4JLogger";
 
-  private static final int MAX_CALLBACK_THREADS = 16;
-
   private final MemcachedOptions options;
-  private final ThreadPoolExecutor callbacks;
+  /**
+   * Runs spymemcached's completion listeners on the thread that completes the operation (its I/O
+   * thread), as Lettuce completes futures on its event loop: a hand-off to a pool cost a second
+   * thread wake-up per request. Code chained on the futures must not block.
+   */
+  private final ExecutorService callbacks = new DirectExecutorService();
   private final ScheduledThreadPoolExecutor timer;
   private final Set<SpymemcachedNodeConnection> connections = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
@@ -66,21 +69,55 @@ public final class MemcachedBackend implements Backend {
   private MemcachedBackend(MemcachedOptions options) {
     this.options = options;
     routeSpymemcachedLoggingToSlf4j();
-    int threads =
-        Math.max(2, Math.min(MAX_CALLBACK_THREADS, Runtime.getRuntime().availableProcessors()));
-    this.callbacks =
-        new ThreadPoolExecutor(
-            threads,
-            threads,
-            60,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
-            threadFactory("shardwise-memcached-callback-", options.daemonThreads()));
-    this.callbacks.allowCoreThreadTimeOut(true);
     this.timer =
         new ScheduledThreadPoolExecutor(
             1, threadFactory("shardwise-memcached-timer-", options.daemonThreads()));
     this.timer.setRemoveOnCancelPolicy(true);
+    // Request deadlines: every connection's overdue calls, every few milliseconds.
+    this.timer.scheduleWithFixedDelay(
+        () -> connections.forEach(SpymemcachedNodeConnection::expireOverdue),
+        DEADLINE_SCAN_MILLIS,
+        DEADLINE_SCAN_MILLIS,
+        TimeUnit.MILLISECONDS);
+  }
+
+  /** How often request deadlines are checked: a request fails at most this late. */
+  static final long DEADLINE_SCAN_MILLIS = 5;
+
+  /** An executor that runs each task at once on the calling thread. */
+  private static final class DirectExecutorService extends java.util.concurrent.AbstractExecutorService {
+    private volatile boolean shutdown;
+
+    @Override
+    public void execute(Runnable command) {
+      command.run();
+    }
+
+    @Override
+    public void shutdown() {
+      shutdown = true;
+    }
+
+    @Override
+    public java.util.List<Runnable> shutdownNow() {
+      shutdown = true;
+      return java.util.List.of();
+    }
+
+    @Override
+    public boolean isShutdown() {
+      return shutdown;
+    }
+
+    @Override
+    public boolean isTerminated() {
+      return shutdown;
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) {
+      return true;
+    }
   }
 
   /** A backend with {@link MemcachedOptions#defaults()}. */

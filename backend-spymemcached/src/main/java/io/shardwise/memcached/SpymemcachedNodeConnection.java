@@ -27,7 +27,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -54,8 +53,9 @@ import net.spy.memcached.protocol.binary.BinaryOperationFactory;
  * A {@link NodeConnection} on one spymemcached {@link MemcachedClient} that knows a single server.
  *
  * <p>Every operation is asynchronous: the spymemcached future gets a listener that completes a
- * {@link CompletableFuture} on the backend's callback threads, and a deadline on the backend's
- * timer fails it with {@link MemcachedTimeoutException} after the operation timeout. With {@link
+ * {@link CompletableFuture} on spymemcached's I/O thread, and the backend's timer fails it with
+ * {@link MemcachedTimeoutException} once the operation timeout has passed (checked every few
+ * milliseconds). With {@link
  * FailureMode#Cancel}, spymemcached cancels a request at once while the server is disconnected;
  * that becomes a {@link MemcachedUnavailableException}. Error replies become {@link
  * MemcachedServerErrorException}s; misses are null, false or absent keys, never errors.
@@ -82,6 +82,13 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   /** SASL authentication, or null without. */
   private final SaslAuthentication sasl;
   private final Set<Call<?>> inFlight = ConcurrentHashMap.newKeySet();
+  /**
+   * Calls in the order they began: every call has the same timeout, so their deadlines come in
+   * this order, and {@link #expireOverdue()} only looks at the head. A queue node per call instead
+   * of a timer task per call (whose scheduling and cancelling woke the timer thread per request).
+   */
+  private final java.util.concurrent.ConcurrentLinkedQueue<Call<?>> deadlineOrder =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
   private volatile boolean closed;
 
   private SpymemcachedNodeConnection(
@@ -588,6 +595,18 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     return call.result;
   }
 
+  /** Fails the calls whose deadline passed; run every few milliseconds by the backend's timer. */
+  void expireOverdue() {
+    long now = System.nanoTime();
+    Call<?> head;
+    while ((head = deadlineOrder.peek()) != null && head.deadlineNanos - now <= 0) {
+      deadlineOrder.poll();
+      if (!head.result.isDone()) {
+        head.expire();
+      }
+    }
+  }
+
   /**
    * Registers the call and arms its deadline; false (with the call failed) when closed, or when
    * connected but not authenticated.
@@ -612,12 +631,8 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     }
     inFlight.add(call);
     call.result.whenComplete((value, failure) -> call.finished());
-    try {
-      call.deadline = timer.schedule(call::expire, operationTimeoutNanos, TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException e) {
-      call.abort(closedFailure(call));
-      return false;
-    }
+    call.deadlineNanos = System.nanoTime() + operationTimeoutNanos;
+    deadlineOrder.add(call);
     if (closed) {
       call.abort(closedFailure(call));
       return false;
@@ -873,7 +888,7 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     final String command;
     final String key;
     final CompletableFuture<T> result = new CompletableFuture<>();
-    volatile ScheduledFuture<?> deadline;
+    volatile long deadlineNanos;
     private volatile Runnable canceller;
 
     Call(String command, String key) {
@@ -968,10 +983,6 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
     void finished() {
       inFlight.remove(this);
-      ScheduledFuture<?> d = deadline;
-      if (d != null) {
-        d.cancel(false);
-      }
     }
   }
 
