@@ -1,0 +1,36 @@
+package io.shardwise.spring.boot;
+
+import io.shardwise.client.ClientMetrics;
+import io.shardwise.routing.Node;
+import java.util.List;
+
+/** Several {@link ClientMetrics} beans as one. */
+final class CompositeClientMetrics implements ClientMetrics {
+
+  private final ClientMetrics[] all;
+
+  CompositeClientMetrics(List<ClientMetrics> metrics) {
+    this.all = metrics.toArray(new ClientMetrics[0]);
+  }
+
+  @Override
+  public void request(Node node, String operation, long latencyNanos, Throwable failure) {
+    for (ClientMetrics m : all) {
+      m.request(node, operation, latencyNanos, failure);
+    }
+  }
+
+  @Override
+  public void reads(Node node, int hits, int misses) {
+    for (ClientMetrics m : all) {
+      m.reads(node, hits, misses);
+    }
+  }
+
+  @Override
+  public void redirected(Node primary, Node to, String reason) {
+    for (ClientMetrics m : all) {
+      m.redirected(primary, to, reason);
+    }
+  }
+}

@@ -1,0 +1,67 @@
+package io.shardwise.spring.boot;
+
+import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.CacheClient;
+import io.shardwise.client.ClientMetrics;
+import io.shardwise.client.NodeEventListener;
+import io.shardwise.core.config.ShardwiseConfig;
+import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+/**
+ * The Shardwise client from the {@code shardwise.*} properties, unless the application defines an
+ * {@link AsyncCacheClient} of its own. Every {@link ClientMetrics} and {@link NodeEventListener}
+ * bean is handed to the client; the client is closed, with its connections, when the context
+ * closes. A bad property stops the context with every problem listed.
+ */
+@AutoConfiguration
+@EnableConfigurationProperties(ShardwiseProperties.class)
+public class ShardwiseAutoConfiguration {
+
+  /** Used when the application has a client of its own: only the cache keys are read. */
+  @Bean
+  @ConditionalOnMissingBean(ShardwiseSettings.class)
+  ShardwiseSettings shardwiseCacheSettings(Environment environment) {
+    return ShardwiseSettings.read(environment, false);
+  }
+
+  /** The client, when the application has none. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnMissingBean(AsyncCacheClient.class)
+  static class ClientConfiguration {
+
+    @Bean
+    ShardwiseSettings shardwiseSettings(Environment environment) {
+      return ShardwiseSettings.read(environment, true);
+    }
+
+    @Bean(destroyMethod = "close")
+    AsyncCacheClient<Object> shardwiseClient(
+        ShardwiseSettings shardwiseSettings,
+        ObjectProvider<ClientMetrics> metrics,
+        ObjectProvider<NodeEventListener> listeners) {
+      ShardwiseConfig config = shardwiseSettings.config().orElseThrow();
+      List<ClientMetrics> all = metrics.orderedStream().toList();
+      return config.build(
+          builder -> {
+            if (!all.isEmpty()) {
+              builder.metrics(all.size() == 1 ? all.get(0) : new CompositeClientMetrics(all));
+            }
+            listeners.orderedStream().forEach(builder::listener);
+          });
+    }
+
+    /** The blocking view of the same client; closing the context closes the client once. */
+    @Bean(destroyMethod = "")
+    @ConditionalOnMissingBean(CacheClient.class)
+    CacheClient<Object> shardwiseSyncClient(AsyncCacheClient<Object> shardwiseClient) {
+      return shardwiseClient.sync();
+    }
+  }
+}

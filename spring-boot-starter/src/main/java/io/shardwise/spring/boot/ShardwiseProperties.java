@@ -1,0 +1,540 @@
+package io.shardwise.spring.boot;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code shardwise.*} keys, for IDE completion (the generated configuration metadata) and for
+ * reading them in the application. The client itself is built by {@link
+ * io.shardwise.core.config.ShardwiseConfig} from the same keys, which checks them all at once and
+ * names every bad value; so that a bad value gets that message, and the same one as with the
+ * plain-Java loader, values are kept here as text, with the defaults as they would be written.
+ * {@code docs/configuration.md} describes every key.
+ */
+@ConfigurationProperties(prefix = "shardwise")
+public class ShardwiseProperties {
+
+  /**
+   * The kind of server: memcached or redis. Its module (shardwise-backend-spymemcached or
+   * shardwise-backend-lettuce) must be on the classpath. Required.
+   */
+  private String backend;
+
+  /**
+   * The servers, in order: host:port, host:port:weight, name=host:port[:weight], [::1]:port; a
+   * comma-separated list or a YAML list. Required.
+   */
+  private List<String> servers = new ArrayList<>();
+
+  /** The router: ketama, ring, hrw, jump, multiprobe, maglev or modulo. */
+  private String router = "ketama";
+
+  /**
+   * Hash tag: two characters such as {}; only the part of a key between them is hashed. none hashes
+   * whole keys.
+   */
+  private String hashTag = "none";
+
+  /** Longest wait for one server's reply (250ms, 2s, ...), at least 1ms. */
+  private String timeout = "250ms";
+
+  /** Longest wait at start-up for the first connection to every server. */
+  private String connectWait = "2s";
+
+  /**
+   * Largest encoded value accepted: bytes, or 512KB, 1MB, ... Default: the backend's (1MB for
+   * memcached, 512MB for Redis).
+   */
+  private String maxValueSize;
+
+  /**
+   * How values are turned into bytes: spymemcached, utf8, bytes or java. Default: spymemcached for
+   * memcached, java for Redis.
+   */
+  private String codec;
+
+  /**
+   * What a request does when its server is ejected: redistribute (next server of the key),
+   * fail-fast or retry.
+   */
+  private String failureMode = "redistribute";
+
+  /** Consecutive failures (timeouts, connection errors) that eject a server, at least 1. */
+  private String failureThreshold = "3";
+
+  /** Failure mode retry: extra attempts on the same server, at least 0. */
+  private String retryAttempts = "2";
+
+  /** What happens to an ejected server's data before it is readmitted: flush, journal or keep. */
+  private String rejoin = "flush";
+
+  /** Rejoin journal: keys remembered per ejected server before it falls back to a flush. */
+  private String journalCapacity = "100000";
+
+  /** First wait before probing an ejected server; doubles after each failed probe. */
+  private String probeInterval = "200ms";
+
+  /** Longest wait between probes, at least the probe interval. */
+  private String probeMaxInterval = "5s";
+
+  /** How long a probe, and each rejoin step, may take. */
+  private String probeTimeout = "1s";
+
+  public String getBackend() {
+    return backend;
+  }
+
+  public void setBackend(String backend) {
+    this.backend = backend;
+  }
+
+  public List<String> getServers() {
+    return servers;
+  }
+
+  public void setServers(List<String> servers) {
+    this.servers = servers;
+  }
+
+  public String getRouter() {
+    return router;
+  }
+
+  public void setRouter(String router) {
+    this.router = router;
+  }
+
+  public String getHashTag() {
+    return hashTag;
+  }
+
+  public void setHashTag(String hashTag) {
+    this.hashTag = hashTag;
+  }
+
+  public String getTimeout() {
+    return timeout;
+  }
+
+  public void setTimeout(String timeout) {
+    this.timeout = timeout;
+  }
+
+  public String getConnectWait() {
+    return connectWait;
+  }
+
+  public void setConnectWait(String connectWait) {
+    this.connectWait = connectWait;
+  }
+
+  public String getMaxValueSize() {
+    return maxValueSize;
+  }
+
+  public void setMaxValueSize(String maxValueSize) {
+    this.maxValueSize = maxValueSize;
+  }
+
+  public String getCodec() {
+    return codec;
+  }
+
+  public void setCodec(String codec) {
+    this.codec = codec;
+  }
+
+  public String getFailureMode() {
+    return failureMode;
+  }
+
+  public void setFailureMode(String failureMode) {
+    this.failureMode = failureMode;
+  }
+
+  public String getFailureThreshold() {
+    return failureThreshold;
+  }
+
+  public void setFailureThreshold(String failureThreshold) {
+    this.failureThreshold = failureThreshold;
+  }
+
+  public String getRetryAttempts() {
+    return retryAttempts;
+  }
+
+  public void setRetryAttempts(String retryAttempts) {
+    this.retryAttempts = retryAttempts;
+  }
+
+  public String getRejoin() {
+    return rejoin;
+  }
+
+  public void setRejoin(String rejoin) {
+    this.rejoin = rejoin;
+  }
+
+  public String getJournalCapacity() {
+    return journalCapacity;
+  }
+
+  public void setJournalCapacity(String journalCapacity) {
+    this.journalCapacity = journalCapacity;
+  }
+
+  public String getProbeInterval() {
+    return probeInterval;
+  }
+
+  public void setProbeInterval(String probeInterval) {
+    this.probeInterval = probeInterval;
+  }
+
+  public String getProbeMaxInterval() {
+    return probeMaxInterval;
+  }
+
+  public void setProbeMaxInterval(String probeMaxInterval) {
+    this.probeMaxInterval = probeMaxInterval;
+  }
+
+  public String getProbeTimeout() {
+    return probeTimeout;
+  }
+
+  public void setProbeTimeout(String probeTimeout) {
+    this.probeTimeout = probeTimeout;
+  }
+
+  private final Ketama ketama = new Ketama();
+
+  private final Ring ring = new Ring();
+
+  private final Multiprobe multiprobe = new Multiprobe();
+
+  private final Maglev maglev = new Maglev();
+
+  private final Bounded bounded = new Bounded();
+
+  private final Memcached memcached = new Memcached();
+
+  private final Redis redis = new Redis();
+
+  private final Cache cache = new Cache();
+
+  public Ketama getKetama() {
+    return ketama;
+  }
+
+  public Ring getRing() {
+    return ring;
+  }
+
+  public Multiprobe getMultiprobe() {
+    return multiprobe;
+  }
+
+  public Maglev getMaglev() {
+    return maglev;
+  }
+
+  public Bounded getBounded() {
+    return bounded;
+  }
+
+  public Memcached getMemcached() {
+    return memcached;
+  }
+
+  public Redis getRedis() {
+    return redis;
+  }
+
+  public Cache getCache() {
+    return cache;
+  }
+
+  /** Router ketama. */
+  public static class Ketama {
+
+    /**
+     * The implementation whose placement ketama reproduces: libketama, libmemcached, twemproxy,
+     * spymemcached or spymemcached-weighted.
+     */
+    private String compatibility = "libketama";
+
+    public String getCompatibility() {
+      return compatibility;
+    }
+
+    public void setCompatibility(String compatibility) {
+      this.compatibility = compatibility;
+    }
+  }
+
+  /** Router ring. */
+  public static class Ring {
+
+    /** Points on the ring per unit of weight, at least 1. */
+    private String pointsPerNode = "160";
+
+    public String getPointsPerNode() {
+      return pointsPerNode;
+    }
+
+    public void setPointsPerNode(String pointsPerNode) {
+      this.pointsPerNode = pointsPerNode;
+    }
+  }
+
+  /** Router multiprobe. */
+  public static class Multiprobe {
+
+    /** Probes per key, at least 1. */
+    private String probes = "21";
+
+    public String getProbes() {
+      return probes;
+    }
+
+    public void setProbes(String probes) {
+      this.probes = probes;
+    }
+  }
+
+  /** Router maglev. */
+  public static class Maglev {
+
+    /** Lookup table size: a prime larger than the number of servers. */
+    private String tableSize = "65537";
+
+    public String getTableSize() {
+      return tableSize;
+    }
+
+    public void setTableSize(String tableSize) {
+      this.tableSize = tableSize;
+    }
+  }
+
+  /** Bounded-load reads. */
+  public static class Bounded {
+
+    /** Whether reads of an overloaded server spill to the next server of the key: true or false. */
+    private String enabled = "false";
+
+    /** Allowed excess over a server's share of the load (cap = (1 + epsilon) x share), > 0. */
+    private String epsilon = "0.25";
+
+    /** Servers a read may try, at least 1. */
+    private String probeLimit = "8";
+
+    /** Which keys may spill: hot (only keys a frequency sketch finds hot) or all. */
+    private String scope = "hot";
+
+    public String getEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(String enabled) {
+      this.enabled = enabled;
+    }
+
+    public String getEpsilon() {
+      return epsilon;
+    }
+
+    public void setEpsilon(String epsilon) {
+      this.epsilon = epsilon;
+    }
+
+    public String getProbeLimit() {
+      return probeLimit;
+    }
+
+    public void setProbeLimit(String probeLimit) {
+      this.probeLimit = probeLimit;
+    }
+
+    public String getScope() {
+      return scope;
+    }
+
+    public void setScope(String scope) {
+      this.scope = scope;
+    }
+  }
+
+  /** Backend memcached. */
+  public static class Memcached {
+
+    /** The wire protocol: text or binary. */
+    private String protocol = "text";
+
+    /** Longest pause between reconnection attempts to a server that is down, at least 1s. */
+    private String maxReconnectDelay = "2s";
+
+    public String getProtocol() {
+      return protocol;
+    }
+
+    public void setProtocol(String protocol) {
+      this.protocol = protocol;
+    }
+
+    public String getMaxReconnectDelay() {
+      return maxReconnectDelay;
+    }
+
+    public void setMaxReconnectDelay(String maxReconnectDelay) {
+      this.maxReconnectDelay = maxReconnectDelay;
+    }
+  }
+
+  /** Backend redis. */
+  public static class Redis {
+
+    /** The logical database every connection selects, at least 0. */
+    private String database = "0";
+
+    /** The name CLIENT SETNAME gives every connection (printable ASCII, no spaces). */
+    private String clientName;
+
+    public String getDatabase() {
+      return database;
+    }
+
+    public void setDatabase(String database) {
+      this.database = database;
+    }
+
+    public String getClientName() {
+      return clientName;
+    }
+
+    public void setClientName(String clientName) {
+      this.clientName = clientName;
+    }
+  }
+
+  /** Spring Cache over the client. */
+  public static class Cache {
+
+    /**
+     * Whether a Spring Cache CacheManager over the client is defined (when caching is enabled and
+     * the application has none): true or false.
+     */
+    private String enabled = "true";
+
+    /**
+     * Time to live of cache entries (0: no expiry). Entries of a cleared cache are only reclaimed
+     * by expiry or eviction.
+     */
+    private String ttl = "1h";
+
+    /** Text before every cache's own prefix (the cache name and a colon). */
+    private String keyPrefix = "";
+
+    /** Whether null values are cached: true or false. */
+    private String cacheNullValues = "true";
+
+    /**
+     * How long a cache's generation, which clear() advances, is used before it is read again;
+     * clears by other processes show within it. 0 reads it on every operation.
+     */
+    private String generationRefresh = "1s";
+
+    public String getEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(String enabled) {
+      this.enabled = enabled;
+    }
+
+    public String getTtl() {
+      return ttl;
+    }
+
+    public void setTtl(String ttl) {
+      this.ttl = ttl;
+    }
+
+    public String getKeyPrefix() {
+      return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+      this.keyPrefix = keyPrefix;
+    }
+
+    public String getCacheNullValues() {
+      return cacheNullValues;
+    }
+
+    public void setCacheNullValues(String cacheNullValues) {
+      this.cacheNullValues = cacheNullValues;
+    }
+
+    public String getGenerationRefresh() {
+      return generationRefresh;
+    }
+
+    public void setGenerationRefresh(String generationRefresh) {
+      this.generationRefresh = generationRefresh;
+    }
+
+    /** Settings of single caches, by cache name. */
+    private Map<String, CacheSpec> caches = new LinkedHashMap<>();
+
+    public Map<String, CacheSpec> getCaches() {
+      return caches;
+    }
+
+    public void setCaches(Map<String, CacheSpec> caches) {
+      this.caches = caches;
+    }
+  }
+
+  /** One cache's settings; what is not set comes from shardwise.cache.*. */
+  public static class CacheSpec {
+
+    /** Time to live of this cache's entries (0: no expiry). Default: shardwise.cache.ttl. */
+    private String ttl;
+
+    /** This cache's key prefix. Default: shardwise.cache.key-prefix, the cache name and a colon. */
+    private String keyPrefix;
+
+    /** Whether this cache caches null values. Default: shardwise.cache.cache-null-values. */
+    private String cacheNullValues;
+
+    public String getTtl() {
+      return ttl;
+    }
+
+    public void setTtl(String ttl) {
+      this.ttl = ttl;
+    }
+
+    public String getKeyPrefix() {
+      return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+      this.keyPrefix = keyPrefix;
+    }
+
+    public String getCacheNullValues() {
+      return cacheNullValues;
+    }
+
+    public void setCacheNullValues(String cacheNullValues) {
+      this.cacheNullValues = cacheNullValues;
+    }
+  }
+}

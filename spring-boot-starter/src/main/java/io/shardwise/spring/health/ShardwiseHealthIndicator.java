@@ -1,0 +1,103 @@
+package io.shardwise.spring.health;
+
+import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.NodeState;
+import io.shardwise.routing.Node;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+
+/**
+ * Health of the fleet: pings every server through the client and shows each one's state.
+ *
+ * <pre>
+ * "shardwise": {
+ *   "status": "UP",
+ *   "details": {
+ *     "backend": "memcached", "up": 2, "servers": 3,
+ *     "nodes": {
+ *       "10.0.0.1:11211": {"status": "UP", "state": "HEALTHY", "latency": "0.41ms"},
+ *       "10.0.0.2:11211": {"status": "DOWN", "state": "EJECTED", "error": "..."},
+ *       ...
+ * </pre>
+ *
+ * <p>A server is UP when it answers the ping and the client routes to it ({@code HEALTHY}); DOWN
+ * otherwise. The fleet is UP while at least one server is: requests for a down server's keys go to
+ * other servers (failure mode {@code redistribute}) or fail fast, and neither makes the application
+ * unhealthy; it is DOWN when no server is. The pings count towards ejecting a server, like any
+ * request.
+ */
+public final class ShardwiseHealthIndicator implements HealthIndicator {
+
+  private final AsyncCacheClient<?> client;
+  private final String backend;
+  private final Duration wait;
+
+  /**
+   * @param wait longest wait for the pings; each also fails by itself after the client's timeout
+   */
+  public ShardwiseHealthIndicator(AsyncCacheClient<?> client, String backend, Duration wait) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.backend = Objects.requireNonNull(backend, "backend");
+    this.wait = Objects.requireNonNull(wait, "wait");
+  }
+
+  @Override
+  public Health health() {
+    Map<Node, CompletableFuture<Duration>> pings = client.pingAll();
+    long deadline = System.nanoTime() + wait.toNanos();
+    Map<Node, Object> results = new LinkedHashMap<>();
+    for (Map.Entry<Node, CompletableFuture<Duration>> ping : pings.entrySet()) {
+      try {
+        long left = Math.max(0, deadline - System.nanoTime());
+        results.put(ping.getKey(), ping.getValue().get(left, TimeUnit.NANOSECONDS));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        results.put(ping.getKey(), e);
+      } catch (ExecutionException | CompletionException e) {
+        results.put(ping.getKey(), e.getCause() != null ? e.getCause() : e);
+      } catch (TimeoutException e) {
+        results.put(
+            ping.getKey(), new TimeoutException("no answer within " + wait.toMillis() + "ms"));
+      }
+    }
+    Map<Node, NodeState> states = client.nodeStates();
+    Map<String, Object> nodes = new LinkedHashMap<>();
+    int up = 0;
+    for (Map.Entry<Node, Object> r : results.entrySet()) {
+      NodeState state = states.getOrDefault(r.getKey(), NodeState.HEALTHY);
+      Map<String, Object> node = new LinkedHashMap<>();
+      boolean answered = r.getValue() instanceof Duration;
+      boolean nodeUp = answered && state == NodeState.HEALTHY;
+      up += nodeUp ? 1 : 0;
+      node.put("status", nodeUp ? Status.UP.getCode() : Status.DOWN.getCode());
+      node.put("state", state.name());
+      node.put("address", r.getKey().address());
+      if (answered) {
+        node.put(
+            "latency",
+            String.format(
+                java.util.Locale.ROOT, "%.2fms", ((Duration) r.getValue()).toNanos() / 1e6));
+      } else {
+        node.put("error", String.valueOf(((Throwable) r.getValue()).getMessage()));
+      }
+      nodes.put(r.getKey().name(), node);
+    }
+    Health.Builder health = up > 0 ? Health.up() : Health.down();
+    return health
+        .withDetail("backend", backend)
+        .withDetail("up", up)
+        .withDetail("servers", results.size())
+        .withDetail("nodes", nodes)
+        .build();
+  }
+}

@@ -1,0 +1,134 @@
+package io.shardwise.spring.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.shardwise.client.NodeEvent;
+import io.shardwise.client.NodeState;
+import io.shardwise.client.NodeTimeoutException;
+import io.shardwise.routing.Node;
+import java.time.Instant;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class ShardwiseMetricsTest {
+
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final ShardwiseMetrics metrics = new ShardwiseMetrics(registry);
+  private final Node a = Node.of("10.0.0.1", 11211);
+  private final Node b = Node.named("cache-b", "10.0.0.2", 11211, 1);
+
+  @Test
+  void requestsLatencyAndErrorsPerNode() {
+    metrics.request(a, "get", 2_000_000, null);
+    metrics.request(a, "get", 4_000_000, null);
+    metrics.request(a, "set", 1_000_000, null);
+    metrics.request(
+        b,
+        "get",
+        1_000_000,
+        new CompletionException(
+            new NodeTimeoutException(b, java.time.Duration.ofMillis(250), null)));
+
+    assertThat(
+            registry
+                .get("shardwise.requests")
+                .tags("node", "10.0.0.1:11211", "operation", "get", "outcome", "success")
+                .timer()
+                .count())
+        .isEqualTo(2);
+    assertThat(
+            registry
+                .get("shardwise.requests")
+                .tags("node", "10.0.0.1:11211", "operation", "get")
+                .timer()
+                .totalTime(TimeUnit.MILLISECONDS))
+        .isEqualTo(6.0);
+    assertThat(
+            registry
+                .get("shardwise.requests")
+                .tags("node", "cache-b", "outcome", "error")
+                .timer()
+                .count())
+        .isEqualTo(1);
+    assertThat(
+            registry
+                .get("shardwise.errors")
+                .tags("node", "cache-b", "operation", "get", "error", "NodeTimeoutException")
+                .counter()
+                .count())
+        .isEqualTo(1);
+  }
+
+  @Test
+  void hitsMissesRedirectsEjectionsAndState() {
+    metrics.reads(a, 3, 1);
+    metrics.reads(a, 0, 2);
+    metrics.redirected(a, b, "failover");
+    metrics.redirected(a, b, "spill");
+    metrics.redirected(a, b, "spill");
+    metrics.onEvent(
+        new NodeEvent(a, NodeState.HEALTHY, NodeState.EJECTED, Instant.now(), "3 failures", null));
+
+    assertThat(
+            registry
+                .get("shardwise.reads")
+                .tags("node", "10.0.0.1:11211", "result", "hit")
+                .counter()
+                .count())
+        .isEqualTo(3);
+    assertThat(
+            registry
+                .get("shardwise.reads")
+                .tags("node", "10.0.0.1:11211", "result", "miss")
+                .counter()
+                .count())
+        .isEqualTo(3);
+    assertThat(
+            registry
+                .get("shardwise.redirects")
+                .tags("node", "10.0.0.1:11211", "to", "cache-b", "reason", "spill")
+                .counter()
+                .count())
+        .isEqualTo(2);
+    assertThat(registry.get("shardwise.redirects").tags("reason", "failover").counter().count())
+        .isEqualTo(1);
+    assertThat(registry.get("shardwise.ejections").tag("node", "10.0.0.1:11211").counter().count())
+        .isEqualTo(1);
+    assertThat(registry.get("shardwise.node.up").tag("node", "10.0.0.1:11211").gauge().value())
+        .isZero();
+
+    metrics.onEvent(
+        new NodeEvent(a, NodeState.EJECTED, NodeState.PROBING, Instant.now(), "probing", null));
+    metrics.onEvent(
+        new NodeEvent(a, NodeState.PROBING, NodeState.HEALTHY, Instant.now(), "flushed", null));
+    assertThat(
+            registry.get("shardwise.readmissions").tag("node", "10.0.0.1:11211").counter().count())
+        .isEqualTo(1);
+    assertThat(registry.get("shardwise.node.up").tag("node", "10.0.0.1:11211").gauge().value())
+        .isEqualTo(1);
+  }
+
+  @Test
+  void noMeterIsTaggedByKey() {
+    metrics.request(a, "get", 1, null);
+    metrics.reads(a, 1, 0);
+    registry
+        .getMeters()
+        .forEach(
+            m ->
+                assertThat(m.getId().getTags())
+                    .allSatisfy(
+                        t ->
+                            assertThat(t.getKey())
+                                .isIn(
+                                    "node",
+                                    "operation",
+                                    "outcome",
+                                    "result",
+                                    "error",
+                                    "to",
+                                    "reason")));
+  }
+}
