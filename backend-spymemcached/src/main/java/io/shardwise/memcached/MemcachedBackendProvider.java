@@ -1,12 +1,16 @@
 package io.shardwise.memcached;
 
+import io.shardwise.client.Secret;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.BackendProvider;
 import io.shardwise.spi.SettingsReader;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -17,6 +21,12 @@ import java.util.Set;
  *   <li>{@code protocol}: {@code text} (default) or {@code binary}
  *   <li>{@code max-reconnect-delay}: longest pause between reconnection attempts, at least 1s
  *       (default 2s)
+ *   <li>{@code sasl.username}, {@code sasl.password}: SASL PLAIN on every connection, both or
+ *       neither, with {@code protocol=binary} (memcached speaks SASL only over the binary
+ *       protocol). The password is a {@link Secret#resolve(String) secret reference}: {@code
+ *       env:NAME}, {@code file:/path}, {@code literal:text} or the password itself, resolved when
+ *       the settings are checked; it is a {@link #secretKeys() secret} and never appears in a
+ *       problem, a log or a {@code toString()}
  * </ul>
  *
  * <p>The request timeout is the client's ({@code shardwise.timeout}). Found by {@link
@@ -30,11 +40,20 @@ public final class MemcachedBackendProvider implements BackendProvider {
   /** {@code shardwise.memcached.max-reconnect-delay}. */
   public static final String MAX_RECONNECT_DELAY = "max-reconnect-delay";
 
-  // ---- security (SASL) -----------------------------------------------------------------------
-  // The SASL keys of the backend's security options belong here (e.g. username, password, with
-  // password also in secretKeys()), read in options() below and added to keys().
+  /** {@code shardwise.memcached.sasl.username}: the SASL user. */
+  public static final String SASL_USERNAME = "sasl.username";
 
-  private static final Set<String> KEYS = Set.of(PROTOCOL, MAX_RECONNECT_DELAY);
+  /** {@code shardwise.memcached.sasl.password}: the SASL password, a secret reference. */
+  public static final String SASL_PASSWORD = "sasl.password";
+
+  private static final String PREFIX = "shardwise." + MemcachedBackend.NAME + ".";
+
+  private static final Set<String> KEYS =
+      Collections.unmodifiableSet(
+          new LinkedHashSet<>(
+              List.of(PROTOCOL, MAX_RECONNECT_DELAY, SASL_USERNAME, SASL_PASSWORD)));
+
+  private static final Set<String> SECRET_KEYS = Set.of(SASL_PASSWORD);
 
   @Override
   public String name() {
@@ -44,6 +63,11 @@ public final class MemcachedBackendProvider implements BackendProvider {
   @Override
   public Set<String> keys() {
     return KEYS;
+  }
+
+  @Override
+  public Set<String> secretKeys() {
+    return SECRET_KEYS;
   }
 
   @Override
@@ -62,24 +86,97 @@ public final class MemcachedBackendProvider implements BackendProvider {
   }
 
   private static SettingsReader reader(Map<String, String> settings) {
-    return SettingsReader.of("shardwise." + MemcachedBackend.NAME + ".", settings);
+    return SettingsReader.of(PREFIX, settings);
   }
 
   private static MemcachedOptions options(SettingsReader reader, Duration timeout) {
+    int before = reader.problems().size();
     String protocol =
         reader.choice(
             PROTOCOL,
             MemcachedOptions.DEFAULT_PROTOCOL.name().toLowerCase(Locale.ROOT),
             List.of("text", "binary"));
+    boolean protocolIsWrong = reader.problems().size() > before;
     Duration maxReconnectDelay =
         reader.duration(
             MAX_RECONNECT_DELAY,
             MemcachedOptions.DEFAULT_MAX_RECONNECT_DELAY,
             Duration.ofSeconds(1));
-    return MemcachedOptions.builder()
-        .protocol(MemcachedProtocol.valueOf(protocol.toUpperCase(Locale.ROOT)))
-        .maxReconnectDelay(maxReconnectDelay)
-        .operationTimeout(timeout)
-        .build();
+    MemcachedOptions.Builder options =
+        MemcachedOptions.builder()
+            .protocol(MemcachedProtocol.valueOf(protocol.toUpperCase(Locale.ROOT)))
+            .maxReconnectDelay(maxReconnectDelay)
+            .operationTimeout(timeout);
+
+    Optional<String> username = reader.text(SASL_USERNAME);
+    boolean passwordSet = reader.secret(SASL_PASSWORD).isPresent();
+    Secret password = secret(reader, SASL_PASSWORD);
+    if (username.isEmpty() && !passwordSet) {
+      return options.build();
+    }
+    boolean usable = true;
+    if (username.isEmpty()) {
+      reader.problem(
+          SASL_USERNAME,
+          "missing; "
+              + PREFIX
+              + SASL_PASSWORD
+              + " is set, and SASL needs a user name and a password");
+      usable = false;
+    } else if (!passwordSet) {
+      reader.problem(
+          SASL_PASSWORD,
+          "missing; "
+              + PREFIX
+              + SASL_USERNAME
+              + " is set, and SASL needs a user name and a password");
+      usable = false;
+    }
+    if (!protocolIsWrong && !"binary".equals(protocol)) {
+      reader.problem(
+          username.isPresent() ? SASL_USERNAME : SASL_PASSWORD,
+          "SASL needs "
+              + PREFIX
+              + PROTOCOL
+              + "=binary, but "
+              + PREFIX
+              + PROTOCOL
+              + " is "
+              + (reader.isSet(PROTOCOL) ? protocol : "not set (default text)")
+              + "; memcached speaks SASL only over the binary protocol");
+      usable = false;
+    }
+    if (username.isPresent()) {
+      try {
+        // The builder's check of the user name, on a builder that is thrown away.
+        MemcachedOptions.builder().sasl(username.get(), Secret.of("unused"));
+      } catch (IllegalArgumentException e) {
+        reader.problem(
+            SASL_USERNAME, e.getMessage() + "; expected a user name without control characters");
+        usable = false;
+      }
+    }
+    if (usable && password != null && !protocolIsWrong) {
+      options.sasl(username.get(), password);
+    }
+    return options.build();
+  }
+
+  /**
+   * The secret {@code key} refers to, resolved now, or null (not set, or a problem recorded that
+   * names the reference, never a value).
+   */
+  private static Secret secret(SettingsReader reader, String key) {
+    Optional<String> reference = reader.secret(key);
+    if (reference.isEmpty()) {
+      return null;
+    }
+    try {
+      return Secret.resolve(reference.get());
+    } catch (IllegalArgumentException e) {
+      reader.problem(
+          key, e.getMessage() + "; expected a password, env:NAME, file:/path or literal:TEXT");
+      return null;
+    }
   }
 }

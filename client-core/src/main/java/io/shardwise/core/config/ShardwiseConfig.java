@@ -3,6 +3,7 @@ package io.shardwise.core.config;
 import io.shardwise.bounded.BoundedLoadSelector;
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.Codecs;
+import io.shardwise.client.Secret;
 import io.shardwise.client.ValueCodec;
 import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.ClientBuilder;
@@ -427,10 +428,14 @@ public final class ShardwiseConfig {
     return backend;
   }
 
-  /** The backend's own settings (sub-key to value, as set), secrets masked. */
+  /**
+   * The backend's own settings (sub-key to value, as set), secrets masked: {@code ******}, or
+   * {@code ****** (env:NAME)} / {@code ****** (file:/path)} for a secret reference, which says
+   * where the secret comes from and not what it is.
+   */
   public Map<String, String> backendSettings() {
     Map<String, String> masked = new TreeMap<>();
-    backendSettings.forEach((k, v) -> masked.put(k, isSecret(k) ? SettingsReader.MASK : v));
+    backendSettings.forEach((k, v) -> masked.put(k, isSecret(k) ? masked(v) : v));
     return Collections.unmodifiableMap(masked);
   }
 
@@ -526,12 +531,23 @@ public final class ShardwiseConfig {
     put(s, BOUNDED_PROBE_LIMIT, Integer.toString(boundedProbeLimit));
     put(s, BOUNDED_SCOPE, boundedScope);
     backendSettings.forEach(
-        (k, v) -> put(s, backend + "." + k, mask && isSecret(k) ? SettingsReader.MASK : v));
+        (k, v) -> put(s, backend + "." + k, mask && isSecret(k) ? masked(v) : v));
     return Collections.unmodifiableMap(s);
   }
 
   private static void put(Map<String, String> s, String key, String value) {
     s.put(PREFIX + key, value);
+  }
+
+  /**
+   * A secret's value as it may be shown: the mask, followed by the reference for {@code env:} and
+   * {@code file:} (which name where the secret is, not what it is; see {@link
+   * io.shardwise.client.Secret#source()}).
+   */
+  private static String masked(String value) {
+    // Exactly Secret.resolve's test: " env:X" or "ENV:X" is a literal password, never shown.
+    boolean reference = value.startsWith(Secret.ENV_PREFIX) || value.startsWith(Secret.FILE_PREFIX);
+    return reference ? SettingsReader.MASK + " (" + value + ")" : SettingsReader.MASK;
   }
 
   private boolean isSecret(String subKey) {

@@ -299,6 +299,21 @@ class ShardwiseConfigTest {
   }
 
   @Test
+  void aSecretReferenceShowsWhereTheSecretIsNeverWhatItIs() {
+    assertThat(with("memory.password", "env:CACHE_PASSWORD").toString())
+        .contains("shardwise.memory.password=****** (env:CACHE_PASSWORD)");
+    assertThat(with("memory.password", "file:/run/secrets/cache").backendSettings())
+        .containsEntry("password", "****** (file:/run/secrets/cache)");
+    // What Secret.resolve reads as a literal stays hidden, however much it looks like a reference.
+    for (String literal :
+        new String[] {"literal:env:s3cret", " env:s3cret", "ENV:s3cret", "s3cret"}) {
+      ShardwiseConfig config = with("memory.password", literal);
+      assertThat(config.toString()).as(literal).doesNotContain("s3cret");
+      assertThat(config.backendSettings()).as(literal).containsEntry("password", "******");
+    }
+  }
+
+  @Test
   void codecMustSuitTheBackend() {
     assertThat(with("memory.flags", "false").codec())
         .isEqualTo("backend default (spymemcached if it stores flags, else java)");

@@ -394,6 +394,41 @@ public class ShardwiseProperties {
     public void setMaxReconnectDelay(String maxReconnectDelay) {
       this.maxReconnectDelay = maxReconnectDelay;
     }
+
+    private final Sasl sasl = new Sasl();
+
+    public Sasl getSasl() {
+      return sasl;
+    }
+  }
+
+  /** memcached SASL authentication (PLAIN); needs shardwise.memcached.protocol=binary. */
+  public static class Sasl {
+
+    /** The SASL user name; needs a password and shardwise.memcached.protocol=binary. */
+    private String username;
+
+    /**
+     * The SASL password: the password itself, env:NAME (an environment variable), file:/path (a
+     * file's content) or literal:TEXT. Never shown in messages or logs.
+     */
+    private String password;
+
+    public String getUsername() {
+      return username;
+    }
+
+    public void setUsername(String username) {
+      this.username = username;
+    }
+
+    public String getPassword() {
+      return password;
+    }
+
+    public void setPassword(String password) {
+      this.password = password;
+    }
   }
 
   /** Backend redis. */
@@ -419,6 +454,173 @@ public class ShardwiseProperties {
 
     public void setClientName(String clientName) {
       this.clientName = clientName;
+    }
+
+    /** The ACL user name sent with AUTH; needs a password. Default: the default user. */
+    private String username;
+
+    /**
+     * The password sent with AUTH (a password alone authenticates the default user): the password
+     * itself, env:NAME (an environment variable), file:/path (a file's content) or literal:TEXT.
+     * Never shown in messages or logs.
+     */
+    private String password;
+
+    private final Tls tls = new Tls();
+
+    public String getUsername() {
+      return username;
+    }
+
+    public void setUsername(String username) {
+      this.username = username;
+    }
+
+    public String getPassword() {
+      return password;
+    }
+
+    public void setPassword(String password) {
+      this.password = password;
+    }
+
+    public Tls getTls() {
+      return tls;
+    }
+  }
+
+  /** Redis TLS; every key but enabled needs shardwise.redis.tls.enabled=true. */
+  public static class Tls {
+
+    /** Whether every connection uses TLS: true or false. */
+    private String enabled = "false";
+
+    /**
+     * PEM file of the CA certificates to trust. Default: the JDK's trust store. Not with
+     * trust-store.
+     */
+    private String caFile;
+
+    /** Key store (PKCS#12 or JKS) of the certificates to trust. Not with ca-file. */
+    private String trustStore;
+
+    /**
+     * Password of the trust store: the password itself, env:NAME, file:/path or literal:TEXT. Never
+     * shown in messages or logs.
+     */
+    private String trustStorePassword;
+
+    /**
+     * Key store (PKCS#12 or JKS) with the client's key and certificate chain, presented when the
+     * server asks for a client certificate. Not with certificate-file.
+     */
+    private String keyStore;
+
+    /**
+     * Password of the key store and its key: the password itself, env:NAME, file:/path or
+     * literal:TEXT. Never shown in messages or logs.
+     */
+    private String keyStorePassword;
+
+    /**
+     * PEM file of the client's certificate chain, leaf first, presented when the server asks for a
+     * client certificate; needs private-key-file.
+     */
+    private String certificateFile;
+
+    /** PKCS#8 PEM file of the client's private key; needs certificate-file. */
+    private String privateKeyFile;
+
+    /**
+     * Password of an encrypted private-key-file: the password itself, env:NAME, file:/path or
+     * literal:TEXT. Never shown in messages or logs.
+     */
+    private String privateKeyPassword;
+
+    /**
+     * Whether the server's certificate must name the host (or IP address) connected to: true or
+     * false. False still requires a certificate from a trusted CA.
+     */
+    private String verifyHostname = "true";
+
+    public String getEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(String enabled) {
+      this.enabled = enabled;
+    }
+
+    public String getCaFile() {
+      return caFile;
+    }
+
+    public void setCaFile(String caFile) {
+      this.caFile = caFile;
+    }
+
+    public String getTrustStore() {
+      return trustStore;
+    }
+
+    public void setTrustStore(String trustStore) {
+      this.trustStore = trustStore;
+    }
+
+    public String getTrustStorePassword() {
+      return trustStorePassword;
+    }
+
+    public void setTrustStorePassword(String trustStorePassword) {
+      this.trustStorePassword = trustStorePassword;
+    }
+
+    public String getKeyStore() {
+      return keyStore;
+    }
+
+    public void setKeyStore(String keyStore) {
+      this.keyStore = keyStore;
+    }
+
+    public String getKeyStorePassword() {
+      return keyStorePassword;
+    }
+
+    public void setKeyStorePassword(String keyStorePassword) {
+      this.keyStorePassword = keyStorePassword;
+    }
+
+    public String getCertificateFile() {
+      return certificateFile;
+    }
+
+    public void setCertificateFile(String certificateFile) {
+      this.certificateFile = certificateFile;
+    }
+
+    public String getPrivateKeyFile() {
+      return privateKeyFile;
+    }
+
+    public void setPrivateKeyFile(String privateKeyFile) {
+      this.privateKeyFile = privateKeyFile;
+    }
+
+    public String getPrivateKeyPassword() {
+      return privateKeyPassword;
+    }
+
+    public void setPrivateKeyPassword(String privateKeyPassword) {
+      this.privateKeyPassword = privateKeyPassword;
+    }
+
+    public String getVerifyHostname() {
+      return verifyHostname;
+    }
+
+    public void setVerifyHostname(String verifyHostname) {
+      this.verifyHostname = verifyHostname;
     }
   }
 

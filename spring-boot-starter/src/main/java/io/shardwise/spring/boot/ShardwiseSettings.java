@@ -6,6 +6,7 @@ import io.shardwise.spring.cache.CacheSettings;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -54,8 +55,10 @@ public final class ShardwiseSettings {
    */
   public static ShardwiseSettings read(Environment environment, boolean withClient) {
     Set<String> fromSystem = new HashSet<>();
+    List<String> unresolved = new ArrayList<>();
     SettingsReader reader =
-        SettingsReader.of(ShardwiseConfig.PREFIX, properties(environment, fromSystem));
+        SettingsReader.of(ShardwiseConfig.PREFIX, properties(environment, fromSystem, unresolved));
+    unresolved.forEach(reader::problem);
     // Environment variables and system properties are read when they name a key, never reported
     // as unknown: SHARDWISE_HOME or -Dshardwise.test.servers are not meant for this client.
     fromSystem.forEach(reader::ignore);
@@ -73,9 +76,12 @@ public final class ShardwiseSettings {
    * first), placeholders resolved, an element with dots kept in brackets ({@code
    * cache.caches[users.by-id].ttl}), and lists ({@code servers[0]}, {@code servers[1]}, as YAML
    * lists are) joined with commas. The keys that come from environment variables or system
-   * properties are added to {@code fromSystem}.
+   * properties are added to {@code fromSystem}. A placeholder that cannot be resolved is a problem
+   * added to {@code problems}, without the value for a key that holds a secret (Spring's message
+   * quotes the value), and the key is left out.
    */
-  static Map<String, String> properties(Environment environment, Set<String> fromSystem) {
+  static Map<String, String> properties(
+      Environment environment, Set<String> fromSystem, List<String> problems) {
     ConfigurationPropertyName root = ConfigurationPropertyName.of("shardwise");
     Map<String, String> flat = new LinkedHashMap<>();
     Set<String> taken = new HashSet<>();
@@ -99,7 +105,19 @@ public final class ShardwiseSettings {
         ConfigurationProperty property = source.getConfigurationProperty(name);
         Object value = property == null ? null : property.getValue();
         if (value != null) {
-          fromSource.put(key, environment.resolveRequiredPlaceholders(value.toString()));
+          try {
+            fromSource.put(key, environment.resolveRequiredPlaceholders(value.toString()));
+          } catch (IllegalArgumentException e) {
+            taken.add(SettingsReader.normalize(key));
+            problems.add(
+                ShardwiseConfig.PREFIX
+                    + key
+                    + ": "
+                    + (SettingsReader.looksSecret(key)
+                        ? "a placeholder in the value cannot be resolved (the value is a secret and"
+                            + " is not shown)"
+                        : e.getMessage()));
+          }
         }
       }
       fromSource.forEach(
