@@ -18,10 +18,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -81,11 +79,12 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   private final Consumer<SpymemcachedNodeConnection> onClose;
   /** SASL authentication, or null without. */
   private final SaslAuthentication sasl;
-  private final Set<Call<?>> inFlight = ConcurrentHashMap.newKeySet();
   /**
    * Calls in the order they began: every call has the same timeout, so their deadlines come in
    * this order, and {@link #expireOverdue()} only looks at the head. A queue node per call instead
    * of a timer task per call (whose scheduling and cancelling woke the timer thread per request).
+   * Every call not yet done is in it (a call leaves once done or expired), which is how {@link
+   * #close()} finds the calls in flight.
    */
   private final java.util.concurrent.ConcurrentLinkedQueue<Call<?>> deadlineOrder =
       new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -567,7 +566,7 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     try {
       client.shutdown();
     } finally {
-      for (Call<?> call : inFlight) {
+      for (Call<?> call : deadlineOrder) {
         call.abort(closedFailure(call));
       }
       onClose.accept(this);
@@ -599,7 +598,11 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   void expireOverdue() {
     long now = System.nanoTime();
     Call<?> head;
-    while ((head = deadlineOrder.peek()) != null && head.deadlineNanos - now <= 0) {
+    // Done calls leave too, not only overdue ones: replies mostly come in order, so the queue holds
+    // about one sweep interval of calls instead of a whole timeout's worth of them (and of the
+    // values they hold), which the collector would otherwise have to carry and promote.
+    while ((head = deadlineOrder.peek()) != null
+        && (head.result.isDone() || head.deadlineNanos - now <= 0)) {
       deadlineOrder.poll();
       if (!head.result.isDone()) {
         head.expire();
@@ -629,8 +632,6 @@ final class SpymemcachedNodeConnection implements NodeConnection {
                   null));
       return false;
     }
-    inFlight.add(call);
-    call.result.whenComplete((value, failure) -> call.finished());
     call.deadlineNanos = System.nanoTime() + operationTimeoutNanos;
     deadlineOrder.add(call);
     if (closed) {
@@ -979,10 +980,6 @@ final class SpymemcachedNodeConnection implements NodeConnection {
       } catch (CancellationException e) {
         return e;
       }
-    }
-
-    void finished() {
-      inFlight.remove(this);
     }
   }
 

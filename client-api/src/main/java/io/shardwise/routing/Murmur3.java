@@ -42,50 +42,69 @@ public final class Murmur3 implements KeyHasher {
       throw new StringIndexOutOfBoundsException(
           "begin " + start + ", end " + end + ", length " + key.length());
     }
-    for (int i = start; i < end; i++) {
-      if (key.charAt(i) >= 0x80) {
-        byte[] buf = KeyBytes.scratch(KeyBytes.maxUtf8Length(end - start));
-        int len = KeyBytes.encodeUtf8(key, start, end, buf, 0);
-        return hash64(buf, 0, len);
-      }
-    }
-    return hashAscii(key, start, end);
+    return hashChars(key, start, end);
   }
 
   /**
-   * {@link #hash64} of an ASCII range, reading the chars as bytes in place: no copy, no scratch
-   * buffer. The common case for cache keys, and the one the router benchmarks time.
+   * {@link #hash64} of the UTF-8 bytes of {@code s[start, end)}. One pass reads the chars in
+   * place (no copy, no scratch buffer), four to a long in 16-bit lanes so that every char keeps
+   * all its bits, and ORs those longs together; only if that shows a char outside ASCII is the
+   * range encoded to UTF-8 and hashed again. ASCII is the common case for cache keys and the one
+   * the router benchmarks time.
    */
-  private static long hashAscii(String s, int start, int end) {
+  private static long hashChars(String s, int start, int end) {
     long h1 = 0;
     long h2 = 0;
+    long seen = 0;
     int length = end - start;
     int p = start;
     int blockEnd = start + (length & ~15);
     for (; p < blockEnd; p += 16) {
-      h1 ^= mixK1(ascii8(s, p));
+      long a = chars4(s, p);
+      long b = chars4(s, p + 4);
+      long c = chars4(s, p + 8);
+      long d = chars4(s, p + 12);
+      seen |= a | b | c | d;
+      h1 ^= mixK1(bytes8(a, b));
       h1 = Long.rotateLeft(h1, 27);
       h1 += h2;
       h1 = h1 * 5 + 0x52dce729;
-      h2 ^= mixK2(ascii8(s, p + 8));
+      h2 ^= mixK2(bytes8(c, d));
       h2 = Long.rotateLeft(h2, 31);
       h2 += h1;
       h2 = h2 * 5 + 0x38495ab5;
     }
     int tail = end - p;
     if (tail > 0) {
-      long k1 = 0;
+      long k1;
       long k2 = 0;
-      for (int i = Math.min(tail, 8) - 1; i >= 0; i--) {
-        k1 = (k1 << 8) | s.charAt(p + i);
-      }
-      for (int i = tail - 1; i >= 8; i--) {
-        k2 = (k2 << 8) | s.charAt(p + i);
+      if (tail >= 8) {
+        long a = chars4(s, p);
+        long b = chars4(s, p + 4);
+        seen |= a | b;
+        k1 = bytes8(a, b);
+        for (int i = 8; i < tail; i++) {
+          char ch = s.charAt(p + i);
+          seen |= ch;
+          k2 |= (long) ch << ((i - 8) << 3);
+        }
+      } else {
+        k1 = 0;
+        for (int i = 0; i < tail; i++) {
+          char ch = s.charAt(p + i);
+          seen |= ch;
+          k1 |= (long) ch << (i << 3);
+        }
       }
       if (tail > 8) {
         h2 ^= mixK2(k2);
       }
       h1 ^= mixK1(k1);
+    }
+    if ((seen & NOT_ASCII) != 0) {
+      byte[] buf = KeyBytes.scratch(KeyBytes.maxUtf8Length(length));
+      int len = KeyBytes.encodeUtf8(s, start, end, buf, 0);
+      return hash64(buf, 0, len);
     }
     h1 ^= length;
     h2 ^= length;
@@ -96,16 +115,33 @@ public final class Murmur3 implements KeyHasher {
     return h1 + h2;
   }
 
-  /** Eight ASCII chars from {@code p} as a little-endian long. */
-  private static long ascii8(String s, int p) {
+  /**
+   * The bits {@code seen} has set when some char is not ASCII: in a 16-bit lane of {@link #chars4}
+   * anything from bit 7 up, and in the tail's plain char ORs bits 7 and up of the low lane.
+   */
+  private static final long NOT_ASCII = 0xFF80FF80FF80FF80L;
+
+  /** Four chars from {@code p}, one per 16-bit lane, little-endian. */
+  private static long chars4(String s, int p) {
     return s.charAt(p)
-        | (long) s.charAt(p + 1) << 8
-        | (long) s.charAt(p + 2) << 16
-        | (long) s.charAt(p + 3) << 24
-        | (long) s.charAt(p + 4) << 32
-        | (long) s.charAt(p + 5) << 40
-        | (long) s.charAt(p + 6) << 48
-        | (long) s.charAt(p + 7) << 56;
+        | (long) s.charAt(p + 1) << 16
+        | (long) s.charAt(p + 2) << 32
+        | (long) s.charAt(p + 3) << 48;
+  }
+
+  /**
+   * Eight bytes, little-endian, from two {@link #chars4} longs of ASCII chars (the high byte of
+   * each lane is 0): the low byte of each lane, packed.
+   */
+  private static long bytes8(long low, long high) {
+    return pack4(low) | pack4(high) << 32;
+  }
+
+  private static long pack4(long lanes) {
+    return (lanes & 0xFFL)
+        | (lanes >>> 8 & 0xFF00L)
+        | (lanes >>> 16 & 0xFF0000L)
+        | (lanes >>> 24 & 0xFF000000L);
   }
 
   /** The first 64 bits of MurmurHash3 x64 128 with seed 0; the range is not checked. */

@@ -46,7 +46,10 @@ final class DeadlineScanner implements AutoCloseable {
       LockSupport.parkNanos(SCAN_NANOS);
       long now = System.nanoTime();
       Pending head;
-      while ((head = queue.peek()) != null && head.deadline() - now <= 0) {
+      // Done requests leave too: replies mostly come in order, so the queue holds about one scan
+      // interval of requests instead of a whole timeout's worth of them and of their values.
+      while ((head = queue.peek()) != null
+          && (head.future().isDone() || head.deadline() - now <= 0)) {
         queue.poll();
         if (!head.future().isDone()) {
           head.future().completeExceptionally(new TimeoutException("no reply within the timeout"));

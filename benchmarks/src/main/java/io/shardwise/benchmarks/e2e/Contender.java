@@ -36,6 +36,15 @@ interface Contender extends AutoCloseable {
     return Optional.empty();
   }
 
+  /**
+   * What happened inside the client since the last call that bears on the numbers (node
+   * ejections, requests sent elsewhere, failed requests the caller did not see), or an empty
+   * string.
+   */
+  default String drainEvents() {
+    return "";
+  }
+
   @Override
   void close();
 }

@@ -249,6 +249,10 @@ public final class EndToEndBenchmark implements Callable<Integer> {
         for (Contender c : contenders) {
           err.println("   warmup " + c.name());
           timedRun(scenario, c, data, warmup, seed - 1, setup);
+          String events = c.drainEvents();
+          if (!events.isEmpty()) {
+            err.println("     inside " + c.name() + " during warmup: " + events);
+          }
         }
       }
       for (int round = 0; round < rounds; round++) {
@@ -270,6 +274,10 @@ public final class EndToEndBenchmark implements Callable<Integer> {
                   ? ""
                   : "  errors " + measured[c].errors() + ", wrong values "
                       + measured[c].wrongValues() + ", first: " + measured[c].firstError());
+          String events = contenders.get(c).drainEvents();
+          if (!events.isEmpty()) {
+            err.println("     inside " + contenders.get(c).name() + ": " + events);
+          }
         }
         result.rounds.add(List.of(measured));
         result.peerFirst.add(peerFirst);

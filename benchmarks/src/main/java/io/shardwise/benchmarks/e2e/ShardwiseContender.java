@@ -2,7 +2,10 @@ package io.shardwise.benchmarks.e2e;
 
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.CacheClient;
+import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.Codecs;
+import io.shardwise.client.NodeEvent;
+import io.shardwise.client.NodeEventListener;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.core.ShardwiseClient;
 import io.shardwise.memcached.MemcachedBackend;
@@ -10,11 +13,13 @@ import io.shardwise.memcached.MemcachedOptions;
 import io.shardwise.memcached.MemcachedProtocol;
 import io.shardwise.redis.RedisBackend;
 import io.shardwise.redis.RedisBackendOptions;
+import io.shardwise.routing.Node;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A Shardwise client built the documented way ({@code ShardwiseClient.builder()}) with the
@@ -25,11 +30,60 @@ final class ShardwiseContender implements Contender {
   private final String name;
   private final AsyncCacheClient<byte[]> async;
   private final CacheClient<byte[]> sync;
+  private final Watch watch;
 
-  private ShardwiseContender(String name, AsyncCacheClient<byte[]> client) {
+  private ShardwiseContender(String name, AsyncCacheClient<byte[]> client, Watch watch) {
     this.name = name;
     this.async = client;
     this.sync = client.sync();
+    this.watch = watch;
+  }
+
+  /**
+   * Counts what the routing client did on its own: node state changes, requests redirected away
+   * from their primary, and node requests that failed (a failed node request inside a multi-key
+   * call can be retried on the next node and never reach the caller; its keys then read as
+   * misses there). Cheap enough not to bear on the rates: two counters on the request path.
+   */
+  private static final class Watch implements NodeEventListener, ClientMetrics {
+    final LongAdder events = new LongAdder();
+    final LongAdder redirected = new LongAdder();
+    final LongAdder failed = new LongAdder();
+    volatile String lastEvent = "";
+
+    @Override
+    public void onEvent(NodeEvent event) {
+      events.increment();
+      lastEvent = event.node().name() + " " + event.from() + " -> " + event.to();
+    }
+
+    @Override
+    public void request(Node node, String operation, long latencyNanos, Throwable failure) {
+      if (failure != null) {
+        failed.increment();
+      }
+    }
+
+    @Override
+    public void redirected(Node primary, Node to, String reason) {
+      redirected.increment();
+    }
+
+    String drain() {
+      long e = events.sumThenReset();
+      long r = redirected.sumThenReset();
+      long f = failed.sumThenReset();
+      if (e == 0 && r == 0 && f == 0) {
+        return "";
+      }
+      return "node events "
+          + e
+          + (e == 0 ? "" : " (last: " + lastEvent + ")")
+          + ", redirected requests "
+          + r
+          + ", failed node requests "
+          + f;
+    }
   }
 
   /** memcached (text protocol) on {@code servers} ({@code host:port, ...}) with {@code router}. */
@@ -40,29 +94,35 @@ final class ShardwiseContender implements Contender {
                 .protocol(MemcachedProtocol.TEXT)
                 .operationTimeout(timeout)
                 .build());
+    Watch watch = new Watch();
     AsyncCacheClient<byte[]> client =
         ShardwiseClient.builder()
             .backend(backend)
             .servers(servers)
             .router(router)
             .timeout(timeout)
+            .listener(watch)
+            .metrics(watch)
             .codec(Codecs.bytes())
             .build();
-    return new ShardwiseContender("Shardwise " + router, client);
+    return new ShardwiseContender("Shardwise " + router, client, watch);
   }
 
   /** Redis on {@code servers} with the default router. */
   static ShardwiseContender redis(String servers, Duration timeout) {
     RedisBackend backend =
         RedisBackend.create(RedisBackendOptions.builder().commandTimeout(timeout).build());
+    Watch watch = new Watch();
     AsyncCacheClient<byte[]> client =
         ShardwiseClient.builder()
             .backend(backend)
             .servers(servers)
             .timeout(timeout)
+            .listener(watch)
+            .metrics(watch)
             .codec(Codecs.bytes())
             .build();
-    return new ShardwiseContender("Shardwise", client);
+    return new ShardwiseContender("Shardwise", client, watch);
   }
 
   @Override
@@ -98,6 +158,11 @@ final class ShardwiseContender implements Contender {
   @Override
   public Optional<String> serverOf(String key) {
     return Optional.of(async.nodeFor(key).address());
+  }
+
+  @Override
+  public String drainEvents() {
+    return watch.drain();
   }
 
   @Override
