@@ -101,6 +101,10 @@ public final class ShardwiseConfig {
   public static final String BOUNDED_EPSILON = "bounded.epsilon";
   public static final String BOUNDED_PROBE_LIMIT = "bounded.probe-limit";
   public static final String BOUNDED_SCOPE = "bounded.scope";
+  public static final String BOUNDED_WINDOW = "bounded.window";
+  public static final String BOUNDED_RESOLUTION = "bounded.resolution";
+  public static final String BOUNDED_SPILL_TTL = "bounded.spill-ttl";
+  public static final String BOUNDED_HOT_THRESHOLD = "bounded.hot-threshold";
 
   /** The default request timeout: 250 ms, the built-in backends' own. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(250);
@@ -234,7 +238,28 @@ public final class ShardwiseConfig {
               BOUNDED_SCOPE,
               "hot",
               String.join(", ", SCOPES),
-              "Bounded loads: which keys may spill, only keys found hot or every key."));
+              "Bounded loads: which keys may spill, only keys found hot or every key."),
+          new ConfigKey(
+              BOUNDED_WINDOW,
+              SettingsReader.format(BoundedOptions.DEFAULT_WINDOW),
+              "> 0, a whole multiple of bounded.resolution",
+              "Bounded loads: how far back a server's requests are counted."),
+          new ConfigKey(
+              BOUNDED_RESOLUTION,
+              SettingsReader.format(BoundedOptions.DEFAULT_RESOLUTION),
+              "> 0, at most 1000 per window",
+              "Bounded loads: the step in which the window moves."),
+          new ConfigKey(
+              BOUNDED_SPILL_TTL,
+              SettingsReader.format(BoundedOptions.DEFAULT_SPILL_TTL),
+              ">= 1s",
+              "Bounded loads: life of a copy left where a read spilled; bounds the staleness"
+                  + " other client processes can see."),
+          new ConfigKey(
+              BOUNDED_HOT_THRESHOLD,
+              Integer.toString(BoundedOptions.DEFAULT_HOT_THRESHOLD),
+              "1..15",
+              "Bounded loads, scope hot: recent reads from which a key is hot."));
 
   private final String backend;
   private final BackendProvider provider;
@@ -252,6 +277,10 @@ public final class ShardwiseConfig {
   private final double boundedEpsilon;
   private final int boundedProbeLimit;
   private final String boundedScope;
+  private final Duration boundedWindow;
+  private final Duration boundedResolution;
+  private final Duration boundedSpillTtl;
+  private final int boundedHotThreshold;
 
   private ShardwiseConfig(Parsed p) {
     this.backend = p.backend;
@@ -270,6 +299,10 @@ public final class ShardwiseConfig {
     this.boundedEpsilon = p.boundedEpsilon;
     this.boundedProbeLimit = p.boundedProbeLimit;
     this.boundedScope = p.boundedScope;
+    this.boundedWindow = p.boundedWindow;
+    this.boundedResolution = p.boundedResolution;
+    this.boundedSpillTtl = p.boundedSpillTtl;
+    this.boundedHotThreshold = p.boundedHotThreshold;
   }
 
   // ---- loading -------------------------------------------------------------------------------
@@ -481,6 +514,10 @@ public final class ShardwiseConfig {
         .epsilon(boundedEpsilon)
         .probeLimit(boundedProbeLimit)
         .scope(BoundedOptions.Scope.of(boundedScope))
+        .window(boundedWindow)
+        .resolution(boundedResolution)
+        .spillTtl(boundedSpillTtl)
+        .hotThreshold(boundedHotThreshold)
         .build();
   }
 
@@ -530,6 +567,10 @@ public final class ShardwiseConfig {
     put(s, BOUNDED_EPSILON, Double.toString(boundedEpsilon));
     put(s, BOUNDED_PROBE_LIMIT, Integer.toString(boundedProbeLimit));
     put(s, BOUNDED_SCOPE, boundedScope);
+    put(s, BOUNDED_WINDOW, SettingsReader.format(boundedWindow));
+    put(s, BOUNDED_RESOLUTION, SettingsReader.format(boundedResolution));
+    put(s, BOUNDED_SPILL_TTL, SettingsReader.format(boundedSpillTtl));
+    put(s, BOUNDED_HOT_THRESHOLD, Integer.toString(boundedHotThreshold));
     backendSettings.forEach(
         (k, v) -> put(s, backend + "." + k, mask && isSecret(k) ? masked(v) : v));
     return Collections.unmodifiableMap(s);
@@ -618,6 +659,10 @@ public final class ShardwiseConfig {
     double boundedEpsilon;
     int boundedProbeLimit;
     String boundedScope;
+    Duration boundedWindow;
+    Duration boundedResolution;
+    Duration boundedSpillTtl;
+    int boundedHotThreshold;
 
     Parsed(SettingsReader r, Map<String, BackendProvider> providers) {
       readBackend(r, providers);
@@ -635,7 +680,51 @@ public final class ShardwiseConfig {
           r.integer(
               BOUNDED_PROBE_LIMIT, BoundedLoadSelector.DEFAULT_PROBE_LIMIT, 1, Integer.MAX_VALUE);
       boundedScope = r.choice(BOUNDED_SCOPE, "hot", SCOPES);
+      readBoundedWindow(r);
+      boundedSpillTtl =
+          r.duration(BOUNDED_SPILL_TTL, BoundedOptions.DEFAULT_SPILL_TTL, Duration.ofSeconds(1));
+      boundedHotThreshold =
+          r.integer(BOUNDED_HOT_THRESHOLD, BoundedOptions.DEFAULT_HOT_THRESHOLD, 1, 15);
       readBackendKeys(r);
+    }
+
+    private void readBoundedWindow(SettingsReader r) {
+      int before = r.problems().size();
+      boundedWindow = r.positiveDuration(BOUNDED_WINDOW, BoundedOptions.DEFAULT_WINDOW);
+      boundedResolution =
+          r.positiveDuration(BOUNDED_RESOLUTION, BoundedOptions.DEFAULT_RESOLUTION);
+      if (r.problems().size() > before) {
+        boundedWindow = BoundedOptions.DEFAULT_WINDOW;
+        boundedResolution = BoundedOptions.DEFAULT_RESOLUTION;
+        return;
+      }
+      long window = boundedWindow.toNanos();
+      long resolution = boundedResolution.toNanos();
+      if (resolution > window || window % resolution != 0) {
+        r.problem(
+            BOUNDED_WINDOW,
+            "must be a whole multiple of "
+                + PREFIX
+                + BOUNDED_RESOLUTION
+                + " ("
+                + SettingsReader.format(boundedResolution)
+                + ") but was "
+                + SettingsReader.format(boundedWindow));
+      } else if (window / resolution > 1000) {
+        r.problem(
+            BOUNDED_WINDOW,
+            "must hold at most 1000 steps of "
+                + PREFIX
+                + BOUNDED_RESOLUTION
+                + " ("
+                + SettingsReader.format(boundedResolution)
+                + ") but holds "
+                + window / resolution);
+      } else {
+        return;
+      }
+      boundedWindow = BoundedOptions.DEFAULT_WINDOW;
+      boundedResolution = BoundedOptions.DEFAULT_RESOLUTION;
     }
 
     private void readBackend(SettingsReader r, Map<String, BackendProvider> providers) {

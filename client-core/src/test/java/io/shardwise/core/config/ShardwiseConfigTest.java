@@ -102,7 +102,11 @@ class ShardwiseConfigTest {
             "bounded.enabled", "TRUE",
             "bounded.epsilon", "0.5",
             "bounded.probe-limit", "3",
-            "bounded.scope", "all");
+            "bounded.scope", "all",
+            "bounded.window", "2s",
+            "bounded.resolution", "250ms",
+            "bounded.spill-ttl", "30s",
+            "bounded.hot-threshold", "4");
     assertThat(config.router()).isEqualTo(RouterSpec.of("maglev").withTableSize(1009));
     assertThat(config.hashTag()).isEqualTo(HashTag.of("{}"));
     assertThat(config.timeout()).isEqualTo(Duration.ofSeconds(2));
@@ -121,6 +125,15 @@ class ShardwiseConfigTest {
     assertThat(config.bounded().epsilon()).isEqualTo(0.5);
     assertThat(config.bounded().probeLimit()).isEqualTo(3);
     assertThat(config.bounded().scope()).isEqualTo(io.shardwise.core.BoundedOptions.Scope.ALL);
+    assertThat(config.bounded().window()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(config.bounded().resolution()).isEqualTo(Duration.ofMillis(250));
+    assertThat(config.bounded().spillTtl()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.bounded().hotThreshold()).isEqualTo(4);
+    assertThat(config.settings())
+        .containsEntry("shardwise.bounded.window", "2s")
+        .containsEntry("shardwise.bounded.resolution", "250ms")
+        .containsEntry("shardwise.bounded.spill-ttl", "30s")
+        .containsEntry("shardwise.bounded.hot-threshold", "4");
 
     // Every documented key rejects nonsense, naming itself.
     for (ConfigKey key : ShardwiseConfig.keys()) {
@@ -142,6 +155,18 @@ class ShardwiseConfigTest {
         .containsExactly("shardwise.bounded.epsilon: must be > 0 but was -0.1");
     assertThat(problems("bounded.probe-limit", "0").problems())
         .containsExactly("shardwise.bounded.probe-limit: must be >= 1 but was 0");
+    assertThat(problems("bounded.window", "1s", "bounded.resolution", "300ms").problems())
+        .containsExactly(
+            "shardwise.bounded.window: must be a whole multiple of shardwise.bounded.resolution"
+                + " (300ms) but was 1s");
+    assertThat(problems("bounded.window", "10s", "bounded.resolution", "1ms").problems())
+        .containsExactly(
+            "shardwise.bounded.window: must hold at most 1000 steps of"
+                + " shardwise.bounded.resolution (1ms) but holds 10000");
+    assertThat(problems("bounded.spill-ttl", "500ms").problems())
+        .containsExactly("shardwise.bounded.spill-ttl: must be >= 1s but was 500ms");
+    assertThat(problems("bounded.hot-threshold", "16").problems())
+        .containsExactly("shardwise.bounded.hot-threshold: must be <= 15 but was 16");
     assertThat(problems("timeout", "fast").problems())
         .containsExactly(
             "shardwise.timeout: 'fast' is not a duration; expected a number and a unit (ns, us, ms,"

@@ -337,6 +337,18 @@ public class ShardwiseProperties {
     /** Which keys may spill: hot (only keys a frequency sketch finds hot) or all. */
     private String scope = "hot";
 
+    /** How far back a server's requests are counted, a whole multiple of the resolution. */
+    private String window = "1s";
+
+    /** The step in which the window moves, > 0, at most 1000 per window. */
+    private String resolution = "100ms";
+
+    /** Life of a copy left where a read spilled, at least 1s. */
+    private String spillTtl = "5s";
+
+    /** With scope hot: recent reads from which a key is hot, 1..15. */
+    private String hotThreshold = "8";
+
     public String getEnabled() {
       return enabled;
     }
@@ -367,6 +379,38 @@ public class ShardwiseProperties {
 
     public void setScope(String scope) {
       this.scope = scope;
+    }
+
+    public String getWindow() {
+      return window;
+    }
+
+    public void setWindow(String window) {
+      this.window = window;
+    }
+
+    public String getResolution() {
+      return resolution;
+    }
+
+    public void setResolution(String resolution) {
+      this.resolution = resolution;
+    }
+
+    public String getSpillTtl() {
+      return spillTtl;
+    }
+
+    public void setSpillTtl(String spillTtl) {
+      this.spillTtl = spillTtl;
+    }
+
+    public String getHotThreshold() {
+      return hotThreshold;
+    }
+
+    public void setHotThreshold(String hotThreshold) {
+      this.hotThreshold = hotThreshold;
     }
   }
 

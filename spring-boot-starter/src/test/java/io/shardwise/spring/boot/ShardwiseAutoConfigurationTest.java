@@ -126,6 +126,7 @@ class ShardwiseAutoConfigurationTest {
     spring.put("shardwise.redis.database", "3");
     spring.put("shardwise.redis.clientName", "orders");
     spring.put("shardwise.bounded.enabled", "true");
+    spring.put("shardwise.bounded.spillTtl", "30s");
     spring.put("other.key", "x");
     StandardEnvironment environment = new StandardEnvironment();
     environment.getPropertySources().addFirst(new MapPropertySource("test", spring));
@@ -151,11 +152,13 @@ class ShardwiseAutoConfigurationTest {
     properties.setProperty("shardwise.redis.client-name", "orders");
     properties.setProperty("shardwise.bounded.enabled", "true");
     properties.setProperty("shardwise.bounded.probe-limit", "4");
+    properties.setProperty("shardwise.bounded.spill-ttl", "30s");
     ShardwiseConfig plain = ShardwiseConfig.from(properties);
 
     assertThat(fromSpring).isEqualTo(plain);
     assertThat(fromSpring.settings()).isEqualTo(plain.settings());
     assertThat(fromSpring.bounded().probeLimit()).isEqualTo(4);
+    assertThat(fromSpring.bounded().spillTtl()).isEqualTo(Duration.ofSeconds(30));
     assertThat(fromSpring.timeout()).isEqualTo(Duration.ofMillis(400));
   }
 
