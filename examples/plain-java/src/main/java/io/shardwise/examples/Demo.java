@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 
 /**
  * The demo {@code ./demo.sh} runs: for memcached, then Redis, three local servers, a client built
@@ -131,7 +132,8 @@ public final class Demo {
       long waitStart = System.nanoTime();
       while (readmitted.getCount() > 0
           && System.nanoTime() - waitStart < TimeUnit.SECONDS.toNanos(30)) {
-        readThrough(cache, Duration.ofMillis(200));
+        // Stop at the readmission, so that the reads that find its keys gone are counted below.
+        readThrough(cache, Duration.ofMillis(200), () -> readmitted.getCount() == 0);
       }
       if (readmitted.getCount() > 0) {
         System.out.println("!! not readmitted within 30 s; state: " + states(cache));
@@ -165,10 +167,17 @@ public final class Demo {
   /** Reads every key, rewriting misses, for {@code period}. */
   private static Round readThrough(AsyncCacheClient<String> cache, Duration period)
       throws InterruptedException {
+    return readThrough(cache, period, () -> false);
+  }
+
+  /** Reads every key, rewriting misses, for {@code period} or until {@code stop} says so. */
+  private static Round readThrough(
+      AsyncCacheClient<String> cache, Duration period, BooleanSupplier stop)
+      throws InterruptedException {
     Round round = new Round();
     long end = System.nanoTime() + period.toNanos();
     int i = 0;
-    while (System.nanoTime() < end) {
+    while (System.nanoTime() < end && !stop.getAsBoolean()) {
       List<CompletableFuture<?>> batch = new ArrayList<>();
       for (int j = 0; j < 50; j++, i = (i + 1) % KEYS) {
         String key = key(i);
