@@ -272,16 +272,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                 }
               });
     }
-    CompletableFuture<T> sent = send(node, operation, op);
-    return metrics != ClientMetrics.NONE && "get".equals(operation)
-        ? sent.whenComplete((v, t) -> countRead(node, v, t))
-        : sent;
-  }
-
-  private void countRead(int node, Object value, Throwable failure) {
-    if (failure == null) {
-      metrics.reads(topology.nodes.get(node), value == null ? 0 : 1, value == null ? 1 : 0);
-    }
+    // A plain get's hit or miss is counted where its reply is handled: no stage of its own.
+    return send(node, operation, op, !write && "get".equals(operation));
   }
 
   // ---- multi-key operations ------------------------------------------------------------------
@@ -626,8 +618,22 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   /** {@link #call}, retried on the same node after a node failure with {@link FailureMode#RETRY}. */
   private <T> CompletableFuture<T> send(
       int node, String operation, Function<NodeConnection, CompletableFuture<T>> op) {
-    CompletableFuture<T> first = call(node, operation, op);
-    return retrying ? retry(first, node, operation, op, health.options().retryAttempts()) : first;
+    return send(node, operation, op, false);
+  }
+
+  /**
+   * {@link #send}; with {@code countRead} the reply (a value or null) is also reported to {@link
+   * ClientMetrics#reads} as one hit or one miss.
+   */
+  private <T> CompletableFuture<T> send(
+      int node,
+      String operation,
+      Function<NodeConnection, CompletableFuture<T>> op,
+      boolean countRead) {
+    CompletableFuture<T> first = call(node, operation, op, countRead);
+    return retrying
+        ? retry(first, node, operation, op, countRead, health.options().retryAttempts())
+        : first;
   }
 
   private <T> CompletableFuture<T> retry(
@@ -635,6 +641,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       int node,
       String operation,
       Function<NodeConnection, CompletableFuture<T>> op,
+      boolean countRead,
       int left) {
     if (left == 0) {
       return attempt;
@@ -642,7 +649,13 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     return attempt.exceptionallyCompose(
         failure ->
             health.isNodeFailure(failure) && health.available(node)
-                ? retry(call(node, operation, op), node, operation, op, left - 1)
+                ? retry(
+                    call(node, operation, op, countRead),
+                    node,
+                    operation,
+                    op,
+                    countRead,
+                    left - 1)
                 : CompletableFuture.failedFuture(failure));
   }
 
@@ -652,6 +665,14 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
    */
   private <T> CompletableFuture<T> call(
       int node, String operation, Function<NodeConnection, CompletableFuture<T>> op) {
+    return call(node, operation, op, false);
+  }
+
+  private <T> CompletableFuture<T> call(
+      int node,
+      String operation,
+      Function<NodeConnection, CompletableFuture<T>> op,
+      boolean countRead) {
     long start = System.nanoTime();
     if (bounded != null) {
       bounded.loads.record(node);
@@ -671,7 +692,11 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                 metrics.request(topology.nodes.get(node), operation, took, e);
                 throw e;
               }
-              metrics.request(topology.nodes.get(node), operation, took, null);
+              Node n = topology.nodes.get(node);
+              metrics.request(n, operation, took, null);
+              if (countRead) {
+                metrics.reads(n, value == null ? 0 : 1, value == null ? 1 : 0);
+              }
               return value;
             });
   }
