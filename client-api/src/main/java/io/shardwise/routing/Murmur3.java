@@ -20,6 +20,12 @@ public final class Murmur3 implements KeyHasher {
 
   private static final long C1 = 0x87c37b91114253d5L;
   private static final long C2 = 0x4cf5ad432745937fL;
+  /**
+   * The bits {@code seen} has set when some char is not ASCII: in a 16-bit lane of {@link #chars4}
+   * anything from bit 7 up, and in the tail's plain char ORs bits 7 and up of the low lane.
+   */
+  private static final long NOT_ASCII = 0xFF80FF80FF80FF80L;
+
   private static final VarHandle LONG_LE =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
@@ -114,12 +120,6 @@ public final class Murmur3 implements KeyHasher {
     h2 = fmix64(h2);
     return h1 + h2;
   }
-
-  /**
-   * The bits {@code seen} has set when some char is not ASCII: in a 16-bit lane of {@link #chars4}
-   * anything from bit 7 up, and in the tail's plain char ORs bits 7 and up of the low lane.
-   */
-  private static final long NOT_ASCII = 0xFF80FF80FF80FF80L;
 
   /** Four chars from {@code p}, one per 16-bit lane, little-endian. */
   private static long chars4(String s, int p) {
