@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.IntPredicate;
@@ -34,6 +35,7 @@ final class BoundedReads {
   static final int PRIMARY = -2;
 
   private static final int MAX_HOT_KEYS_SHOWN = 32;
+  private static final int REPLACE_ONE_IN = 64;
 
   final BoundedOptions options;
   final LoadWindow loads;
@@ -77,8 +79,12 @@ final class BoundedReads {
       if (frequency < options.hotThreshold()) {
         return PRIMARY;
       }
-      if (hotKeys.size() < MAX_HOT_KEYS_SHOWN && !hotKeys.containsKey(key)) {
-        hotKeys.put(key, keyHash);
+      if (!hotKeys.containsKey(key)) {
+        if (hotKeys.size() < MAX_HOT_KEYS_SHOWN) {
+          hotKeys.put(key, keyHash);
+        } else if (ThreadLocalRandom.current().nextInt(REPLACE_ONE_IN) == 0) {
+          replaceColdest(key, keyHash, frequency);
+        }
       }
     }
     Selection s = selections.get();
@@ -88,6 +94,29 @@ final class BoundedReads {
       spilledTo.incrementAndGet(node);
     }
     return node;
+  }
+
+  /**
+   * Puts {@code key} in the full hot-key list in place of its coldest key, if that one is now
+   * less frequent. Sampled (one in {@value #REPLACE_ONE_IN} reads of a hot key that is not listed)
+   * because it scans the list: a key read more often gets more tries, so the list tends to the
+   * hottest keys at a cost of well under a nanosecond per read on average.
+   */
+  private void replaceColdest(String key, long keyHash, int frequency) {
+    String coldest = null;
+    long coldestHash = 0;
+    int coldestFrequency = Integer.MAX_VALUE;
+    for (Map.Entry<String, Long> e : hotKeys.entrySet()) {
+      int f = sketch.frequency(e.getValue());
+      if (f < coldestFrequency) {
+        coldest = e.getKey();
+        coldestHash = e.getValue();
+        coldestFrequency = f;
+      }
+    }
+    if (coldest != null && coldestFrequency < frequency && hotKeys.remove(coldest, coldestHash)) {
+      hotKeys.putIfAbsent(key, keyHash);
+    }
   }
 
   /** The copy record of a key a read spilled for, or null when the registry is full. */

@@ -189,6 +189,28 @@ class BoundedReadsTest {
   }
 
   @Test
+  void aHotterKeyTakesTheColdestPlaceInAFullHotKeyList() {
+    build(BoundedOptions.builder().scope(BoundedOptions.Scope.HOT).hotThreshold(8));
+    // 32 keys just hot enough fill the list (read 8 times: estimate 8).
+    for (int i = 0; i < 32; i++) {
+      String warm = "warm:" + i;
+      sync.set(warm, "w", Duration.ZERO);
+      for (int r = 0; r < 8; r++) {
+        sync.get(warm);
+      }
+    }
+    assertThat(client.loadReport().hotKeys()).hasSize(32).doesNotContainKey("hottest");
+    // A key read far more often replaces one of them (sampled: one try in 64 of its reads).
+    sync.set("hottest", "h", Duration.ZERO);
+    int reads = 0;
+    while (!client.loadReport().hotKeys().containsKey("hottest") && reads < 5_000) {
+      sync.get("hottest");
+      reads++;
+    }
+    assertThat(client.loadReport().hotKeys()).hasSize(32).containsEntry("hottest", 15);
+  }
+
+  @Test
   void getMultiSpillsToo() {
     build(BoundedOptions.builder().scope(BoundedOptions.Scope.ALL).epsilon(0.25));
     List<String> keys = new ArrayList<>();
