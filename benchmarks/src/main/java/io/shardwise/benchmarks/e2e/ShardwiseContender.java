@@ -41,9 +41,9 @@ final class ShardwiseContender implements Contender {
 
   /**
    * Counts what the routing client did on its own: node state changes, requests redirected away
-   * from their primary, and node requests that failed (a failed node request inside a multi-key
-   * call can be retried on the next node and never reach the caller; its keys then read as
-   * misses there). Cheap enough not to bear on the rates: two counters on the request path.
+   * from their primary, and node requests that failed. A node ejected during a run sends its keys
+   * to their next nodes, where they read as misses without any error reaching the caller; these
+   * counts tell such a round apart. Costs a null check per request on the success path.
    */
   private static final class Watch implements NodeEventListener, ClientMetrics {
     final LongAdder events = new LongAdder();
