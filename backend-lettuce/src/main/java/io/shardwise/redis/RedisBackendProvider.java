@@ -111,7 +111,6 @@ public final class RedisBackendProvider implements BackendProvider {
 
   private static final Set<String> KEYS = keys(DATABASE, CLIENT_NAME, USERNAME, PASSWORD);
 
-  private static final String SECRET_FORMS = "a password, env:NAME, file:/path or literal:TEXT";
 
   @Override
   public String name() {
@@ -174,7 +173,7 @@ public final class RedisBackendProvider implements BackendProvider {
   private static void readCredentials(SettingsReader reader, RedisBackendOptions.Builder options) {
     Optional<String> username = reader.text(USERNAME);
     boolean passwordSet = reader.secret(PASSWORD).isPresent();
-    Secret password = secret(reader, PASSWORD);
+    Secret password = reader.resolvedSecret(PASSWORD).orElse(null);
     boolean usernameUsable = false;
     if (username.isPresent()) {
       try {
@@ -232,15 +231,15 @@ public final class RedisBackendProvider implements BackendProvider {
     before = reader.problems().size();
     Path caFile = file(reader, TLS_CA_FILE, "a PEM file of the CA certificates to trust");
     Path trustStore = file(reader, TLS_TRUST_STORE, "a key store (PKCS#12 or JKS) to trust");
-    Secret trustStorePassword = secret(reader, TLS_TRUST_STORE_PASSWORD);
+    Secret trustStorePassword = reader.resolvedSecret(TLS_TRUST_STORE_PASSWORD).orElse(null);
     Path keyStore =
         file(reader, TLS_KEY_STORE, "a key store (PKCS#12 or JKS) with the client's key");
-    Secret keyStorePassword = secret(reader, TLS_KEY_STORE_PASSWORD);
+    Secret keyStorePassword = reader.resolvedSecret(TLS_KEY_STORE_PASSWORD).orElse(null);
     Path certificateFile =
         file(reader, TLS_CERTIFICATE_FILE, "a PEM file of the client's certificate chain");
     Path privateKeyFile =
         file(reader, TLS_PRIVATE_KEY_FILE, "a PKCS#8 PEM file of the client's private key");
-    Secret privateKeyPassword = secret(reader, TLS_PRIVATE_KEY_PASSWORD);
+    Secret privateKeyPassword = reader.resolvedSecret(TLS_PRIVATE_KEY_PASSWORD).orElse(null);
     boolean verifyHostname =
         reader.bool(TLS_VERIFY_HOSTNAME, RedisTlsOptions.DEFAULT_VERIFY_HOSTNAME);
 
@@ -358,23 +357,6 @@ public final class RedisBackendProvider implements BackendProvider {
       return null;
     }
     return path;
-  }
-
-  /**
-   * The secret {@code key} refers to, resolved now, or null (not set, or a problem recorded that
-   * names the reference, never a value).
-   */
-  private static Secret secret(SettingsReader reader, String key) {
-    Optional<String> reference = reader.secret(key);
-    if (reference.isEmpty()) {
-      return null;
-    }
-    try {
-      return Secret.resolve(reference.get());
-    } catch (IllegalArgumentException e) {
-      reader.problem(key, e.getMessage() + "; expected " + SECRET_FORMS);
-      return null;
-    }
   }
 
   private static Set<String> ordered(String... keys) {

@@ -110,7 +110,7 @@ public final class MemcachedBackendProvider implements BackendProvider {
 
     Optional<String> username = reader.text(SASL_USERNAME);
     boolean passwordSet = reader.secret(SASL_PASSWORD).isPresent();
-    Secret password = secret(reader, SASL_PASSWORD);
+    Secret password = reader.resolvedSecret(SASL_PASSWORD).orElse(null);
     if (username.isEmpty() && !passwordSet) {
       return options.build();
     }
@@ -160,23 +160,5 @@ public final class MemcachedBackendProvider implements BackendProvider {
       options.sasl(username.get(), password);
     }
     return options.build();
-  }
-
-  /**
-   * The secret {@code key} refers to, resolved now, or null (not set, or a problem recorded that
-   * names the reference, never a value).
-   */
-  private static Secret secret(SettingsReader reader, String key) {
-    Optional<String> reference = reader.secret(key);
-    if (reference.isEmpty()) {
-      return null;
-    }
-    try {
-      return Secret.resolve(reference.get());
-    } catch (IllegalArgumentException e) {
-      reader.problem(
-          key, e.getMessage() + "; expected a password, env:NAME, file:/path or literal:TEXT");
-      return null;
-    }
   }
 }

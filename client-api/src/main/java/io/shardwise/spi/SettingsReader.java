@@ -1,5 +1,6 @@
 package io.shardwise.spi;
 
+import io.shardwise.client.Secret;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -128,6 +129,25 @@ public final class SettingsReader {
     secrets.add(normalize(key));
     Entry e = entry(key);
     return e == null || e.value.isEmpty() ? Optional.empty() : Optional.of(e.value);
+  }
+
+  /**
+   * The secret {@code key} refers to, resolved now ({@link Secret#resolve}: {@code env:NAME},
+   * {@code file:/path}, {@code literal:TEXT} or the secret itself), or empty when the key is not
+   * set or cannot be resolved; in that case the problem names the reference, never a value.
+   */
+  public Optional<Secret> resolvedSecret(String key) {
+    Optional<String> reference = secret(key);
+    if (reference.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Secret.resolve(reference.get()));
+    } catch (IllegalArgumentException e) {
+      problem(
+          key, e.getMessage() + "; expected a password, env:NAME, file:/path or literal:TEXT");
+      return Optional.empty();
+    }
   }
 
   /**

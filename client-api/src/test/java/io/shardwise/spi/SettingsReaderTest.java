@@ -111,6 +111,24 @@ class SettingsReaderTest {
   }
 
   @Test
+  void secretReferencesAreResolvedOrReportedWithoutAValue() {
+    String unset = "SHARDWISE_TEST_UNSET_" + System.nanoTime();
+    SettingsReader r =
+        reader("a", "literal:hunter2", "b", "env:" + unset, "c", "hunter3");
+    assertThat(r.resolvedSecret("a").orElseThrow().reveal()).isEqualTo("hunter2");
+    assertThat(r.resolvedSecret("b")).isEmpty();
+    assertThat(r.resolvedSecret("c").orElseThrow().reveal()).isEqualTo("hunter3");
+    assertThat(r.resolvedSecret("absent")).isEmpty();
+    assertThat(r.problems()).hasSize(1);
+    assertThat(r.problems().get(0))
+        .startsWith("x.b: ")
+        .contains(unset)
+        .endsWith("; expected a password, env:NAME, file:/path or literal:TEXT")
+        .doesNotContain("hunter");
+    assertThat(r.isSecret("a")).isTrue();
+  }
+
+  @Test
   void blankValuesAreNotSet() {
     SettingsReader r = reader("a", "  ");
     assertThat(r.isSet("a")).isFalse();
