@@ -14,6 +14,7 @@ import io.shardwise.client.NodeTlsException;
 import io.shardwise.client.Secret;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.NodeConnection;
+import io.shardwise.testing.RecordingLogs;
 import io.shardwise.testing.RedisServer;
 import io.shardwise.testing.ServerFleet;
 import io.shardwise.testing.ServerTls;

@@ -9,6 +9,7 @@ import io.shardwise.client.CachedValue;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.NodeConnection;
 import io.shardwise.testing.MemcachedServer;
+import io.shardwise.testing.RecordingLogs;
 import io.shardwise.testing.ServerFleet;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -9,6 +9,7 @@ import io.shardwise.client.Secret;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.NodeConnection;
 import io.shardwise.testing.MemcachedServer;
+import io.shardwise.testing.RecordingLogs;
 import io.shardwise.testing.ServerFleet;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -156,7 +157,7 @@ class SaslIT {
             .toList();
     assertThat(warnings).hasSize(1);
     assertThat(warnings.get(0).level()).isEqualTo(Level.ERROR);
-    assertThat(warnings.get(0).message())
+    assertThat(warnings.get(0).text())
         .contains("memcached " + address(server))
         .contains("refused user 'app'")
         .contains("NodeAuthenticationException");
@@ -243,11 +244,11 @@ class SaslIT {
 
     List<RecordingLogs.Event> logged = RecordingLogs.all();
     assertThat(logged).anyMatch(e -> e.level() == Level.DEBUG && e.logger().startsWith("net.spy"));
-    assertThat(logged).anyMatch(e -> e.level() == Level.ERROR && e.message().contains("refused"));
+    assertThat(logged).anyMatch(e -> e.level() == Level.ERROR && e.text().contains("refused"));
     assertThat(texts).anyMatch(t -> t.contains("Auth failure"));
     for (String secret : List.of(wrong, "Leak-file-8", PASSWORD)) {
       assertThat(texts).noneMatch(t -> t.contains(secret));
-      assertThat(logged).noneMatch(e -> e.message().contains(secret));
+      assertThat(logged).noneMatch(e -> e.text().contains(secret));
     }
   }
 
