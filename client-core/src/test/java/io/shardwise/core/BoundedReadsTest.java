@@ -13,6 +13,7 @@ import io.shardwise.spi.KeyRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -172,7 +173,7 @@ class BoundedReadsTest {
     for (int i = 0; i < 200; i++) {
       cold.add("cold:" + i);
     }
-    sync.setMulti(java.util.Map.of("hot", "h"), Duration.ZERO);
+    sync.setMulti(Map.of("hot", "h"), Duration.ZERO);
     for (String k : cold) {
       sync.set(k, "c", Duration.ZERO);
       sync.get(k); // read once: never hot, never spilled
@@ -207,7 +208,10 @@ class BoundedReadsTest {
       sync.get("hottest");
       reads++;
     }
-    assertThat(client.loadReport().hotKeys()).hasSize(32).containsEntry("hottest", 15);
+    // It may have been let in at any estimate above the coldest listed key's (9 to 15).
+    Map<String, Integer> hot = client.loadReport().hotKeys();
+    assertThat(hot).hasSize(32).containsKey("hottest");
+    assertThat(hot.get("hottest")).isBetween(9, 15);
   }
 
   @Test
