@@ -45,22 +45,35 @@ public final class JumpRouter implements Router {
   }
 
   /**
+   * Bucket counts up to this use {@link #jumpByReciprocal}; above it, {@link #jumpByDivision}
+   * (see the former for why).
+   */
+  static final int RECIPROCAL_LIMIT = 1 << 22;
+
+  /**
    * The jump consistent hash of {@code key} over {@code buckets >= 1} buckets.
    *
    * <p>Lamping &amp; Veach: the key seeds a 64-bit linear congruential generator (multiplier
    * 2862933555777941757, increment 1); from bucket {@code b} the key's next change of bucket, as
    * the bucket count grows, is at {@code floor((b + 1) / r)} with {@code r} in (0, 1] from the
-   * top 31 bits of the generator state, and the last change below {@code buckets} wins.
-   *
-   * <p>The arithmetic follows Guava's {@code Hashing.consistentHash} step for step, so the two
-   * agree on every input: {@code r = m / 2^31} with {@code m = (int) (state >>> 33) + 1} in
-   * 32-bit arithmetic, which for the largest state wraps to a negative {@code m} and ends the
-   * loop. {@code (b + 1) / (m / 2^31)} is computed as {@code ((b + 1) * 2^31) / m}: both scale
-   * by a power of two exactly and round the same real quotient once, and one division is saved.
-   * The paper's C form, {@code (b + 1) * (2^31 / m)}, rounds twice and disagrees with Guava on
-   * some inputs (the tests pin one).
+   * top 31 bits of the generator state, and the last change below {@code buckets} wins. The
+   * result equals Guava's {@code Hashing.consistentHash(key, buckets)} for every input.
    */
   static int jump(long key, int buckets) {
+    return buckets <= RECIPROCAL_LIMIT ? jumpByReciprocal(key, buckets) : jumpByDivision(key, buckets);
+  }
+
+  /**
+   * Guava's arithmetic step for step: {@code r = m / 2^31} with {@code m = (int) (state >>> 33) +
+   * 1} in 32-bit arithmetic, which for the largest state wraps to a negative {@code m} and ends
+   * the loop. {@code (b + 1) / (m / 2^31)} is computed as {@code ((b + 1) * 2^31) / m}: both scale
+   * by a power of two exactly and round the same real quotient once. The paper's C form, {@code
+   * (b + 1) * (2^31 / m)}, rounds twice and disagrees with Guava on some inputs (the tests pin
+   * one).
+   *
+   * <p>Each step waits for the previous one's division, about 25-30 cycles of latency.
+   */
+  static int jumpByDivision(long key, int buckets) {
     long state = key;
     int candidate = 0;
     while (true) {
@@ -72,6 +85,47 @@ public final class JumpRouter implements Router {
       } else {
         return candidate;
       }
+    }
+  }
+
+  /**
+   * The same function with the division taken off the loop's chain of dependent steps: the
+   * reciprocal {@code 2^31 / m} depends only on the generator, so the processor computes it
+   * while the previous step is still running, and the step itself is a multiplication, then an
+   * exact correction in integers to {@code floor((b + 1) * 2^31 / m)}.
+   *
+   * <p>Why the exact floor is Guava's answer while {@code buckets <= 2^22}: Guava truncates the
+   * correctly rounded quotient {@code Q = (b + 1) * 2^31 / m}, which differs from {@code floor(Q)}
+   * only if {@code Q} lies below an integer {@code k} by at most half a unit in the last place,
+   * that is by at most {@code 2^-32} for {@code Q < 2^22}. But {@code Q} has denominator {@code m
+   * <= 2^31}, so it is an integer or at least {@code 2^-31} from one. Every {@code k} that decides
+   * the answer is at most {@code buckets}, hence the limit; above it, {@link #jumpByDivision}.
+   */
+  static int jumpByReciprocal(long key, int buckets) {
+    long state = key;
+    int candidate = 0;
+    while (true) {
+      state = 2862933555777941757L * state + 1;
+      int m = (int) (state >>> 33) + 1;
+      if (m <= 0) {
+        return candidate; // Guava's r is negative here (see jumpByDivision)
+      }
+      long numerator = (long) (candidate + 1) << 31;
+      // Two roundings: within 2^-29 of Q for the Q that matter, so at most one off floor(Q).
+      long next = (long) ((candidate + 1) * (0x1.0p31 / m));
+      if (next > buckets) {
+        return candidate;
+      }
+      long product = next * m;
+      if (product > numerator) {
+        next--;
+      } else if (numerator - product >= m) {
+        next++;
+      }
+      if (next >= buckets) {
+        return candidate;
+      }
+      candidate = (int) next;
     }
   }
 

@@ -55,6 +55,23 @@ class JumpRouterTest {
   }
 
   @Test
+  void bothFormsOfTheLoopAgreeWithGuavaUpToTheReciprocalLimit() {
+    SplittableRandom random = new SplittableRandom(22);
+    int limit = JumpRouter.RECIPROCAL_LIMIT;
+    for (int i = 0; i < 200_000; i++) {
+      long input = random.nextLong();
+      int buckets = i % 2 == 0 ? 1 + random.nextInt(limit) : limit - random.nextInt(64);
+      int guava = Hashing.consistentHash(input, buckets);
+      assertThat(JumpRouter.jumpByReciprocal(input, buckets)).as("input %d, %d buckets", input, buckets).isEqualTo(guava);
+      assertThat(JumpRouter.jumpByDivision(input, buckets)).as("input %d, %d buckets", input, buckets).isEqualTo(guava);
+    }
+    for (int buckets = limit - 5; buckets <= limit + 5; buckets++) {
+      long input = random.nextLong();
+      assertThat(JumpRouter.jump(input, buckets)).isEqualTo(Hashing.consistentHash(input, buckets));
+    }
+  }
+
+  @Test
   void agreesWithGuavaWhenTheGeneratorReachesItsLargestOutput() {
     // The input whose first generator state is -1, so (int) (state >>> 33) + 1 overflows.
     long multiplier = 2862933555777941757L;
@@ -94,6 +111,7 @@ class JumpRouterTest {
     assertThat(Hashing.consistentHash(input, 129)).isEqualTo(128);
     assertThat(jumpWithPapersRounding(input, 129)).isEqualTo(127);
     assertThat(JumpRouter.jump(input, 129)).isEqualTo(128);
+    assertThat(JumpRouter.jumpByReciprocal(input, 129)).isEqualTo(128);
     assertThat(JumpRouter.jump(input, 1_000)).isEqualTo(Hashing.consistentHash(input, 1_000));
   }
 
