@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -277,11 +278,11 @@ final class SpymemcachedNodeConnection implements NodeConnection {
               done ->
                   call.complete(
                       () -> {
-                        Map<String, CachedValue> found = new HashMap<>();
-                        for (Map.Entry<String, CachedValue> e : future.get().entrySet()) {
-                          if (e.getValue() != null) {
-                            found.put(e.getKey(), e.getValue());
-                          }
+                        // spymemcached builds this map per call: use it unless it reports a miss as a null.
+                        Map<String, CachedValue> found = future.get();
+                        if (found.containsValue(null)) {
+                          found = new HashMap<>(found);
+                          found.values().removeIf(Objects::isNull);
                         }
                         return found;
                       }));

@@ -33,20 +33,105 @@ public final class MultiResult<V> {
   /** Builds a result; a key may appear in one of the three parts only. */
   public static <V> MultiResult<V> of(
       Map<String, V> values, Set<String> misses, Map<String, ShardwiseException> errors) {
-    Map<String, V> v = new LinkedHashMap<>(values);
-    Set<String> m = new LinkedHashSet<>(misses);
-    Map<String, ShardwiseException> e = new LinkedHashMap<>(errors);
-    for (String key : m) {
-      if (v.containsKey(key) || e.containsKey(key)) {
-        throw new IllegalArgumentException("key '" + key + "' is reported twice");
+    Builder<V> b = builder();
+    values.forEach(b::hit);
+    misses.forEach(b::miss);
+    errors.forEach(b::error);
+    return b.build();
+  }
+
+  /** A builder whose parts iterate in the order the keys were added to them. */
+  public static <V> Builder<V> builder() {
+    return new Builder<>();
+  }
+
+  /**
+   * Collects the outcome of each key once, then {@link #build() builds} the result without
+   * copying. Not thread-safe.
+   *
+   * @param <V> the value type
+   */
+  public static final class Builder<V> {
+    private final Map<String, V> values = new LinkedHashMap<>();
+    private final Set<String> misses = new LinkedHashSet<>();
+    private final Map<String, ShardwiseException> errors = new LinkedHashMap<>();
+    private boolean built;
+
+    private Builder() {}
+
+    /**
+     * The key has this value.
+     *
+     * @throws IllegalArgumentException if the key was reported already
+     */
+    public Builder<V> hit(String key, V value) {
+      int before = values.size();
+      checkNew(key, false, true, true);
+      values.put(key, value);
+      if (values.size() == before) {
+        throw reportedTwice(key);
+      }
+      return this;
+    }
+
+    /**
+     * The key was not found.
+     *
+     * @throws IllegalArgumentException if the key was reported already
+     */
+    public Builder<V> miss(String key) {
+      checkNew(key, true, false, true);
+      if (!misses.add(key)) {
+        throw reportedTwice(key);
+      }
+      return this;
+    }
+
+    /**
+     * The key's operation failed.
+     *
+     * @throws IllegalArgumentException if the key was reported already
+     */
+    public Builder<V> error(String key, ShardwiseException error) {
+      Objects.requireNonNull(error, "error");
+      checkNew(key, true, true, false);
+      if (errors.putIfAbsent(key, error) != null) {
+        throw reportedTwice(key);
+      }
+      return this;
+    }
+
+    /**
+     * The result; the builder cannot be used after this.
+     *
+     * @throws IllegalStateException if it was built already
+     */
+    public MultiResult<V> build() {
+      checkNotBuilt();
+      built = true;
+      return new MultiResult<>(values, misses, errors);
+    }
+
+    /** Checks the parts not about to be written; the written one reports its own repeat. */
+    private void checkNew(String key, boolean inValues, boolean inMisses, boolean inErrors) {
+      checkNotBuilt();
+      Objects.requireNonNull(key, "key");
+      if ((inValues && !values.isEmpty() && values.containsKey(key))
+          || (inMisses && !misses.isEmpty() && misses.contains(key))
+          || (inErrors && !errors.isEmpty() && errors.containsKey(key))) {
+        throw reportedTwice(key);
       }
     }
-    for (String key : e.keySet()) {
-      if (v.containsKey(key)) {
-        throw new IllegalArgumentException("key '" + key + "' is reported twice");
+
+    private void checkNotBuilt() {
+      if (built) {
+        throw new IllegalStateException("this MultiResult was built already");
       }
     }
-    return new MultiResult<>(v, m, e);
+
+    private static IllegalArgumentException reportedTwice(String key) {
+      return new IllegalArgumentException("key '" + key + "' is reported twice");
+    }
   }
 
   /** Keys with a value. */

@@ -19,6 +19,10 @@ public enum KeyRules {
       int bytes = 0;
       for (int i = 0; i < key.length(); i++) {
         char c = key.charAt(i);
+        if (c > ' ' && c < 0x7f) {
+          bytes++; // printable ASCII, the common case: nothing else to check
+          continue;
+        }
         if (c <= ' ' || c == 0x7f || (c >= 0x80 && c <= 0x9f) || Character.isWhitespace(c) || Character.isSpaceChar(c)) {
           throw new IllegalArgumentException(
               "memcached keys must not contain whitespace or control characters; got "

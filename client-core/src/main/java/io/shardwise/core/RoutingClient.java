@@ -27,6 +27,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -281,6 +282,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   /** Keys grouped by the node chosen for them; keys with no available node are already errors. */
   private final class Plan {
     final List<List<String>> byNode = new ArrayList<>();
+    /** The node of each key, in the order the keys were given; {@link FleetHealth#NONE} if none. */
+    final int[] nodeOf;
     final Map<String, ShardwiseException> unavailable = new LinkedHashMap<>();
     /** Writes sent to a fallback: key -> {primary, epoch at routing time}. */
     final Map<String, long[]> redirected = new HashMap<>();
@@ -292,7 +295,11 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       for (int i = 0; i < n; i++) {
         byNode.add(null);
       }
+      nodeOf = new int[keys.size()];
+      int index = 0;
       for (String key : keys) {
+        int at = index++;
+        nodeOf[at] = FleetHealth.NONE;
         long hash = topology.hash(key);
         int primary = topology.router.primary(hash);
         int node = FleetHealth.NONE;
@@ -302,6 +309,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
             metrics.redirected(topology.nodes.get(primary), topology.nodes.get(chosen), "spill");
             spilledReads.put(key, primary);
             add(chosen, key);
+            nodeOf[at] = chosen;
             continue;
           }
         }
@@ -321,6 +329,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
           }
         }
         add(node, key);
+        nodeOf[at] = node;
       }
     }
 
@@ -351,10 +360,9 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   public CompletableFuture<MultiResult<V>> getMulti(Collection<String> keys) {
     Set<String> distinct = validated(keys);
     Plan plan = new Plan(distinct, false);
+    // Per node, its reply (the map of hits) or its failure; read once all parts are done.
+    Object[] replies = new Object[plan.byNode.size()];
     List<CompletableFuture<Void>> parts = new ArrayList<>();
-    Map<String, V> values = new HashMap<>();
-    Set<String> misses = new LinkedHashSet<>();
-    Map<String, ShardwiseException> errors = new LinkedHashMap<>(plan.unavailable);
     for (int i = 0; i < plan.byNode.size(); i++) {
       List<String> nodeKeys = plan.byNode.get(i);
       if (nodeKeys == null) {
@@ -365,48 +373,86 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
           send(node, "getMulti", c -> c.getMulti(nodeKeys))
               .handle(
                   (found, failure) -> {
-                    // Decode outside the lock; a value that cannot be decoded is that key's error.
-                    Map<String, V> decoded = new HashMap<>();
-                    Map<String, ShardwiseException> failed = new LinkedHashMap<>();
-                    List<String> missing = new ArrayList<>();
-                    for (String key : nodeKeys) {
-                      if (failure != null) {
-                        failed.put(key, asShardwise(node, failure));
-                        continue;
-                      }
-                      CachedValue cv = found.get(key);
-                      if (cv == null) {
-                        missing.add(key);
-                      } else {
-                        try {
-                          decoded.put(key, codec.decode(cv));
-                        } catch (RuntimeException e) {
-                          failed.put(key, asShardwise(node, e));
-                        }
-                      }
-                    }
                     if (failure == null) {
-                      metrics.reads(topology.nodes.get(node), nodeKeys.size() - missing.size(), missing.size());
+                      metrics.reads(topology.nodes.get(node), found.size(), nodeKeys.size() - found.size());
                     }
-                    synchronized (values) {
-                      values.putAll(decoded);
-                      misses.addAll(missing);
-                      errors.putAll(failed);
-                    }
+                    replies[node] = failure != null ? failure : found;
                     return null;
                   }));
     }
+    if (plan.spilledReads.isEmpty()) {
+      return allOf(parts).thenApply(x -> assemble(distinct, plan, replies, Map.of()));
+    }
+    Map<String, Object> secondRound = new ConcurrentHashMap<>();
     return allOf(parts)
-        .thenCompose(x -> plan.spilledReads.isEmpty() ? allOf(List.of()) : readSpilledMisses(plan, values, misses, errors))
-        .thenApply(x -> ordered(distinct, values, misses, errors));
+        .thenCompose(x -> readSpilledMisses(plan, replies, secondRound))
+        .thenApply(x -> assemble(distinct, plan, replies, secondRound));
+  }
+
+  /** A hit of the second round of a bounded getMulti (its value may be null). */
+  private record SecondRoundHit<T>(T value) {}
+
+  /** A miss of the second round of a bounded getMulti. */
+  private static final Object SECOND_ROUND_MISS = new Object();
+
+  /**
+   * The result of a getMulti in the caller's key order, built in one pass: each key's outcome is
+   * in the reply of its node, unless the second round of a bounded getMulti read it again.
+   */
+  private MultiResult<V> assemble(
+      Set<String> distinct, Plan plan, Object[] replies, Map<String, Object> secondRound) {
+    MultiResult.Builder<V> result = MultiResult.builder();
+    int index = 0;
+    for (String key : distinct) {
+      int node = plan.nodeOf[index++];
+      Object again = secondRound.isEmpty() ? null : secondRound.get(key);
+      if (again != null) {
+        if (again instanceof SecondRoundHit<?> hit) {
+          @SuppressWarnings("unchecked")
+          V value = (V) hit.value();
+          result.hit(key, value);
+        } else if (again == SECOND_ROUND_MISS) {
+          result.miss(key);
+        } else {
+          result.error(key, (ShardwiseException) again);
+        }
+        continue;
+      }
+      if (node == FleetHealth.NONE) {
+        result.error(key, plan.unavailable.get(key));
+        continue;
+      }
+      Object reply = replies[node];
+      if (reply instanceof Throwable failure) {
+        result.error(key, asShardwise(node, failure));
+        continue;
+      }
+      @SuppressWarnings("unchecked")
+      CachedValue cv = ((Map<String, CachedValue>) reply).get(key);
+      if (cv == null) {
+        result.miss(key);
+        continue;
+      }
+      V value;
+      try {
+        value = codec.decode(cv);
+      } catch (RuntimeException e) {
+        // A value that cannot be decoded is that key's error.
+        result.error(key, asShardwise(node, e));
+        continue;
+      }
+      result.hit(key, value);
+    }
+    return result.build();
   }
 
   /**
-   * The second round of a bounded getMulti: the spilled keys that found no copy are read from
-   * their primaries (one batch per primary), and a copy of each hit is left where it spilled.
+   * The second round of a bounded getMulti: the spilled keys that found no copy (a miss or an
+   * error where they spilled) are read from their primaries, one batch per primary, and a copy
+   * of each hit is left where it spilled. Each such key's new outcome goes to {@code secondRound}.
    */
   private CompletableFuture<Void> readSpilledMisses(
-      Plan plan, Map<String, V> values, Set<String> misses, Map<String, ShardwiseException> errors) {
+      Plan plan, Object[] replies, Map<String, Object> secondRound) {
     Map<Integer, List<String>> byPrimary = new LinkedHashMap<>();
     Map<String, Integer> spillNode = new HashMap<>();
     for (int node = 0; node < plan.byNode.size(); node++) {
@@ -414,9 +460,10 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       if (nodeKeys == null) {
         continue;
       }
+      Object reply = replies[node];
       for (String key : nodeKeys) {
         Integer primary = plan.spilledReads.get(key);
-        if (primary != null && (misses.contains(key) || errors.containsKey(key))) {
+        if (primary != null && (reply instanceof Throwable || !((Map<?, ?>) reply).containsKey(key))) {
           byPrimary.computeIfAbsent(primary, p -> new ArrayList<>()).add(key);
           spillNode.put(key, node);
         }
@@ -438,29 +485,25 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
               send(primary, "getMultiFallback", c -> c.getMulti(keys))
                   .handle(
                       (found, failure) -> {
-                        synchronized (values) {
-                          for (String key : keys) {
-                            misses.remove(key);
-                            errors.remove(key);
-                            if (failure != null) {
-                              errors.put(key, asShardwise(primary, failure));
-                              continue;
-                            }
-                            CachedValue cv = found.get(key);
-                            if (cv == null) {
-                              misses.add(key);
-                              continue;
-                            }
-                            try {
-                              values.put(key, codec.decode(cv));
-                            } catch (RuntimeException e) {
-                              errors.put(key, asShardwise(primary, e));
-                              continue;
-                            }
-                            BoundedReads.Spill spill = spills.get(key);
-                            if (spill != null) {
-                              leaveCopy(spill, generations.get(key), key, spillNode.get(key), cv);
-                            }
+                        for (String key : keys) {
+                          if (failure != null) {
+                            secondRound.put(key, asShardwise(primary, failure));
+                            continue;
+                          }
+                          CachedValue cv = found.get(key);
+                          if (cv == null) {
+                            secondRound.put(key, SECOND_ROUND_MISS);
+                            continue;
+                          }
+                          try {
+                            secondRound.put(key, new SecondRoundHit<>(codec.decode(cv)));
+                          } catch (RuntimeException e) {
+                            secondRound.put(key, asShardwise(primary, e));
+                            continue;
+                          }
+                          BoundedReads.Spill spill = spills.get(key);
+                          if (spill != null) {
+                            leaveCopy(spill, generations.get(key), key, spillNode.get(key), cv);
                           }
                         }
                         return null;
