@@ -42,7 +42,20 @@ public final class MultiResult<V> {
 
   /** A builder whose parts iterate in the order the keys were added to them. */
   public static <V> Builder<V> builder() {
-    return new Builder<>();
+    return new Builder<>(0);
+  }
+
+  /**
+   * A builder sized for {@code expectedHits} values (more are fine), whose parts iterate in the
+   * order the keys were added to them.
+   *
+   * @throws IllegalArgumentException if {@code expectedHits < 0}
+   */
+  public static <V> Builder<V> builder(int expectedHits) {
+    if (expectedHits < 0) {
+      throw new IllegalArgumentException("expectedHits must be >= 0 but was " + expectedHits);
+    }
+    return new Builder<>(expectedHits);
   }
 
   /**
@@ -52,12 +65,15 @@ public final class MultiResult<V> {
    * @param <V> the value type
    */
   public static final class Builder<V> {
-    private final Map<String, V> values = new LinkedHashMap<>();
+    private final Map<String, V> values;
     private final Set<String> misses = new LinkedHashSet<>();
     private final Map<String, ShardwiseException> errors = new LinkedHashMap<>();
     private boolean built;
 
-    private Builder() {}
+    private Builder(int expectedHits) {
+      // Room for that many entries at HashMap's load factor of 0.75, without a resize.
+      values = new LinkedHashMap<>(expectedHits <= 12 ? 16 : (int) (expectedHits / 0.75f) + 1);
+    }
 
     /**
      * The key has this value.

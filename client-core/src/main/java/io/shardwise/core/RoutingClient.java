@@ -336,7 +336,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     private void add(int node, String key) {
       List<String> list = byNode.get(node);
       if (list == null) {
-        list = new ArrayList<>();
+        // Twice a node's fair share: one growth at most for most batches.
+        list = new ArrayList<>(Math.max(10, 2 * nodeOf.length / byNode.size()));
         byNode.set(node, list);
       }
       list.add(key);
@@ -401,7 +402,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
    */
   private MultiResult<V> assemble(
       Set<String> distinct, Plan plan, Object[] replies, Map<String, Object> secondRound) {
-    MultiResult.Builder<V> result = MultiResult.builder();
+    MultiResult.Builder<V> result = MultiResult.builder(distinct.size());
     int index = 0;
     for (String key : distinct) {
       int node = plan.nodeOf[index++];
@@ -621,7 +622,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private Set<String> validated(Collection<String> keys) {
     checkOpen();
     Objects.requireNonNull(keys, "keys");
-    Set<String> distinct = new LinkedHashSet<>();
+    Set<String> distinct = new LinkedHashSet<>(keys.size() <= 12 ? 16 : (int) (keys.size() / 0.75f) + 1);
     for (String key : keys) {
       keyRules.validate(key);
       distinct.add(key);
