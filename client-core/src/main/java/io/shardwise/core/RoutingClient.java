@@ -359,6 +359,40 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   @Override
   public CompletableFuture<MultiResult<V>> getMulti(Collection<String> keys) {
+    PendingGetMulti pending = startGetMulti(keys);
+    return pending.done.thenApply(x -> pending.result());
+  }
+
+  /**
+   * A getMulti in flight: {@link #done} completes (never exceptionally: a node's failure is its
+   * keys' error) when every node has answered, and {@link #result()} then builds the result.
+   * The sync client builds it on the calling thread, so that the I/O thread that delivers the
+   * last reply goes back to its socket at once.
+   */
+  final class PendingGetMulti {
+    final CompletableFuture<Void> done;
+    private final Set<String> distinct;
+    private final Plan plan;
+    private final Object[] replies;
+    private final Map<String, Object> secondRound;
+
+    PendingGetMulti(
+        CompletableFuture<Void> done, Set<String> distinct, Plan plan, Object[] replies, Map<String, Object> secondRound) {
+      this.done = done;
+      this.distinct = distinct;
+      this.plan = plan;
+      this.replies = replies;
+      this.secondRound = secondRound;
+    }
+
+    /** The result, in the caller's key order; only once {@link #done} has completed. */
+    MultiResult<V> result() {
+      return assemble(distinct, plan, replies, secondRound);
+    }
+  }
+
+  /** Validates the keys, sends one request per node, and returns at once. */
+  PendingGetMulti startGetMulti(Collection<String> keys) {
     Set<String> distinct = validated(keys);
     Plan plan = new Plan(distinct, false);
     // Per node, its reply (the map of hits) or its failure; read once all parts are done.
@@ -382,12 +416,15 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                   }));
     }
     if (plan.spilledReads.isEmpty()) {
-      return allOf(parts).thenApply(x -> assemble(distinct, plan, replies, Map.of()));
+      return new PendingGetMulti(allOf(parts), distinct, plan, replies, Map.of());
     }
     Map<String, Object> secondRound = new ConcurrentHashMap<>();
-    return allOf(parts)
-        .thenCompose(x -> readSpilledMisses(plan, replies, secondRound))
-        .thenApply(x -> assemble(distinct, plan, replies, secondRound));
+    return new PendingGetMulti(
+        allOf(parts).thenCompose(x -> readSpilledMisses(plan, replies, secondRound)),
+        distinct,
+        plan,
+        replies,
+        secondRound);
   }
 
   /** A hit of the second round of a bounded getMulti (its value may be null). */

@@ -59,6 +59,11 @@ final class SyncCacheClient<V> implements CacheClient<V> {
 
   @Override
   public MultiResult<V> getMulti(Collection<String> keys) {
+    if (async instanceof RoutingClient<V> routing) {
+      RoutingClient<V>.PendingGetMulti pending = routing.startGetMulti(keys);
+      await(pending.done);
+      return pending.result();
+    }
     return await(async.getMulti(keys));
   }
 

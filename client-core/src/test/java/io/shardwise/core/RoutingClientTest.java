@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.CacheClient;
+import io.shardwise.client.CachedValue;
 import io.shardwise.client.Codecs;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.NodeException;
 import io.shardwise.client.NodeTimeoutException;
+import io.shardwise.client.ValueCodec;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.KeyRules;
@@ -90,6 +92,74 @@ class RoutingClientTest {
     assertThat(result.errors()).isEmpty();
     for (Node node : client.nodes()) {
       assertThat(backend.store(node).multiGets.get()).as(node.name()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void getMultiKeepsTheCallersKeyOrderSyncAndAsync() {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      keys.add("order:" + ((i * 7919) % 300));
+      if (i % 4 != 0) {
+        sync.set("order:" + i, "v" + i, Duration.ZERO);
+      }
+    }
+    MultiResult<String> viaSync = sync.getMulti(keys);
+    MultiResult<String> viaAsync = client.getMulti(keys).join();
+    List<String> hitsInOrder = keys.stream().filter(k -> Integer.parseInt(k.substring(6)) % 4 != 0).toList();
+    List<String> missesInOrder = keys.stream().filter(k -> Integer.parseInt(k.substring(6)) % 4 == 0).toList();
+    for (MultiResult<String> r : List.of(viaSync, viaAsync)) {
+      assertThat(r.values().keySet()).containsExactlyElementsOf(hitsInOrder);
+      assertThat(r.misses()).containsExactlyElementsOf(missesInOrder);
+      assertThat(r.get("order:1")).isEqualTo("v1");
+    }
+    assertThat(viaAsync).isEqualTo(viaSync);
+  }
+
+  @Test
+  void aValueThatCannotBeDecodedIsThatKeysErrorOnly() {
+    ValueCodec<String> utf8 = Codecs.utf8();
+    ValueCodec<String> picky =
+        new ValueCodec<>() {
+          @Override
+          public String name() {
+            return "picky";
+          }
+
+          @Override
+          public CachedValue encode(String value) {
+            return utf8.encode(value);
+          }
+
+          @Override
+          public String decode(CachedValue stored) {
+            String s = utf8.decode(stored);
+            if (s.equals("poison")) {
+              throw new IllegalStateException("cannot decode poison");
+            }
+            return s;
+          }
+        };
+    AsyncCacheClient<String> pickyClient =
+        ShardwiseClient.builder()
+            .backend(backend)
+            .servers("a:1,b:2,c:3,d:4,e:5")
+            .codec(picky)
+            .build();
+    try {
+      pickyClient.sync().set("bad", "poison", Duration.ZERO);
+      pickyClient.sync().set("good", "fine", Duration.ZERO);
+      for (MultiResult<String> r :
+          List.of(
+              pickyClient.sync().getMulti(List.of("good", "bad", "none")),
+              pickyClient.getMulti(List.of("good", "bad", "none")).join())) {
+        assertThat(r.values()).containsExactly(Map.entry("good", "fine"));
+        assertThat(r.misses()).containsExactly("none");
+        assertThat(r.errors()).containsOnlyKeys("bad");
+        assertThat(r.errors().get("bad")).hasMessageContaining("cannot decode poison");
+      }
+    } finally {
+      pickyClient.close();
     }
   }
 

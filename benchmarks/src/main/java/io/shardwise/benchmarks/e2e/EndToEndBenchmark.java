@@ -122,7 +122,9 @@ public final class EndToEndBenchmark implements Callable<Integer> {
       names = "--breakdown",
       description = {
         "Also run Shardwise's backend alone (a NodeConnection without the routing client) in the"
-            + " single-node scenarios, to split Shardwise's cost between backend and client."
+            + " single-node scenarios, to split Shardwise's cost between backend and client; and,"
+            + " over several nodes, bare spymemcached with one client per server (Shardwise's"
+            + " layout), to split the cost of that layout from Shardwise's own."
       })
   boolean breakdown;
 
@@ -234,7 +236,7 @@ public final class EndToEndBenchmark implements Callable<Integer> {
   private ScenarioResult runScenario(Scenario scenario, Servers servers, Dataset data)
       throws Exception {
     err.println("== " + scenario.id() + ": " + scenario.title());
-    Scenario.Setup setup = scenario.open(servers, timeout, breakdown && scenario.nodes() == 1);
+    Scenario.Setup setup = scenario.open(servers, timeout, breakdown);
     List<Contender> contenders = setup.contenders();
     try {
       for (Contender c : contenders) {

@@ -16,8 +16,9 @@ import java.util.function.Supplier;
 
 /**
  * The pairs the issue asks for. Each opens its peer (first) and Shardwise (second) on the same
- * server(s) with the same timeout; with {@code breakdown}, a third contender runs Shardwise's
- * backend alone (single-node scenarios only).
+ * server(s) with the same timeout; with {@code breakdown}, a third contender: Shardwise's backend
+ * alone in the single-node scenarios, and bare spymemcached with one client per server (Shardwise's
+ * layout) over several nodes.
  */
 enum Scenario {
   MEMCACHED_SYNC(
@@ -85,7 +86,7 @@ enum Scenario {
     throw new IllegalArgumentException("unknown scenario '" + id + "'; expected one of " + ids);
   }
 
-  /** Opens the peer, Shardwise and, with {@code breakdown} on one node, the backend alone. */
+  /** Opens the peer, Shardwise and, with {@code breakdown}, the third contender (see above). */
   Setup open(Servers servers, Duration timeout, boolean breakdown) {
     List<Contender> contenders = new ArrayList<>();
     try {
@@ -125,6 +126,11 @@ enum Scenario {
                 Servers.serverList(fleet),
                 RouterSpec.of("ketama").withKetamaCompatibility("spymemcached"),
                 timeout));
+        if (breakdown) {
+          contenders.add(
+              new SpymemcachedPerNodeContender(
+                  fleet.stream().map(MemcachedServer::socketAddress).toList(), timeout));
+        }
       }
       return new Setup(contenders, () -> Servers.memcachedCounters(fleet));
     } catch (RuntimeException e) {
