@@ -597,7 +597,11 @@ final class RedisNodeConnection implements NodeConnection {
 
   // ---- plumbing ------------------------------------------------------------------------------
 
-  /** Sends one command; {@code result} maps the reply, failures are translated. */
+  /**
+   * Sends one command; {@code result} maps the reply, failures are translated. The returned future
+   * is the one stage Shardwise adds to Lettuce's: it fails with a {@link CompletionException}
+   * whose cause is the translated failure (callers unwrap it, as {@code get()} does).
+   */
   private <T, R> CompletableFuture<R> send(
       String operation,
       Function<RedisAsyncCommands<byte[], byte[]>, RedisFuture<T>> command,
@@ -606,13 +610,21 @@ final class RedisNodeConnection implements NodeConnection {
     if (c == null || closed) {
       return CompletableFuture.failedFuture(notConnected(operation));
     }
-    CompletableFuture<R> out = new CompletableFuture<>();
+    RedisFuture<T> reply;
     try {
-      completeFrom(operation, command.apply(c.async()), result, out);
+      reply = command.apply(c.async());
     } catch (RuntimeException e) {
-      out.completeExceptionally(translate(operation, e));
+      return CompletableFuture.failedFuture(translate(operation, e));
     }
-    return out;
+    return reply
+        .toCompletableFuture()
+        .handle(
+            (value, t) -> {
+              if (t != null) {
+                throw new CompletionException(translate(operation, t));
+              }
+              return result.apply(value);
+            });
   }
 
   private <T, R> void completeFrom(

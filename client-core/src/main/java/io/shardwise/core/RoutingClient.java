@@ -91,15 +91,22 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<V> get(String key) {
     validate(key);
+    long hash = topology.hash(key);
+    int primary = topology.router.primary(hash);
     if (bounded != null) {
-      long hash = topology.hash(key);
-      int primary = topology.router.primary(hash);
-      int node = bounded.selectRead(key, hash);
-      if (node >= 0 && node != primary && health.available(primary)) {
-        return spilledGet(key, primary, node).thenApply(this::decodeOrNull);
+      int chosen = bounded.selectRead(key, hash);
+      if (chosen >= 0 && chosen != primary && health.available(primary)) {
+        return spilledGet(key, primary, chosen).thenApply(this::decodeOrNull);
       }
     }
-    return keyed(key, "get", false, c -> c.get(key)).thenApply(this::decodeOrNull);
+    int node = select(hash, primary);
+    if (node == FleetHealth.NONE) {
+      return CompletableFuture.failedFuture(health.unavailable(primary, key));
+    }
+    // Without retries the value is decoded in the stage that handles the reply: no stage of its own.
+    return retrying
+        ? send(node, "get", c -> c.get(key), true).thenApply(this::decodeOrNull)
+        : call(node, "get", c -> c.get(key), true, this::decodeOrNull);
   }
 
   /**
@@ -244,17 +251,27 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     return out;
   }
 
+  /**
+   * The node for a key with this hash and primary under the failure mode: the primary, or the
+   * next available node of the key's preference order (counted as a redirect), or {@link
+   * FleetHealth#NONE}.
+   */
+  private int select(long hash, int primary) {
+    int node = health.select(hash, primary);
+    if (node != FleetHealth.NONE && node != primary) {
+      metrics.redirected(topology.nodes.get(primary), topology.nodes.get(node), "failover");
+    }
+    return node;
+  }
+
   /** Routes one key under the failure mode and sends {@code op} to the node chosen. */
   private <T> CompletableFuture<T> keyed(
       String key, String operation, boolean write, Function<NodeConnection, CompletableFuture<T>> op) {
     long hash = topology.hash(key);
     int primary = topology.router.primary(hash);
-    int node = health.select(hash, primary);
+    int node = select(hash, primary);
     if (node == FleetHealth.NONE) {
       return CompletableFuture.failedFuture(health.unavailable(primary, key));
-    }
-    if (node != primary) {
-      metrics.redirected(topology.nodes.get(primary), topology.nodes.get(node), "failover");
     }
     if (write && node != primary && journaling) {
       // The primary is ejected: journal the key so the primary's old copy is removed before it
@@ -273,8 +290,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                 }
               });
     }
-    // A plain get's hit or miss is counted where its reply is handled: no stage of its own.
-    return send(node, operation, op, !write && "get".equals(operation));
+    return send(node, operation, op);
   }
 
   // ---- multi-key operations ------------------------------------------------------------------
@@ -313,13 +329,10 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
             continue;
           }
         }
-        node = health.select(hash, primary);
+        node = select(hash, primary);
         if (node == FleetHealth.NONE) {
           unavailable.put(key, health.unavailable(primary, key));
           continue;
-        }
-        if (node != primary) {
-          metrics.redirected(topology.nodes.get(primary), topology.nodes.get(node), "failover");
         }
         if (write && node != primary && journaling) {
           long epoch = health.node(primary).epoch;
@@ -754,6 +767,19 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       String operation,
       Function<NodeConnection, CompletableFuture<T>> op,
       boolean countRead) {
+    return call(node, operation, op, countRead, Function.identity());
+  }
+
+  /**
+   * {@link #call}, then {@code finish} applied to the reply in the same stage; an exception from
+   * {@code finish} fails the returned future but is not a node failure.
+   */
+  private <T, R> CompletableFuture<R> call(
+      int node,
+      String operation,
+      Function<NodeConnection, CompletableFuture<T>> op,
+      boolean countRead,
+      Function<? super T, ? extends R> finish) {
     long start = System.nanoTime();
     if (bounded != null) {
       bounded.loads.record(node);
@@ -778,7 +804,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
               if (countRead) {
                 metrics.reads(n, value == null ? 0 : 1, value == null ? 1 : 0);
               }
-              return value;
+              return finish.apply(value);
             });
   }
 
