@@ -18,14 +18,14 @@ import java.util.concurrent.CompletableFuture;
  */
 final class SyncCacheClient<V> implements CacheClient<V> {
 
-  private final AsyncCacheClient<V> async;
+  private final RoutingClient<V> async;
   /**
    * A safety net only: every request fails after the timeout in its backend, and an operation
    * makes at most a few rounds; a wait this long means a future was never completed.
    */
   private final long limitNanos;
 
-  SyncCacheClient(AsyncCacheClient<V> async, Duration timeout) {
+  SyncCacheClient(RoutingClient<V> async, Duration timeout) {
     this.async = async;
     this.limitNanos = timeout.toNanos() * 4 + 1_000_000_000L;
   }
@@ -59,12 +59,10 @@ final class SyncCacheClient<V> implements CacheClient<V> {
 
   @Override
   public MultiResult<V> getMulti(Collection<String> keys) {
-    if (async instanceof RoutingClient<V> routing) {
-      RoutingClient<V>.PendingGetMulti pending = routing.startGetMulti(keys);
-      await(pending.done);
-      return pending.result();
-    }
-    return await(async.getMulti(keys));
+    // The result is built here, on the calling thread (see RoutingClient.PendingGetMulti).
+    RoutingClient<V>.PendingGetMulti pending = async.startGetMulti(keys);
+    await(pending.done);
+    return pending.result();
   }
 
   @Override
