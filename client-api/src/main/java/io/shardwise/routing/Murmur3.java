@@ -112,13 +112,7 @@ public final class Murmur3 implements KeyHasher {
       int len = KeyBytes.encodeUtf8(s, start, end, buf, 0);
       return hash64(buf, 0, len);
     }
-    h1 ^= length;
-    h2 ^= length;
-    h1 += h2;
-    h2 += h1;
-    h1 = fmix64(h1);
-    h2 = fmix64(h2);
-    return h1 + h2;
+    return finish(h1, h2, length);
   }
 
   /** Four chars from {@code p}, one per 16-bit lane, little-endian. */
@@ -181,6 +175,11 @@ public final class Murmur3 implements KeyHasher {
       }
       h1 ^= mixK1(k1);
     }
+    return finish(h1, h2, length);
+  }
+
+  /** The finalization: the length mixed in, then both halves avalanched; the low 64 bits. */
+  private static long finish(long h1, long h2, int length) {
     h1 ^= length;
     h2 ^= length;
     h1 += h2;
