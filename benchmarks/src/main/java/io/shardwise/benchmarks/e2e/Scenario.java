@@ -2,13 +2,11 @@ package io.shardwise.benchmarks.e2e;
 
 import io.shardwise.core.RouterSpec;
 import io.shardwise.memcached.MemcachedBackend;
-import io.shardwise.memcached.MemcachedOptions;
-import io.shardwise.memcached.MemcachedProtocol;
 import io.shardwise.redis.RedisBackend;
-import io.shardwise.redis.RedisBackendOptions;
 import io.shardwise.routing.Node;
 import io.shardwise.testing.MemcachedServer;
 import io.shardwise.testing.RedisServer;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -95,8 +93,7 @@ enum Scenario {
         contenders.add(new LettuceContender(server.host(), server.port(), timeout));
         contenders.add(ShardwiseContender.redis(server.address(), timeout));
         if (breakdown) {
-          RedisBackend backend =
-              RedisBackend.create(RedisBackendOptions.builder().commandTimeout(timeout).build());
+          RedisBackend backend = ShardwiseContender.redisBackend(timeout);
           contenders.add(
               new BackendContender(backend, backend.connect(Node.of(server.host(), server.port()))));
         }
@@ -108,28 +105,20 @@ enum Scenario {
         contenders.add(SpymemcachedContender.single(server.socketAddress(), timeout));
         contenders.add(ShardwiseContender.memcached(server.address(), RouterSpec.DEFAULT, timeout));
         if (breakdown) {
-          MemcachedBackend backend =
-              MemcachedBackend.create(
-                  MemcachedOptions.builder()
-                      .protocol(MemcachedProtocol.TEXT)
-                      .operationTimeout(timeout)
-                      .build());
+          MemcachedBackend backend = ShardwiseContender.memcachedBackend(timeout);
           contenders.add(
               new BackendContender(backend, backend.connect(Node.of(server.host(), server.port()))));
         }
       } else {
-        contenders.add(
-            SpymemcachedContender.ketama(
-                fleet.stream().map(MemcachedServer::socketAddress).toList(), timeout));
+        List<InetSocketAddress> addresses = fleet.stream().map(MemcachedServer::socketAddress).toList();
+        contenders.add(SpymemcachedContender.ketama(addresses, timeout));
         contenders.add(
             ShardwiseContender.memcached(
                 Servers.serverList(fleet),
                 RouterSpec.of("ketama").withKetamaCompatibility("spymemcached"),
                 timeout));
         if (breakdown) {
-          contenders.add(
-              new SpymemcachedPerNodeContender(
-                  fleet.stream().map(MemcachedServer::socketAddress).toList(), timeout));
+          contenders.add(new SpymemcachedPerNodeContender(addresses, timeout));
         }
       }
       return new Setup(contenders, () -> Servers.memcachedCounters(fleet));

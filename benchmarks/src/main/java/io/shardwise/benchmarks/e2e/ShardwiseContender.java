@@ -86,14 +86,20 @@ final class ShardwiseContender implements Contender {
     }
   }
 
+  /** The memcached backend every Shardwise contender uses: text protocol, the given timeout. */
+  static MemcachedBackend memcachedBackend(Duration timeout) {
+    return MemcachedBackend.create(
+        MemcachedOptions.builder().protocol(MemcachedProtocol.TEXT).operationTimeout(timeout).build());
+  }
+
+  /** The Redis backend every Shardwise contender uses: the given timeout. */
+  static RedisBackend redisBackend(Duration timeout) {
+    return RedisBackend.create(RedisBackendOptions.builder().commandTimeout(timeout).build());
+  }
+
   /** memcached (text protocol) on {@code servers} ({@code host:port, ...}) with {@code router}. */
   static ShardwiseContender memcached(String servers, RouterSpec router, Duration timeout) {
-    MemcachedBackend backend =
-        MemcachedBackend.create(
-            MemcachedOptions.builder()
-                .protocol(MemcachedProtocol.TEXT)
-                .operationTimeout(timeout)
-                .build());
+    MemcachedBackend backend = memcachedBackend(timeout);
     Watch watch = new Watch();
     AsyncCacheClient<byte[]> client =
         ShardwiseClient.builder()
@@ -110,8 +116,7 @@ final class ShardwiseContender implements Contender {
 
   /** Redis on {@code servers} with the default router. */
   static ShardwiseContender redis(String servers, Duration timeout) {
-    RedisBackend backend =
-        RedisBackend.create(RedisBackendOptions.builder().commandTimeout(timeout).build());
+    RedisBackend backend = redisBackend(timeout);
     Watch watch = new Watch();
     AsyncCacheClient<byte[]> client =
         ShardwiseClient.builder()
