@@ -49,10 +49,11 @@ public final class RedisBackendOptions {
   public static final int DEFAULT_DATABASE = 0;
 
   /**
-   * Longest wait for a reply: 250 ms. A request fails with {@link RedisTimeoutException} once it
-   * has waited this long (within the 100 ms tick of Lettuce's default timer).
+   * Longest wait for a reply: 1 s, as mcrouter's server timeout (Lettuce's own default is 60 s). A
+   * request fails with {@link RedisTimeoutException} once it has waited this long (within the 100
+   * ms tick of Lettuce's default timer).
    */
-  public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofMillis(250);
+  public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(1);
 
   /** Longest wait for a TCP connection and the Redis handshake: 1 s. */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(1);

@@ -215,6 +215,17 @@ public final class MemcachedBackend implements Backend {
     return t instanceof MemcachedUnavailableException;
   }
 
+  /** A {@link MemcachedTimeoutException}: the server did not answer in time. */
+  @Override
+  public boolean isTimeout(Throwable failure) {
+    Throwable t = failure;
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t instanceof MemcachedTimeoutException || Backend.super.isTimeout(t);
+  }
+
   /** Closes every open connection of this backend, then stops its threads. */
   @Override
   public void close() {

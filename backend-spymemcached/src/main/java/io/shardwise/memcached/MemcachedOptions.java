@@ -32,8 +32,12 @@ public final class MemcachedOptions {
   /** The text protocol, which every memcached and twemproxy speaks. */
   public static final MemcachedProtocol DEFAULT_PROTOCOL = MemcachedProtocol.TEXT;
 
-  /** A request without a reply after this long fails with {@link MemcachedTimeoutException}. */
-  public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofMillis(250);
+  /**
+   * A request without a reply after this long fails with {@link MemcachedTimeoutException}: 1 s,
+   * as mcrouter's server timeout (spymemcached waits 2.5 s); long enough that a loaded client
+   * machine does not time out live servers.
+   */
+  public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(1);
 
   /** How long {@link MemcachedBackend#connect} waits for the first connection attempt. */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(1);
@@ -192,7 +196,7 @@ public final class MemcachedOptions {
       return this;
     }
 
-    /** Time a request may wait for its reply, at least 1 ms (default 250 ms). */
+    /** Time a request may wait for its reply, at least 1 ms (default 1 s). */
     public Builder operationTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "operationTimeout");
       if (timeout.toMillis() < 1) {

@@ -2,6 +2,7 @@ package io.shardwise.client;
 
 import io.shardwise.routing.Node;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -80,6 +81,17 @@ public interface AsyncCacheClient<V> extends AutoCloseable {
 
   /** Each node's state in this client's view, in server-list order. */
   Map<Node, NodeState> nodeStates();
+
+  /**
+   * Each node's state in this client's view with since when and why, in server-list order: what a
+   * health check shows. The default has no times or reasons; the routing client fills them in.
+   */
+  default Map<Node, NodeStatus> nodeStatus() {
+    Map<Node, NodeStatus> out = new java.util.LinkedHashMap<>();
+    Instant now = Instant.now();
+    nodeStates().forEach((node, state) -> out.put(node, new NodeStatus(node, state, now, "", 0)));
+    return out;
+  }
 
   /** Bounded-load routing: loads, caps, spills per node, and the hot keys. */
   LoadReport loadReport();

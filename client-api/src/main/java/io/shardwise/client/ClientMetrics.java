@@ -34,4 +34,37 @@ public interface ClientMetrics {
    * primary was ejected ({@code reason} "failover") or over its load cap ({@code reason} "spill").
    */
   default void redirected(Node primary, Node to, String reason) {}
+
+  /**
+   * A read for a key whose node is out failed over to {@code node}, which may hold an old copy of
+   * it (one this client wrote there during an earlier outage, not yet deleted): answered as a miss
+   * without asking the server.
+   */
+  default void oldCopySkipped(Node node) {}
+
+  /**
+   * A write of a key whose node {@code node} is out was refused: the node's journal is full (see
+   * {@code journal-capacity}), and a write it cannot record could leave an older value to be read
+   * when the node returns.
+   */
+  default void journalFull(Node node) {}
+
+  /**
+   * {@code node} keeps failing but was not ejected: {@code reason} is {@code "cap"} (timeouts may
+   * not keep more of the fleet out) or {@code "stall"} (the failure was a timeout that this
+   * process's own stall explains).
+   */
+  default void ejectionAvoided(Node node, String reason) {}
+
+  /**
+   * {@code node} answered its probe but the rejoin step failed (the server refused or did not
+   * answer a delete or flush): it stays out and is probed again.
+   */
+  default void rejoinFailed(Node node, Throwable cause) {}
+
+  /**
+   * This process stopped running for {@code nanos} (a garbage-collection pause, a starved CPU):
+   * timeouts of requests that saw it are not held against their servers.
+   */
+  default void clientStalled(long nanos) {}
 }

@@ -63,6 +63,26 @@ public interface Backend extends AutoCloseable {
     return t instanceof java.io.IOException || t instanceof java.util.concurrent.TimeoutException;
   }
 
+  /**
+   * Whether a node failure (see {@link #isNodeFailure}) is a timeout: the server did not answer in
+   * time, which a pause or a starved CPU on the client's side can also cause, rather than a refused
+   * or lost connection, which only the server or the network can. Timeouts are weaker evidence:
+   * the client does not let them eject more than a share of the fleet.
+   *
+   * <p>The default: a {@link java.util.concurrent.TimeoutException} anywhere in the cause chain.
+   */
+  default boolean isTimeout(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof java.util.concurrent.TimeoutException) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
   @Override
   void close();
 }

@@ -6,7 +6,7 @@ import java.util.Objects;
 /**
  * Configuration that cannot be used, with every problem found: one line per problem, each naming
  * the key, the value (never a secret's) and what is allowed, e.g. {@code shardwise.rejoin: 'hope'
- * is not allowed; expected one of flush, journal, keep}. The message is the lines joined by line
+ * is not allowed; expected one of journal, flush, keep}. The message is the lines joined by line
  * breaks.
  */
 public final class InvalidSettingsException extends IllegalArgumentException {

@@ -108,7 +108,7 @@ public final class ClientBuilder<V> {
   }
 
   /**
-   * Longest wait for one server's reply. Default: the backend's own request timeout (250 ms for
+   * Longest wait for one server's reply. Default: the backend's own request timeout (1 s for
    * both built-in backends); this one is passed to the backend's connections, so it governs both.
    */
   public ClientBuilder<V> timeout(Duration timeout) {
@@ -241,7 +241,7 @@ public final class ClientBuilder<V> {
     }
     awaitFirstAttempts(connections);
     Topology topology = new Topology(r, hashTag, connections);
-    FleetHealth health = new FleetHealth(topology, backend, failover, listeners);
+    FleetHealth health = new FleetHealth(topology, backend, failover, listeners, metrics);
     BoundedReads boundedReads =
         bounded.enabled() ? new BoundedReads(r, bounded, nanoClock, health::available) : null;
     return new RoutingClient<>(

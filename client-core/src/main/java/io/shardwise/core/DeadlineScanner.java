@@ -4,6 +4,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 
 /**
  * Fails requests that outlive the client's timeout, cheaply: every request of a client has the
@@ -14,21 +16,51 @@ import java.util.concurrent.locks.LockSupport;
  * <p>The backends time requests out too, and release their resources then; this is what keeps
  * the caller's wait within the timeout plus the scan interval even where a backend's own timer is
  * coarse (Lettuce fires its command timeouts on a timer with 100 ms ticks by default).
+ *
+ * <p><b>Client stalls.</b> The scanning thread also notices when this process stops running: a
+ * garbage-collection pause, a starved CPU, a process stopped and continued. It wakes every {@link
+ * #SCAN_NANOS}; a wake-up later than {@link #STALL_NANOS} past that is a stall of the client, not
+ * of a server. Time spent stalled does not count against a request's timeout (its deadline moves
+ * by the stall, so that replies that arrived meanwhile are read before anything is declared
+ * late), and {@link #stalledSince(long)} tells the failure detector that a timeout of a request
+ * that saw a stall says nothing about its server (jHiccup measures pauses the same way; Cassandra's
+ * failure detector likewise ignores intervals in which the local process was paused).
  */
 final class DeadlineScanner implements AutoCloseable {
 
   /** How often the queue head is checked. */
   static final long SCAN_NANOS = 5_000_000L;
 
-  private record Pending(long deadline, CompletableFuture<?> future) {}
+  /** A wake-up this much later than planned counts as a stall of the client. */
+  static final long STALL_NANOS = 50_000_000L;
+
+  private record Pending(long deadline, long stalledBefore, CompletableFuture<?> future) {}
 
   private final long timeoutNanos;
   private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
   private final Thread scanner;
+  private final LongConsumer onStall;
+  private final LongSupplier clock;
+  /** Total time this process was seen stalled. */
+  private volatile long stalledNanos;
+  /** When the last stall ended ({@code System.nanoTime()}); meaningful once {@link #stalls} > 0. */
+  private volatile long lastStallEndNanos;
+
+  private volatile long stalls;
   private volatile boolean closed;
 
-  DeadlineScanner(long timeoutNanos) {
+  /**
+   * @param onStall told the length of every stall seen, on the scanning thread
+   */
+  DeadlineScanner(long timeoutNanos, LongConsumer onStall) {
+    this(timeoutNanos, onStall, System::nanoTime);
+  }
+
+  /** With the clock given, for tests. */
+  DeadlineScanner(long timeoutNanos, LongConsumer onStall, LongSupplier clock) {
     this.timeoutNanos = timeoutNanos;
+    this.onStall = onStall;
+    this.clock = clock;
     this.scanner = new Thread(this::scan, "shardwise-timeouts");
     scanner.setDaemon(true);
     scanner.start();
@@ -37,19 +69,48 @@ final class DeadlineScanner implements AutoCloseable {
   /** Fails {@code future} with a {@link TimeoutException} if it is not done within the timeout. */
   void watch(CompletableFuture<?> future) {
     if (!future.isDone()) {
-      queue.add(new Pending(System.nanoTime() + timeoutNanos, future));
+      queue.add(new Pending(clock.getAsLong() + timeoutNanos, stalledNanos, future));
     }
   }
 
+  /**
+   * Whether this process stalled (see the class comment) after {@code startNanos}: a request sent
+   * then may have timed out because of the client, not of its server.
+   */
+  boolean stalledSince(long startNanos) {
+    return stalls > 0 && lastStallEndNanos - startNanos > 0;
+  }
+
+  /** Stalls seen so far. */
+  long stalls() {
+    return stalls;
+  }
+
   private void scan() {
+    long last = clock.getAsLong();
     while (!closed) {
       LockSupport.parkNanos(SCAN_NANOS);
-      long now = System.nanoTime();
+      long now = clock.getAsLong();
+      long late = now - last - SCAN_NANOS;
+      last = now;
+      if (late > STALL_NANOS) {
+        stalledNanos += late;
+        lastStallEndNanos = now;
+        stalls++;
+        try {
+          onStall.accept(late);
+        } catch (RuntimeException e) {
+          // a listener's problem must not stop the timeouts
+        }
+        // Replies that arrived during the stall are still being read: give the I/O threads a scan.
+        continue;
+      }
       Pending head;
       // Done requests leave too: replies mostly come in order, so the queue holds about one scan
       // interval of requests instead of a whole timeout's worth of them and of their values.
       while ((head = queue.peek()) != null
-          && (head.future().isDone() || head.deadline() - now <= 0)) {
+          && (head.future().isDone()
+              || head.deadline() + (stalledNanos - head.stalledBefore()) - now <= 0)) {
         queue.poll();
         if (!head.future().isDone()) {
           head.future().completeExceptionally(new TimeoutException("no reply within the timeout"));

@@ -2,77 +2,89 @@ package io.shardwise.core;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.NoNodeAvailableException;
 import io.shardwise.client.NodeEvent;
 import io.shardwise.client.NodeEventListener;
 import io.shardwise.client.NodeException;
+import io.shardwise.client.NodeSecurityException;
 import io.shardwise.client.NodeState;
+import io.shardwise.client.NodeStatus;
 import io.shardwise.client.NodeTimeoutException;
 import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.KeyRules;
-import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Health of every node: one Resilience4j {@link CircuitBreaker} per node counts consecutive node
- * failures (timeouts, lost or refused connections; not misses, not error replies), and an open
- * circuit ejects the node from selection. An ejected node is probed (memcached {@code version},
- * Redis {@code PING}) with exponential backoff and readmitted only after a probe and its {@link
- * RejoinPolicy rejoin step} succeed — never on a timer.
+ * failures (timeouts, lost or refused connections; not misses, not error replies, not
+ * configuration errors), and an open circuit ejects the node from selection. An ejected node is
+ * probed (memcached {@code version}, Redis {@code PING}) with exponential backoff and readmitted
+ * only after a probe and its {@link Failback rejoin step} succeed — never on a timer.
+ *
+ * <p>Ejection is evidence against a server only if the client itself was running: a timeout of a
+ * request during which this process stalled (see {@link DeadlineScanner}) is not counted, and
+ * timeouts may keep at most {@link FailoverOptions#maxEjectedPercent()} of the fleet out (Envoy's
+ * {@code max_ejection_percent}; mcrouter caps "soft" ejections the same way). A refused or lost
+ * connection is hard evidence and ejects regardless.
  *
  * <p>Each state change is logged once and delivered to the listeners on the health thread.
  */
 final class FleetHealth implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger("io.shardwise.health");
-  private static final int DELETE_CHUNK = 1000;
 
   /** {@link #select} result when no node is available. */
-  static final int NONE = -1;
+  static final int NONE = FailoverOrder.NONE;
 
   private final Topology topology;
   private final Backend backend;
   private final FailoverOptions options;
   private final List<NodeEventListener> listeners;
+  private final ClientMetrics metrics;
   private final NodeHealth[] nodes;
+  private final FailoverOrder order;
   private final ScheduledExecutorService scheduler;
+  private final Failback failback;
+  private final int maxEjected;
+  /** Nodes not healthy; changed under {@code this}. */
+  private int out;
+
+  private DeadlineScanner stalls;
   private volatile boolean closed;
 
-  /** One node's circuit, state and journal. */
+  /** One node's circuit and state. */
   final class NodeHealth {
     final int index;
     final Node node;
     final CircuitBreaker breaker;
-    final Journal journal;
     volatile NodeState state = NodeState.HEALTHY;
-    /** Incremented at every readmission; writers compare it to see a readmission race. */
-    volatile long epoch;
     volatile Throwable lastFailure;
-    /**
-     * Writes redirected away from this node hold the read side while they check its state and
-     * journal the key; readmission holds the write side while it deletes the last journaled keys
-     * and flips the state, so no redirected write slips between the two.
-     */
-    final ReentrantReadWriteLock redirectLock = new ReentrantReadWriteLock();
+    volatile Instant since = Instant.now();
+    /** Why it is in its state, for {@link NodeStatus}; empty when there is nothing to say. */
+    volatile String detail = "";
+    /** The reason a failing node was kept in, logged once until it answers again. */
+    volatile String keptIn;
+    /** The last rejoin failure logged, so that each distinct one is logged once. */
+    volatile String lastRejoinFailure;
     private long probeDelayNanos;
     private long ejectedAtNanos;
     /**
@@ -86,7 +98,6 @@ final class FleetHealth implements AutoCloseable {
       this.index = index;
       this.node = node;
       this.breaker = CircuitBreaker.of("shardwise:" + node.name(), config);
-      this.journal = new Journal(options.journalCapacity());
       // No event consumers on the breaker: with one registered, Resilience4j builds an event
       // object for every recorded success. The client ejects on the failure count itself.
     }
@@ -96,11 +107,17 @@ final class FleetHealth implements AutoCloseable {
     }
   }
 
-  FleetHealth(Topology topology, Backend backend, FailoverOptions options, List<NodeEventListener> listeners) {
+  FleetHealth(
+      Topology topology,
+      Backend backend,
+      FailoverOptions options,
+      List<NodeEventListener> listeners,
+      ClientMetrics metrics) {
     this.topology = topology;
     this.backend = backend;
     this.options = options;
     this.listeners = List.copyOf(listeners);
+    this.metrics = metrics;
     CircuitBreakerConfig config =
         CircuitBreakerConfig.custom()
             // Open after `threshold` failures in a row: a window of that many calls, all failed.
@@ -117,6 +134,8 @@ final class FleetHealth implements AutoCloseable {
     for (int i = 0; i < nodes.length; i++) {
       nodes[i] = new NodeHealth(i, topology.nodes.get(i), config);
     }
+    this.maxEjected = options.maxEjectedNodes(nodes.length);
+    this.order = new FailoverOrder(topology.router);
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -124,14 +143,27 @@ final class FleetHealth implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
+    this.failback = new Failback(topology, options, this::available, metrics, scheduler);
+    // Deletes of old copies that failed are retried about once a second.
+    long sweep = Math.max(1_000_000_000L, options.probeInterval().toNanos() * 5);
+    scheduler.scheduleWithFixedDelay(failback::sweep, sweep, sweep, TimeUnit.NANOSECONDS);
+  }
+
+  /** Tells this health which scanner sees the client's stalls. */
+  void watchStalls(DeadlineScanner scanner) {
+    this.stalls = scanner;
   }
 
   FailoverOptions options() {
     return options;
   }
 
-  NodeHealth node(int index) {
-    return nodes[index];
+  Failback failback() {
+    return failback;
+  }
+
+  FailoverOrder order() {
+    return order;
   }
 
   boolean available(int index) {
@@ -150,14 +182,7 @@ final class FleetHealth implements AutoCloseable {
     if (options.failureMode() != FailureMode.REDISTRIBUTE) {
       return NONE;
     }
-    int[] order = new int[nodes.length];
-    int count = topology.router.preferenceOrder(keyHash, order);
-    for (int i = 1; i < count; i++) {
-      if (nodes[order[i]].available()) {
-        return order[i];
-      }
-    }
-    return NONE;
+    return order.route(keyHash, this::available).target;
   }
 
   /** The error for a request that found no node (see {@link #select}). */
@@ -166,18 +191,26 @@ final class FleetHealth implements AutoCloseable {
       NodeHealth h = nodes[primary];
       return new NodeUnavailableException(
           h.node,
-          "ejected (" + h.state.name().toLowerCase(java.util.Locale.ROOT) + "); failure mode "
+          "ejected (" + h.state.name().toLowerCase(Locale.ROOT) + "); failure mode "
               + options.failureMode().id() + " does not send " + KeyRules.shorten(key) + " elsewhere");
     }
     return new NoNodeAvailableException(
         "no node is available for " + KeyRules.shorten(key) + ": all " + nodes.length + " nodes are ejected");
   }
 
+  // ---- detection -------------------------------------------------------------------------------
+
   /** Records the outcome of one request on a node's circuit; returns its latency. */
   long record(int index, long startNanos, Throwable failure) {
     long took = System.nanoTime() - startNanos;
     NodeHealth h = nodes[index];
     if (failure != null && isNodeFailure(failure)) {
+      boolean timeout = isTimeout(failure);
+      if (timeout && stalls != null && stalls.stalledSince(startNanos)) {
+        // This process stopped running while the request waited: no evidence against the server.
+        metrics.ejectionAvoided(h.node, "stall");
+        return took;
+      }
       h.lastFailure = failure;
       h.successesSinceFailure = 0;
       h.breaker.onError(took, TimeUnit.NANOSECONDS, failure);
@@ -186,11 +219,16 @@ final class FleetHealth implements AutoCloseable {
       // thread can delay while other threads keep sending to the dead node.
       if (h.state == NodeState.HEALTHY
           && h.breaker.getMetrics().getNumberOfFailedCalls() >= options.failureThreshold()) {
-        ejected(h);
+        eject(h, timeout);
       }
     } else if (h.successesSinceFailure < options.failureThreshold()) {
       h.successesSinceFailure++;
       h.breaker.onSuccess(took, TimeUnit.NANOSECONDS);
+      if (h.keptIn != null) {
+        h.keptIn = null;
+        h.detail = "";
+        LOG.info("node {} answers again", who(h));
+      }
     }
     return took;
   }
@@ -200,13 +238,10 @@ final class FleetHealth implements AutoCloseable {
    * than the request.
    */
   boolean isNodeFailure(Throwable failure) {
-    Throwable t = failure;
-    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-      t = t.getCause();
-    }
+    Throwable t = unwrap(failure);
     if (t instanceof NodeUnavailableException
         || t instanceof NoNodeAvailableException
-        || t instanceof io.shardwise.client.NodeSecurityException) {
+        || t instanceof NodeSecurityException) {
       // Not sent, or a configuration error (credentials, permissions, TLS): waiting does not fix
       // it, and rerouting would hide it.
       return false;
@@ -220,25 +255,67 @@ final class FleetHealth implements AutoCloseable {
     return backend.isNodeFailure(t);
   }
 
+  /** Whether a node failure is a timeout (soft evidence) rather than a refused or lost connection. */
+  private boolean isTimeout(Throwable failure) {
+    Throwable t = unwrap(failure);
+    if (t instanceof NodeTimeoutException || t instanceof TimeoutException) {
+      return true;
+    }
+    if (t instanceof NodeException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return backend.isTimeout(t);
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    Throwable t = failure;
+    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
   // ---- ejection, probing, readmission ---------------------------------------------------------
 
-  private void ejected(NodeHealth h) {
-    synchronized (h) {
+  private void eject(NodeHealth h, boolean timeout) {
+    synchronized (this) {
       if (h.state != NodeState.HEALTHY || closed) {
         return;
       }
+      if (timeout && out >= maxEjected) {
+        keepIn(h);
+        return;
+      }
+      out++;
       h.state = NodeState.EJECTED;
-      h.ejectedAtNanos = System.nanoTime();
+      h.keptIn = null;
+    }
+    h.ejectedAtNanos = System.nanoTime();
+    h.since = Instant.now();
+    synchronized (h) {
       h.probeDelayNanos = options.probeInterval().toNanos();
     }
     Throwable cause = h.lastFailure;
-    transition(
-        h,
-        NodeState.HEALTHY,
-        NodeState.EJECTED,
-        "ejected after " + options.failureThreshold() + " consecutive failures; last: " + describe(cause),
-        cause);
+    String detail = "ejected after " + options.failureThreshold() + " consecutive failures; last: " + describe(cause);
+    h.detail = detail;
+    transition(h, NodeState.HEALTHY, NodeState.EJECTED, detail, cause);
     scheduleProbe(h);
+  }
+
+  /** Timeouts may not keep more nodes out: {@code h} stays in, and says why once. */
+  private void keepIn(NodeHealth h) {
+    metrics.ejectionAvoided(h.node, "cap");
+    if (h.keptIn != null) {
+      return;
+    }
+    String reason =
+        "times out (" + options.failureThreshold() + " in a row; last: " + describe(h.lastFailure)
+            + ") but is not ejected: " + out + " of " + nodes.length + " nodes are out, the most that"
+            + " timeouts may keep out (max-ejected-percent " + options.maxEjectedPercent() + "); many"
+            + " nodes timing out at once points at this client (a pause, a starved CPU)";
+    h.keptIn = reason;
+    h.detail = reason;
+    LOG.warn("node {} {}", who(h), reason);
   }
 
   private void scheduleProbe(NodeHealth h) {
@@ -254,7 +331,7 @@ final class FleetHealth implements AutoCloseable {
     long jittered = delay - ThreadLocalRandom.current().nextLong(delay / 5 + 1);
     try {
       scheduler.schedule(() -> probe(h), jittered, TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
+    } catch (RejectedExecutionException e) {
       // closed meanwhile
     }
   }
@@ -265,189 +342,84 @@ final class FleetHealth implements AutoCloseable {
     }
     if (h.state == NodeState.EJECTED) {
       h.state = NodeState.PROBING;
-      transition(h, NodeState.EJECTED, NodeState.PROBING, "probing with backoff up to " + options.maxProbeInterval().toMillis() + " ms", null);
+      h.since = Instant.now();
+      transition(
+          h,
+          NodeState.EJECTED,
+          NodeState.PROBING,
+          "probing with backoff up to " + options.maxProbeInterval().toMillis() + " ms",
+          null);
     }
-    NodeConnection c = topology.connections[h.index];
     try {
-      step(c.ping())
-          .thenCompose(rtt -> rejoin(h, c))
+      topology.connections[h.index]
+          .ping()
+          .orTimeout(options.probeTimeout().toNanos(), TimeUnit.NANOSECONDS)
           .whenCompleteAsync(
-              (detail, failure) -> {
-                if (failure != null || !readmit(h, detail)) {
-                  LOG.debug("{}: probe or rejoin failed: {}", h.node.name(), describe(failure));
+              (rtt, failure) -> {
+                if (failure != null) {
+                  h.detail = "probing: the last probe failed: " + describe(failure);
+                  LOG.debug("{}: probe failed: {}", h.node.name(), describe(failure));
                   scheduleProbe(h);
+                } else {
+                  rejoin(h);
                 }
               },
               scheduler);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
+    } catch (RejectedExecutionException e) {
       // closed meanwhile
     }
   }
 
-  /** Runs the rejoin policy on a node that answered its probe; completes with what was done. */
-  private CompletableFuture<String> rejoin(NodeHealth h, NodeConnection c) {
-    switch (options.rejoinPolicy()) {
-      case KEEP:
-        return CompletableFuture.completedFuture("rejoin policy keep: readmitted with its data");
-      case FLUSH:
-        if (h.journal.size() == 0 && !h.journal.overflowed()) {
-          // Nothing was written elsewhere through this client while it was out: nothing it
-          // holds can be older than a write this client made, so emptying it protects nothing.
-          return CompletableFuture.completedFuture(
-              "rejoin policy flush: no key was written elsewhere while it was out, so its data was kept");
-        }
-        return flush(h, c, "rejoin policy flush: emptied it");
-      case JOURNAL:
-        if (h.journal.overflowed()) {
-          return flush(h, c, "journal overflowed past " + options.journalCapacity() + " keys: emptied it");
-        }
-        Map<String, Integer> written = h.journal.snapshot();
-        return deleteEverywhere(h, written)
-            .thenApply(
-                deleted -> {
-                  h.journal.remove(written);
-                  return "rejoin policy journal: deleted the "
-                      + written.size()
-                      + " keys written while it was out, on it and on their fallback nodes";
-                });
-      default:
-        throw new AssertionError(options.rejoinPolicy());
-    }
+  /** The node answered its probe: the rejoin step, then readmission (or another probe). */
+  private void rejoin(NodeHealth h) {
+    failback
+        .rejoin(h.index, () -> readmitted(h))
+        .whenCompleteAsync(
+            (detail, failure) -> {
+              if (failure == null) {
+                h.lastRejoinFailure = null;
+                String out = Duration.ofNanos(System.nanoTime() - h.ejectedAtNanos).toMillis() + " ms out";
+                transition(h, NodeState.PROBING, NodeState.HEALTHY, "readmitted after " + out + "; " + detail, null);
+                return;
+              }
+              rejoinFailed(h, failure);
+              scheduleProbe(h);
+            },
+            scheduler);
   }
 
-  private CompletableFuture<String> flush(NodeHealth h, NodeConnection c, String detail) {
-    return step(c.flushAll())
-        .thenCompose(
-            x -> {
-              // The fallback copies are newer than anything the node held, but would be read
-              // (stale) if the node were ejected again: remove those the journal knows.
-              Map<String, Integer> written = h.journal.overflowed() ? Map.of() : h.journal.snapshot();
-              return deleteOn(h.index, fallbacks(written))
-                  .thenApply(
-                      y -> {
-                        if (h.journal.overflowed()) {
-                          h.journal.reset(); // the node is empty: nothing it holds can be stale
-                        } else {
-                          h.journal.remove(written);
-                        }
-                        return detail;
-                      });
-            });
-  }
-
-  /** Deletes the keys on the node itself and on the node each went to instead. */
-  private CompletableFuture<Void> deleteEverywhere(NodeHealth h, Map<String, Integer> written) {
-    Map<Integer, List<String>> targets = fallbacks(written);
-    targets.computeIfAbsent(h.index, i -> new ArrayList<>()).addAll(written.keySet());
-    return deleteOn(h.index, targets);
-  }
-
-  private static Map<Integer, List<String>> fallbacks(Map<String, Integer> written) {
-    Map<Integer, List<String>> byNode = new LinkedHashMap<>();
-    written.forEach((key, node) -> byNode.computeIfAbsent(node, i -> new ArrayList<>()).add(key));
-    return byNode;
-  }
-
-  /**
-   * Deletes keys on nodes: on {@code rejoining} (which answered its probe) and on available
-   * nodes; a fallback that is ejected itself now is skipped, its own rejoin handles its data.
-   */
-  private CompletableFuture<Void> deleteOn(int rejoining, Map<Integer, List<String>> targets) {
-    List<CompletableFuture<?>> parts = new ArrayList<>();
-    targets.forEach(
-        (node, keys) -> {
-          if (node == rejoining || nodes[node].available()) {
-            for (int i = 0; i < keys.size(); i += DELETE_CHUNK) {
-              List<String> chunk = keys.subList(i, Math.min(keys.size(), i + DELETE_CHUNK));
-              parts.add(step(topology.connections[node].deleteMulti(new ArrayList<>(chunk))));
-            }
-          }
-        });
-    return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0]));
-  }
-
-  private <T> CompletableFuture<T> step(CompletableFuture<T> f) {
-    return f.orTimeout(options.probeTimeout().toNanos(), TimeUnit.NANOSECONDS);
-  }
-
-  /**
-   * Readmits a node whose rejoin step succeeded, on the health thread. With the journal policy
-   * the keys journaled since the rejoin step are deleted first, under the redirect lock, so the
-   * node never serves a value older than one written while it was out.
-   *
-   * @return false if the last deletes failed (the node stays out and is probed again)
-   */
-  private boolean readmit(NodeHealth h, String detail) {
-    long outNanos;
-    h.redirectLock.writeLock().lock();
-    try {
-      if (closed || h.state == NodeState.HEALTHY) {
-        return true;
-      }
-      if (options.rejoinPolicy() == RejoinPolicy.JOURNAL) {
-        Map<String, Integer> late = h.journal.snapshot();
-        if (!late.isEmpty()) {
-          try {
-            deleteEverywhere(h, late).get(options.probeTimeout().toNanos(), TimeUnit.NANOSECONDS);
-          } catch (ExecutionException | TimeoutException e) {
-            return false;
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-          }
-          h.journal.remove(late);
-        }
-      }
-      h.breaker.transitionToClosedState();
-      h.successesSinceFailure = Integer.MAX_VALUE; // a closed breaker starts with an empty window
-      h.epoch++;
+  /** Flips a node to healthy; called by the rejoin step inside the node's fence. */
+  private void readmitted(NodeHealth h) {
+    h.breaker.transitionToClosedState();
+    h.successesSinceFailure = Integer.MAX_VALUE; // a closed breaker starts with an empty window
+    synchronized (this) {
+      out--;
       h.state = NodeState.HEALTHY;
-      outNanos = System.nanoTime() - h.ejectedAtNanos;
-    } finally {
-      h.redirectLock.writeLock().unlock();
     }
-    transition(
-        h,
-        NodeState.PROBING,
-        NodeState.HEALTHY,
-        "readmitted after " + Duration.ofNanos(outNanos).toMillis() + " ms out; " + detail,
-        null);
-    return true;
+    h.since = Instant.now();
+    h.detail = "";
   }
 
   /**
-   * Routes a write whose primary is ejected: under the primary's redirect lock, returns the
-   * primary itself if it was readmitted meanwhile, else journals the key against {@code
-   * fallback} and returns the fallback.
+   * The node answered its probe but its rejoin step failed: it stays out. A server that refuses
+   * the step (no permission for DEL or FLUSHDB, say) keeps refusing: that is logged at WARN once
+   * per distinct reason, and shown in the node's status and metrics.
    */
-  int redirectWrite(int primary, int fallback, String key) {
-    NodeHealth h = nodes[primary];
-    h.redirectLock.readLock().lock();
-    try {
-      if (h.available()) {
-        return primary;
-      }
-      h.journal.record(key, fallback);
-      return fallback;
-    } finally {
-      h.redirectLock.readLock().unlock();
+  private void rejoinFailed(NodeHealth h, Throwable failure) {
+    String reason = describe(failure);
+    h.detail = "answers, but stays out: its rejoin step (policy " + options.rejoinPolicy().id() + ") failed: " + reason;
+    metrics.rejoinFailed(h.node, unwrap(failure));
+    if (!reason.equals(h.lastRejoinFailure)) {
+      h.lastRejoinFailure = reason;
+      LOG.warn("node {} {}", who(h), h.detail);
     }
-  }
-
-  /**
-   * A write that went to {@code fallback} while {@code primary} was ejected finished after the
-   * primary was readmitted: remove the key from both so neither serves an old value.
-   */
-  void forget(int primary, int fallback, String key) {
-    deleteOn(primary, Map.of(primary, List.of(key), fallback, List.of(key)));
   }
 
   private void transition(NodeHealth h, NodeState from, NodeState to, String detail, Throwable cause) {
-    String who = h.node.hasExplicitName() ? h.node.name() + " (" + h.node.address() + ")" : h.node.name();
     if (to == NodeState.EJECTED) {
-      LOG.warn("node {} {}", who, detail);
+      LOG.warn("node {} {}", who(h), detail);
     } else {
-      LOG.info("node {} {}", who, detail);
+      LOG.info("node {} {}", who(h), detail);
     }
     if (listeners.isEmpty()) {
       return;
@@ -464,27 +436,36 @@ final class FleetHealth implements AutoCloseable {
               }
             }
           });
-    } catch (java.util.concurrent.RejectedExecutionException e) {
+    } catch (RejectedExecutionException e) {
       // closed
     }
   }
 
+  private static String who(NodeHealth h) {
+    return h.node.hasExplicitName() ? h.node.name() + " (" + h.node.address() + ")" : h.node.name();
+  }
+
   Map<Node, NodeState> states() {
-    Map<Node, NodeState> out = new LinkedHashMap<>();
+    Map<Node, NodeState> result = new LinkedHashMap<>();
     for (NodeHealth h : nodes) {
-      out.put(h.node, h.state);
+      result.put(h.node, h.state);
     }
-    return out;
+    return result;
+  }
+
+  Map<Node, NodeStatus> status() {
+    Map<Node, NodeStatus> result = new LinkedHashMap<>();
+    for (NodeHealth h : nodes) {
+      result.put(h.node, new NodeStatus(h.node, h.state, h.since, h.detail, failback.journaled(h.index)));
+    }
+    return result;
   }
 
   private static String describe(Throwable t) {
     if (t == null) {
       return "unknown";
     }
-    Throwable c = t;
-    while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
-      c = c.getCause();
-    }
+    Throwable c = unwrap(t);
     String m = c.getMessage();
     return c.getClass().getSimpleName() + (m == null ? "" : ": " + m);
   }

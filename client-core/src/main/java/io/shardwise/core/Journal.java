@@ -1,57 +1,127 @@
 package io.shardwise.core;
 
-import java.util.HashMap;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The keys written or deleted through this client while a node was ejected, each with the node
- * the write went to instead, up to a bound. Past the bound the journal stops recording and says
- * it overflowed: the rejoin then has to flush.
+ * One ejected node's journal: the keys written or deleted through this client on other nodes
+ * while it was out, each with the nodes those writes went to, up to a capacity.
+ *
+ * <p>A key is recorded before its write is sent. Before the node serves again, each recorded key
+ * is deleted on it (it may hold an older value of it: {@link #pendingOnNode()}); once the node is
+ * back, the copies on the other nodes are the old ones, and {@link #drain()} hands them over to be
+ * deleted there. A key recorded again after it was deleted on the node needs no second delete
+ * there: the node receives no write while it is out.
  */
 final class Journal {
 
   private final int capacity;
-  private final ConcurrentHashMap<String, Integer> entries = new ConcurrentHashMap<>();
-  private volatile boolean overflowed;
+  private final ConcurrentHashMap<String, int[]> targets = new ConcurrentHashMap<>();
+  /** Recorded keys not yet deleted on the node itself. */
+  private final ConcurrentHashMap<String, Boolean> pending = new ConcurrentHashMap<>();
+  private final AtomicInteger size = new AtomicInteger();
+  /** Set once the node was emptied: nothing recorded afterwards needs a delete on it. */
+  private volatile boolean emptied;
 
   Journal(int capacity) {
     this.capacity = capacity;
   }
 
-  /** Records that {@code key} was written to {@code fallback} instead. */
-  void record(String key, int fallback) {
-    if (overflowed) {
-      return;
+  /**
+   * Records that a write of {@code key} goes to {@code target} instead of this journal's node.
+   *
+   * @return false, recording nothing, when the journal is full and does not hold the key yet
+   */
+  boolean record(String key, int target) {
+    int[] known = targets.get(key);
+    if (known == null) {
+      if (size.incrementAndGet() > capacity) {
+        size.decrementAndGet();
+        return false;
+      }
+      int[] raced = targets.putIfAbsent(key, new int[] {target});
+      if (raced != null) {
+        size.decrementAndGet();
+        known = raced;
+      } else {
+        if (!emptied) {
+          pending.put(key, Boolean.TRUE);
+        }
+        return true;
+      }
     }
-    if (entries.size() >= capacity && !entries.containsKey(key)) {
-      overflowed = true;
-      return;
+    if (!contains(known, target)) {
+      targets.merge(key, new int[] {target}, Journal::union);
     }
-    entries.put(key, fallback);
+    return true;
   }
 
-  boolean overflowed() {
-    return overflowed;
-  }
-
+  /** Keys recorded so far. */
   int size() {
-    return entries.size();
+    return size.get();
   }
 
-  /** A copy of the recorded entries; they stay recorded until {@link #remove}d. */
-  Map<String, Integer> snapshot() {
-    return new HashMap<>(entries);
+  boolean isFull() {
+    return size.get() >= capacity;
   }
 
-  /** Forgets the entries of a snapshot that were handled, unless re-recorded since. */
-  void remove(Map<String, Integer> handled) {
-    handled.forEach(entries::remove);
+  /** The recorded keys that still have to be deleted on the node itself. */
+  List<String> pendingOnNode() {
+    return new ArrayList<>(pending.keySet());
   }
 
-  /** Forgets everything, including an overflow. */
-  void reset() {
-    entries.clear();
-    overflowed = false;
+  /** The keys were deleted on the node. */
+  void deletedOnNode(List<String> keys) {
+    for (String key : keys) {
+      pending.remove(key);
+    }
+  }
+
+  /** The node was emptied: no recorded key, now or later, needs a delete on it. */
+  void emptied() {
+    emptied = true;
+    pending.clear();
+  }
+
+  /** Whether every recorded key is gone from the node. */
+  boolean nodeIsClean() {
+    return pending.isEmpty();
+  }
+
+  /**
+   * Empties the journal for the next outage and returns what it held: each key with the nodes
+   * that received its writes. Called with the node's fence held, so nothing is recorded meanwhile.
+   */
+  Map<String, int[]> drain() {
+    Map<String, int[]> all = Map.copyOf(targets);
+    targets.clear();
+    pending.clear();
+    size.set(0);
+    emptied = false;
+    return all;
+  }
+
+  private static boolean contains(int[] nodes, int node) {
+    for (int n : nodes) {
+      if (n == node) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static int[] union(int[] a, int[] b) {
+    int[] out = Arrays.copyOf(a, a.length + b.length);
+    int n = a.length;
+    for (int x : b) {
+      if (!contains(a, x)) {
+        out[n++] = x;
+      }
+    }
+    return n == out.length ? out : Arrays.copyOf(out, n);
   }
 }

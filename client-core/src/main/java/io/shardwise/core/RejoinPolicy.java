@@ -5,24 +5,26 @@ import java.util.Locale;
 /**
  * What happens to a node's data before it is readmitted: the failback hazard. Key K lives on
  * node A; A is ejected; K is rewritten on B; A comes back still holding the old K; a reader of K
- * now gets the old value. {@link #FLUSH} and {@link #JOURNAL} rule this out within one client
- * process; {@link #KEEP} is twemproxy's behaviour. See {@code docs/failure.md} for several
- * client processes.
+ * now gets the old value. {@link #JOURNAL} (the default) and {@link #FLUSH} rule this out within
+ * one client process; {@link #KEEP} is twemproxy's behaviour. See {@code docs/failure.md} for the
+ * guarantees with several client processes.
  */
 public enum RejoinPolicy {
 
   /**
-   * Empty the node ({@code flush_all} / {@code FLUSHDB}) before readmitting it. Safe with several
-   * client processes; costs the node's whole cache. The default.
-   */
-  FLUSH("flush"),
-
-  /**
-   * Remember the keys written or deleted while the node was out (up to a bound) and delete them
-   * on the node before readmitting it; flush instead if the journal overflowed. Keeps the rest of
-   * the node's cache warm; exact only for writes made through this client process.
+   * Remember the keys written or deleted through this client while the node was out (up to the
+   * journal capacity) and delete them on the node before readmitting it, and their copies on the
+   * nodes that took them once it is back. Nothing else on the node is touched: data that other
+   * clients or applications wrote stays. The default.
    */
   JOURNAL("journal"),
+
+  /**
+   * Empty the node ({@code flush_all} / {@code FLUSHDB}) before readmitting it, if anything was
+   * written elsewhere while it was out. Destroys every key on the server, including those other
+   * clients and applications wrote: only for a fleet this one process alone writes to.
+   */
+  FLUSH("flush"),
 
   /** Readmit the node with whatever it holds. Can serve old values; an explicit opt-in. */
   KEEP("keep");
@@ -47,6 +49,6 @@ public enum RejoinPolicy {
       }
     }
     throw new IllegalArgumentException(
-        "unknown rejoin policy '" + name + "'; expected one of flush, journal, keep");
+        "unknown rejoin policy '" + name + "'; expected one of journal, flush, keep");
   }
 }

@@ -8,6 +8,7 @@ import io.shardwise.client.LoadReport;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.NodeException;
 import io.shardwise.client.NodeState;
+import io.shardwise.client.NodeStatus;
 import io.shardwise.client.NodeTimeoutException;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.client.ValueCodec;
@@ -28,7 +29,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
@@ -48,7 +48,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final KeyRules keyRules;
   private final Duration timeout;
   private final int maxValueBytes;
-  private final boolean journaling;
+  private final Failback failback;
+  private final boolean redistributing;
   private final boolean retrying;
   private final ClientMetrics metrics;
   private final DeadlineScanner deadlines;
@@ -71,7 +72,9 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.backend = backend;
     this.metrics = metrics;
     this.bounded = bounded;
-    this.deadlines = new DeadlineScanner(timeout.toNanos());
+    this.deadlines = new DeadlineScanner(timeout.toNanos(), metrics::clientStalled);
+    health.watchStalls(deadlines);
+    this.failback = health.failback();
     this.topology = topology;
     this.health = health;
     this.codec = codec;
@@ -79,7 +82,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.timeout = timeout;
     this.maxValueBytes = maxValueBytes;
     FailoverOptions failover = health.options();
-    this.journaling = failover.rejoinPolicy() != RejoinPolicy.KEEP;
+    this.redistributing = failover.failureMode() == FailureMode.REDISTRIBUTE;
     this.retrying = failover.failureMode() == FailureMode.RETRY && failover.retryAttempts() > 0;
     this.description =
         "shardwise(" + backend.name() + ", " + routerDescription + ", " + topology.nodes.size() + " nodes)";
@@ -102,6 +105,10 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     int node = select(hash, primary);
     if (node == FleetHealth.NONE) {
       return CompletableFuture.failedFuture(health.unavailable(primary, key));
+    }
+    if (node != primary && failback.isOldCopy(node, key)) {
+      metrics.oldCopySkipped(topology.nodes.get(node));
+      return CompletableFuture.completedFuture(null);
     }
     // Without retries the value is decoded in the stage that handles the reply: no stage of its own.
     return retrying
@@ -195,7 +202,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     CachedValue encoded = encode(key, value);
     checkTtl(ttl);
-    return afterWrite(key, keyed(key, "set", true, c -> c.set(key, encoded, ttl)));
+    return afterWrite(key, write(key, "set", ttl, (c, t) -> c.set(key, encoded, t)));
   }
 
   @Override
@@ -203,20 +210,20 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     CachedValue encoded = encode(key, value);
     checkTtl(ttl);
-    return afterWrite(key, keyed(key, "add", true, c -> c.add(key, encoded, ttl)));
+    return afterWrite(key, write(key, "add", ttl, (c, t) -> c.add(key, encoded, t)));
   }
 
   @Override
   public CompletableFuture<Boolean> delete(String key) {
     validate(key);
-    return afterWrite(key, keyed(key, "delete", true, c -> c.delete(key)));
+    return afterWrite(key, write(key, "delete", null, (c, t) -> c.delete(key)));
   }
 
   @Override
   public CompletableFuture<Boolean> touch(String key, Duration ttl) {
     validate(key);
     checkTtl(ttl);
-    return keyed(key, "touch", true, c -> c.touch(key, ttl));
+    return write(key, "touch", ttl, (c, t) -> c.touch(key, t));
   }
 
   @Override
@@ -232,7 +239,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private CompletableFuture<Long> counter(String key, long signedDelta, long initial, Duration ttl) {
     validate(key);
     checkTtl(ttl);
-    return afterWrite(key, keyed(key, "incr", true, c -> c.incr(key, signedDelta, initial, ttl)));
+    return afterWrite(key, write(key, "incr", ttl, (c, t) -> c.incr(key, signedDelta, initial, t)));
   }
 
   @Override
@@ -264,33 +271,49 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     return node;
   }
 
-  /** Routes one key under the failure mode and sends {@code op} to the node chosen. */
-  private <T> CompletableFuture<T> keyed(
-      String key, String operation, boolean write, Function<NodeConnection, CompletableFuture<T>> op) {
+  /** A write to one connection, with the TTL to give it (null for writes without one). */
+  @FunctionalInterface
+  private interface WriteOp<T> {
+    CompletableFuture<T> send(NodeConnection connection, Duration ttl);
+  }
+
+  /**
+   * Routes a write of one key and sends it. While the key's node is out the write goes to the next
+   * available node of its order, through the {@link Failback} fence: journaled against the nodes
+   * it skips and with its TTL capped at the failover TTL.
+   */
+  private <T> CompletableFuture<T> write(String key, String operation, Duration ttl, WriteOp<T> op) {
     long hash = topology.hash(key);
     int primary = topology.router.primary(hash);
-    int node = select(hash, primary);
-    if (node == FleetHealth.NONE) {
+    if (health.available(primary)) {
+      return send(primary, operation, c -> op.send(c, ttl));
+    }
+    if (!redistributing) {
       return CompletableFuture.failedFuture(health.unavailable(primary, key));
     }
-    if (write && node != primary && journaling) {
-      // The primary is ejected: journal the key so the primary's old copy is removed before it
-      // is readmitted, and catch a readmission that completes while this write is in flight.
-      FleetHealth.NodeHealth h = health.node(primary);
-      long epoch = h.epoch;
-      int target = health.redirectWrite(primary, node, key);
-      if (target == primary) {
-        return send(primary, operation, op);
+    try (Failback.Fence fence = failback.fence()) {
+      for (int attempt = 0; attempt <= topology.nodes.size(); attempt++) {
+        FailoverOrder.Route route = health.order().route(hash, health::available);
+        int target = route.target;
+        if (target == FleetHealth.NONE) {
+          return CompletableFuture.failedFuture(health.unavailable(primary, key));
+        }
+        if (route.skippedCount == 0) {
+          return send(target, operation, c -> op.send(c, ttl)); // its node is back
+        }
+        if (!fence.enter(route)) {
+          continue; // a skipped node came back meanwhile: route again
+        }
+        ShardwiseException full = fence.record(key, route);
+        if (full != null) {
+          return CompletableFuture.failedFuture(full);
+        }
+        metrics.redirected(topology.nodes.get(primary), topology.nodes.get(target), "failover");
+        Duration capped = ttl == null ? null : failback.cap(ttl);
+        return send(target, operation, c -> op.send(c, capped));
       }
-      return send(target, operation, op)
-          .whenComplete(
-              (v, t) -> {
-                if (h.epoch != epoch) {
-                  health.forget(primary, target, key);
-                }
-              });
     }
-    return send(node, operation, op);
+    throw new IllegalStateException("nodes of " + KeyRules.shorten(key) + " kept coming back while it was routed");
   }
 
   // ---- multi-key operations ------------------------------------------------------------------
@@ -298,77 +321,113 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   /** Keys grouped by the node chosen for them; keys with no available node are already errors. */
   private final class Plan {
     final List<List<String>> byNode = new ArrayList<>();
-    /** The node of each key, in the order the keys were given; {@link FleetHealth#NONE} if none. */
+    /**
+     * Writes sent elsewhere because their node is out, per node they go to: they are sent as
+     * batches of their own, with the failover TTL. Null for reads.
+     */
+    final List<List<String>> redirectedByNode;
+    /**
+     * The node of each key, in the order the keys were given; {@link FleetHealth#NONE} if none,
+     * {@link #OLD_COPY} for a read answered as a miss because the only copy left may be old.
+     */
     final int[] nodeOf;
     final Map<String, ShardwiseException> unavailable = new LinkedHashMap<>();
-    /** Writes sent to a fallback: key -> {primary, epoch at routing time}. */
-    final Map<String, long[]> redirected = new HashMap<>();
     /** Reads spilled away from their over-cap primary: key -> primary. */
     final Map<String, Integer> spilledReads = new HashMap<>();
 
-    Plan(Collection<String> keys, boolean write) {
+    /** A read plan. */
+    Plan(Collection<String> keys) {
+      this(keys, null);
+    }
+
+    /**
+     * A write plan when {@code fence} is given: keys of nodes that are out are journaled through
+     * it, which the caller holds until the batches are sent.
+     */
+    Plan(Collection<String> keys, Failback.Fence fence) {
       int n = topology.nodes.size();
       for (int i = 0; i < n; i++) {
         byNode.add(null);
       }
+      redirectedByNode = fence == null ? null : new ArrayList<>(java.util.Collections.nCopies(n, null));
       nodeOf = new int[keys.size()];
       int index = 0;
       for (String key : keys) {
         int at = index++;
-        nodeOf[at] = FleetHealth.NONE;
         long hash = topology.hash(key);
         int primary = topology.router.primary(hash);
-        int node = FleetHealth.NONE;
-        if (!write && bounded != null) {
-          int chosen = bounded.selectRead(key, hash);
-          if (chosen >= 0 && chosen != primary && health.available(primary)) {
-            metrics.redirected(topology.nodes.get(primary), topology.nodes.get(chosen), "spill");
-            spilledReads.put(key, primary);
-            add(chosen, key);
-            nodeOf[at] = chosen;
-            continue;
-          }
+        nodeOf[at] = fence == null ? routeRead(key, hash, primary) : routeWrite(key, hash, primary, fence);
+      }
+    }
+
+    private int routeRead(String key, long hash, int primary) {
+      if (bounded != null) {
+        int chosen = bounded.selectRead(key, hash);
+        if (chosen >= 0 && chosen != primary && health.available(primary)) {
+          metrics.redirected(topology.nodes.get(primary), topology.nodes.get(chosen), "spill");
+          spilledReads.put(key, primary);
+          return add(byNode, chosen, key);
         }
-        node = select(hash, primary);
-        if (node == FleetHealth.NONE) {
+      }
+      int node = select(hash, primary);
+      if (node == FleetHealth.NONE) {
+        unavailable.put(key, health.unavailable(primary, key));
+        return node;
+      }
+      if (node != primary && failback.isOldCopy(node, key)) {
+        metrics.oldCopySkipped(topology.nodes.get(node));
+        return OLD_COPY;
+      }
+      return add(byNode, node, key);
+    }
+
+    /** {@link RoutingClient#write}'s routing, for one key of a batch. */
+    private int routeWrite(String key, long hash, int primary, Failback.Fence fence) {
+      if (health.available(primary)) {
+        return add(byNode, primary, key);
+      }
+      if (!redistributing) {
+        unavailable.put(key, health.unavailable(primary, key));
+        return FleetHealth.NONE;
+      }
+      for (int attempt = 0; attempt <= topology.nodes.size(); attempt++) {
+        FailoverOrder.Route route = health.order().route(hash, health::available);
+        int target = route.target;
+        if (target == FleetHealth.NONE) {
           unavailable.put(key, health.unavailable(primary, key));
+          return target;
+        }
+        if (route.skippedCount == 0) {
+          return add(byNode, target, key);
+        }
+        if (!fence.enter(route)) {
           continue;
         }
-        if (write && node != primary && journaling) {
-          long epoch = health.node(primary).epoch;
-          node = health.redirectWrite(primary, node, key);
-          if (node != primary) {
-            redirected.put(key, new long[] {primary, epoch});
-          }
+        ShardwiseException full = fence.record(key, route);
+        if (full != null) {
+          unavailable.put(key, full);
+          return FleetHealth.NONE;
         }
-        add(node, key);
-        nodeOf[at] = node;
+        metrics.redirected(topology.nodes.get(primary), topology.nodes.get(target), "failover");
+        return add(redirectedByNode, target, key);
       }
+      throw new IllegalStateException("nodes of " + KeyRules.shorten(key) + " kept coming back while it was routed");
     }
 
-    private void add(int node, String key) {
-      List<String> list = byNode.get(node);
+    private int add(List<List<String>> lists, int node, String key) {
+      List<String> list = lists.get(node);
       if (list == null) {
         // Twice a node's fair share: one growth at most for most batches.
-        list = new ArrayList<>(Math.max(10, 2 * nodeOf.length / byNode.size()));
-        byNode.set(node, list);
+        list = new ArrayList<>(Math.max(10, 2 * nodeOf.length / lists.size()));
+        lists.set(node, list);
       }
       list.add(key);
-    }
-
-    /** After a batch to {@code node}: undo redirected writes that raced with a readmission. */
-    void settle(int node, List<String> keys) {
-      if (redirected.isEmpty()) {
-        return;
-      }
-      for (String key : keys) {
-        long[] r = redirected.get(key);
-        if (r != null && health.node((int) r[0]).epoch != r[1]) {
-          health.forget((int) r[0], node, key);
-        }
-      }
+      return node;
     }
   }
+
+  /** {@link Plan#nodeOf} of a read answered as a miss: its only copy may be old. */
+  private static final int OLD_COPY = -2;
 
   @Override
   public CompletableFuture<MultiResult<V>> getMulti(Collection<String> keys) {
@@ -407,7 +466,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   /** Validates the keys, sends one request per node, and returns at once. */
   PendingGetMulti startGetMulti(Collection<String> keys) {
     Set<String> distinct = validated(keys);
-    Plan plan = new Plan(distinct, false);
+    Plan plan = new Plan(distinct);
     // Per node, its reply (the map of hits) or its failure; read once all parts are done.
     Object[] replies = new Object[plan.byNode.size()];
     List<CompletableFuture<Void>> parts = new ArrayList<>();
@@ -471,6 +530,10 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       }
       if (node == FleetHealth.NONE) {
         result.error(key, plan.unavailable.get(key));
+        continue;
+      }
+      if (node == OLD_COPY) {
+        result.miss(key);
         continue;
       }
       Object reply = replies[node];
@@ -594,78 +657,95 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       keyRules.validate(e.getKey());
       encoded.put(e.getKey(), encode(e.getKey(), e.getValue()));
     }
-    Plan plan = new Plan(encoded.keySet(), true);
-    List<CompletableFuture<Void>> parts = new ArrayList<>();
     Map<String, Boolean> stored = new HashMap<>();
-    Map<String, ShardwiseException> errors = new LinkedHashMap<>(plan.unavailable);
-    for (int i = 0; i < plan.byNode.size(); i++) {
-      List<String> nodeKeys = plan.byNode.get(i);
-      if (nodeKeys == null) {
-        continue;
+    Map<String, ShardwiseException> errors = new LinkedHashMap<>();
+    List<CompletableFuture<Void>> parts = new ArrayList<>();
+    try (Failback.Fence fence = failback.fence()) {
+      Plan plan = new Plan(encoded.keySet(), fence);
+      errors.putAll(plan.unavailable);
+      for (int i = 0; i < plan.byNode.size(); i++) {
+        parts.add(storeBatch(i, plan.byNode.get(i), encoded, ttl, stored, errors));
+        parts.add(storeBatch(i, plan.redirectedByNode.get(i), encoded, failback.cap(ttl), stored, errors));
       }
-      int node = i;
-      Map<String, CachedValue> batch = new LinkedHashMap<>();
-      for (String key : nodeKeys) {
-        batch.put(key, encoded.get(key));
-      }
-      parts.add(
-          send(node, "setMulti", c -> c.setMulti(batch, ttl))
-              .handle(
-                  (failedKeys, failure) -> {
-                    plan.settle(node, nodeKeys);
-                    synchronized (stored) {
-                      for (String key : nodeKeys) {
-                        Throwable keyFailure = failure != null ? failure : failedKeys.get(key);
-                        if (keyFailure == null) {
-                          stored.put(key, Boolean.TRUE);
-                        } else {
-                          errors.put(key, asShardwise(node, keyFailure));
-                        }
-                      }
-                    }
-                    return null;
-                  }));
     }
     return afterWrites(
         encoded.keySet(), allOf(parts).thenApply(x -> ordered(encoded.keySet(), stored, Set.of(), errors)));
   }
 
+  /** One setMulti batch to one node; each key's outcome goes to {@code stored} or {@code errors}. */
+  private CompletableFuture<Void> storeBatch(
+      int node,
+      List<String> nodeKeys,
+      Map<String, CachedValue> encoded,
+      Duration ttl,
+      Map<String, Boolean> stored,
+      Map<String, ShardwiseException> errors) {
+    if (nodeKeys == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    Map<String, CachedValue> batch = new LinkedHashMap<>();
+    for (String key : nodeKeys) {
+      batch.put(key, encoded.get(key));
+    }
+    return send(node, "setMulti", c -> c.setMulti(batch, ttl))
+        .handle(
+            (failedKeys, failure) -> {
+              synchronized (stored) {
+                for (String key : nodeKeys) {
+                  Throwable keyFailure = failure != null ? failure : failedKeys.get(key);
+                  if (keyFailure == null) {
+                    stored.put(key, Boolean.TRUE);
+                  } else {
+                    errors.put(key, asShardwise(node, keyFailure));
+                  }
+                }
+              }
+              return null;
+            });
+  }
+
   @Override
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Collection<String> keys) {
     Set<String> distinct = validated(keys);
-    Plan plan = new Plan(distinct, true);
-    List<CompletableFuture<Void>> parts = new ArrayList<>();
     Map<String, Boolean> deleted = new HashMap<>();
-    Map<String, ShardwiseException> errors = new LinkedHashMap<>(plan.unavailable);
-    for (int i = 0; i < plan.byNode.size(); i++) {
-      List<String> nodeKeys = plan.byNode.get(i);
-      if (nodeKeys == null) {
-        continue;
+    Map<String, ShardwiseException> errors = new LinkedHashMap<>();
+    List<CompletableFuture<Void>> parts = new ArrayList<>();
+    try (Failback.Fence fence = failback.fence()) {
+      Plan plan = new Plan(distinct, fence);
+      errors.putAll(plan.unavailable);
+      for (int i = 0; i < plan.byNode.size(); i++) {
+        parts.add(deleteBatch(i, plan.byNode.get(i), deleted, errors));
+        parts.add(deleteBatch(i, plan.redirectedByNode.get(i), deleted, errors));
       }
-      int node = i;
-      parts.add(
-          send(node, "deleteMulti", c -> c.deleteMulti(nodeKeys))
-              .handle(
-                  (result, failure) -> {
-                    plan.settle(node, nodeKeys);
-                    synchronized (deleted) {
-                      for (String key : nodeKeys) {
-                        Boolean existed = failure == null ? result.get(key) : null;
-                        if (existed != null) {
-                          deleted.put(key, existed);
-                        } else {
-                          errors.put(
-                              key,
-                              failure != null
-                                  ? asShardwise(node, failure)
-                                  : new NodeException(topology.nodes.get(node), "no result for this key", null));
-                        }
-                      }
-                    }
-                    return null;
-                  }));
     }
     return afterWrites(distinct, allOf(parts).thenApply(x -> ordered(distinct, deleted, Set.of(), errors)));
+  }
+
+  /** One deleteMulti batch to one node; each key's outcome goes to {@code deleted} or {@code errors}. */
+  private CompletableFuture<Void> deleteBatch(
+      int node, List<String> nodeKeys, Map<String, Boolean> deleted, Map<String, ShardwiseException> errors) {
+    if (nodeKeys == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return send(node, "deleteMulti", c -> c.deleteMulti(nodeKeys))
+        .handle(
+            (result, failure) -> {
+              synchronized (deleted) {
+                for (String key : nodeKeys) {
+                  Boolean existed = failure == null ? result.get(key) : null;
+                  if (existed != null) {
+                    deleted.put(key, existed);
+                  } else {
+                    errors.put(
+                        key,
+                        failure != null
+                            ? asShardwise(node, failure)
+                            : new NodeException(topology.nodes.get(node), "no result for this key", null));
+                  }
+                }
+              }
+              return null;
+            });
   }
 
   /** The distinct keys, in order, each validated before anything is sent. */
@@ -885,6 +965,11 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public Map<Node, NodeState> nodeStates() {
     return health.states();
+  }
+
+  @Override
+  public Map<Node, NodeStatus> nodeStatus() {
+    return health.status();
   }
 
   @Override

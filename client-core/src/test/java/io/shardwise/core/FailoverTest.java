@@ -6,12 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.CacheClient;
 import io.shardwise.client.CachedValue;
+import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.Codecs;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.NoNodeAvailableException;
 import io.shardwise.client.NodeEvent;
 import io.shardwise.client.NodeException;
+import io.shardwise.client.NodePermissionException;
 import io.shardwise.client.NodeState;
+import io.shardwise.client.NodeStatus;
 import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.KeyRules;
@@ -19,17 +22,49 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Failure detection, failure modes and rejoin policies over in-memory nodes. */
+/** Failure detection, failure modes, the ejection cap and the failback protocol over in-memory nodes. */
 class FailoverTest {
+
+  private static final int THRESHOLD = FailoverOptions.DEFAULT_FAILURE_THRESHOLD;
 
   private final InMemoryBackend backend = new InMemoryBackend(KeyRules.MEMCACHED);
   private final List<NodeEvent> events = new CopyOnWriteArrayList<>();
+  private final AtomicInteger oldCopiesSkipped = new AtomicInteger();
+  private final AtomicInteger journalFull = new AtomicInteger();
+  private final List<String> avoided = new CopyOnWriteArrayList<>();
+  private final List<Throwable> rejoinFailures = new CopyOnWriteArrayList<>();
+  private final ClientMetrics metrics =
+      new ClientMetrics() {
+        @Override
+        public void oldCopySkipped(Node node) {
+          oldCopiesSkipped.incrementAndGet();
+        }
+
+        @Override
+        public void journalFull(Node node) {
+          journalFull.incrementAndGet();
+        }
+
+        @Override
+        public void ejectionAvoided(Node node, String reason) {
+          avoided.add(node.name() + ":" + reason);
+        }
+
+        @Override
+        public void rejoinFailed(Node node, Throwable cause) {
+          rejoinFailures.add(cause);
+        }
+      };
   private AsyncCacheClient<String> client;
   private CacheClient<String> sync;
 
@@ -41,6 +76,7 @@ class FailoverTest {
             .timeout(Duration.ofMillis(200))
             .failover(options.probeInterval(Duration.ofMillis(20)).maxProbeInterval(Duration.ofMillis(50)).build())
             .listener(events::add)
+            .metrics(metrics)
             .codec(Codecs.utf8())
             .build();
     sync = client.sync();
@@ -63,6 +99,12 @@ class FailoverTest {
     }
   }
 
+  /** The node a key goes to while its own (only) is out: the second of its preference order. */
+  private Node fallbackOf(String key) {
+    int[] order = RouterSpec.DEFAULT.build(client.nodes()).preferenceOrder(key);
+    return client.nodes().get(order[1]);
+  }
+
   private void fail(Node node) {
     backend.store(node).failWith = new IOException("connection refused");
   }
@@ -73,11 +115,16 @@ class FailoverTest {
 
   private void eject(Node node) {
     fail(node);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < THRESHOLD; i++) {
       String key = keyOn(node, 1000 + i);
       assertThatThrownBy(() -> sync.get(key)).isInstanceOf(NodeException.class).hasMessage(node.name() + ": connection refused");
     }
     assertThat(client.nodeStates().get(node)).isNotEqualTo(NodeState.HEALTHY);
+  }
+
+  private void readmit(Node node) throws InterruptedException {
+    heal(node);
+    await(() -> client.nodeStates().get(node) == NodeState.HEALTHY);
   }
 
   private static void await(BooleanSupplier condition) throws InterruptedException {
@@ -90,25 +137,34 @@ class FailoverTest {
     }
   }
 
+  private static CachedValue utf8(String s) {
+    return CachedValue.of(s.getBytes(StandardCharsets.UTF_8), 0);
+  }
+
   @Test
-  void ejectsAfterThreeConsecutiveNodeFailuresAndRoutesItsKeysToTheNextNode() throws Exception {
+  void ejectsAfterConsecutiveNodeFailuresAndRoutesItsKeysToTheNextNode() throws Exception {
     build(FailoverOptions.builder());
     Node a = client.nodes().get(0);
     String key = keyOn(a, 1);
     eject(a);
     await(() -> events.stream().anyMatch(NodeEvent::isEjection));
     assertThat(events.get(0).node()).isEqualTo(a);
-    assertThat(events.get(0).detail()).startsWith("ejected after 3 consecutive failures; last: IOException: connection refused");
+    assertThat(events.get(0).detail())
+        .startsWith("ejected after " + THRESHOLD + " consecutive failures; last: IOException: connection refused");
+    NodeStatus status = client.nodeStatus().get(a);
+    assertThat(status.state()).isNotEqualTo(NodeState.HEALTHY);
+    assertThat(status.detail()).contains("connection refused");
 
     sync.set(key, "v2", Duration.ZERO);
     assertThat(sync.get(key)).isEqualTo("v2");
     long holders = client.nodes().stream().filter(n -> backend.store(n).data.containsKey(key)).count();
     assertThat(holders).as("the key went to exactly one node").isEqualTo(1);
     assertThat(backend.store(a).data).doesNotContainKey(key);
+    assertThat(client.nodeStatus().get(a).journaledKeys()).isEqualTo(1);
   }
 
   @Test
-  void errorRepliesAndMissesNeverEject() {
+  void errorRepliesMissesAndConfigurationErrorsNeverEject() {
     build(FailoverOptions.builder());
     Node a = client.nodes().get(0);
     backend.store(a).failWith = new IllegalArgumentException("SERVER_ERROR object too large for cache");
@@ -116,67 +172,72 @@ class FailoverTest {
       String key = keyOn(a, i);
       assertThatThrownBy(() -> sync.get(key)).isInstanceOf(NodeException.class);
     }
+    backend.store(a).failWith = new NodePermissionException(a, "get refused: NOPERM", null);
+    for (int i = 0; i < 10; i++) {
+      String key = keyOn(a, i);
+      assertThatThrownBy(() -> sync.set(key, "v", Duration.ZERO)).isInstanceOf(NodePermissionException.class);
+    }
     heal(a);
     for (int i = 0; i < 10; i++) {
       assertThat(sync.get(keyOn(a, i))).isNull();
     }
     assertThat(client.nodeStates().get(a)).isEqualTo(NodeState.HEALTHY);
     assertThat(events).isEmpty();
+    for (Node n : client.nodes().subList(1, 5)) {
+      assertThat(backend.store(n).data).as("nothing rerouted to %s", n.name()).isEmpty();
+    }
   }
 
   @Test
-  void readmitsOnlyAfterAProbeSucceedsAndFlushesByDefault() throws Exception {
+  void byDefaultTheReturningNodeLosesOnlyTheKeysWrittenElsewhereAndIsNeverFlushed() throws Exception {
     build(FailoverOptions.builder());
-    Node a = client.nodes().get(0);
-    String key = keyOn(a, 1);
-    sync.set(key, "old", Duration.ZERO);
-    eject(a);
-    sync.set(keyOn(a, 2), "written elsewhere", Duration.ZERO);
-    Thread.sleep(300); // many probe intervals: every probe fails, so it stays out
-    assertThat(client.nodeStates().get(a)).isEqualTo(NodeState.PROBING);
-    heal(a);
-    await(() -> client.nodeStates().get(a) == NodeState.HEALTHY);
-    await(() -> events.size() == 3);
-    assertThat(events).extracting(NodeEvent::to).containsExactly(NodeState.EJECTED, NodeState.PROBING, NodeState.HEALTHY);
-    assertThat(events.get(2).detail()).contains("rejoin policy flush: emptied it");
-    assertThat(sync.get(key)).as("flushed before readmission").isNull();
-  }
-
-  @Test
-  void flushKeepsTheDataWhenNothingWasWrittenElsewhereWhileOut() throws Exception {
-    build(FailoverOptions.builder());
-    Node a = client.nodes().get(0);
-    String key = keyOn(a, 1);
-    sync.set(key, "kept", Duration.ZERO);
-    eject(a);
-    assertThat(sync.get(keyOn(a, 3))).isNull(); // reads alone are harmless
-    heal(a);
-    await(() -> client.nodeStates().get(a) == NodeState.HEALTHY);
-    await(() -> events.size() == 3);
-    assertThat(events.get(2).detail()).contains("no key was written elsewhere while it was out, so its data was kept");
-    assertThat(sync.get(key)).isEqualTo("kept");
-  }
-
-  @Test
-  void journalDeletesTheKeysWrittenWhileOutOnTheNodeAndOnTheirFallback() throws Exception {
-    build(FailoverOptions.builder().rejoinPolicy(RejoinPolicy.JOURNAL));
     Node a = client.nodes().get(0);
     String rewritten = keyOn(a, 1);
-    String untouched = keyOn(a, 2);
+    String deleted = keyOn(a, 2);
+    String untouched = keyOn(a, 3);
     sync.set(rewritten, "old", Duration.ZERO);
+    sync.set(deleted, "old", Duration.ZERO);
     sync.set(untouched, "kept", Duration.ZERO);
+    backend.store(a).data.put("other-application", utf8("theirs"));
     eject(a);
     sync.set(rewritten, "new", Duration.ZERO); // goes to a fallback while a is out
+    sync.delete(deleted);
     assertThat(sync.get(rewritten)).isEqualTo("new");
-    // a comes back still holding the old value
-    heal(a);
-    await(() -> client.nodeStates().get(a) == NodeState.HEALTHY);
-    assertThat(backend.store(a).data).doesNotContainKey(rewritten).containsKey(untouched);
-    for (Node n : client.nodes()) {
-      assertThat(backend.store(n).data).as(n.name()).doesNotContainKey(rewritten);
-    }
+    Thread.sleep(150); // many probe intervals: every probe fails, so it stays out
+    assertThat(client.nodeStates().get(a)).isEqualTo(NodeState.PROBING);
+    readmit(a); // a comes back still holding the old values
+    await(() -> events.size() == 3);
+    assertThat(events).extracting(NodeEvent::to).containsExactly(NodeState.EJECTED, NodeState.PROBING, NodeState.HEALTHY);
+    assertThat(events.get(2).detail()).contains("rejoin policy journal: 2 keys were written elsewhere while it was out; deleted them on it");
+    assertThat(backend.store(a).flushes.get()).as("never flushed").isZero();
+    assertThat(backend.store(a).data).doesNotContainKeys(rewritten, deleted).containsKeys(untouched, "other-application");
+    await(() -> client.nodes().stream().noneMatch(n -> backend.store(n).data.containsKey(rewritten)));
     assertThat(sync.get(rewritten)).as("never the old value").isNull();
+    assertThat(sync.get(deleted)).isNull();
     assertThat(sync.get(untouched)).as("the rest stays warm").isEqualTo("kept");
+    assertThat(client.nodeStatus().get(a).journaledKeys()).isZero();
+  }
+
+  @Test
+  void flushIsAnOptInThatEmptiesTheNodeOnlyIfSomethingWasWrittenElsewhere() throws Exception {
+    build(FailoverOptions.builder().rejoinPolicy(RejoinPolicy.FLUSH));
+    Node a = client.nodes().get(0);
+    sync.set(keyOn(a, 1), "kept", Duration.ZERO);
+    eject(a);
+    assertThat(sync.get(keyOn(a, 3))).isNull(); // reads alone are harmless
+    readmit(a);
+    await(() -> events.size() == 3);
+    assertThat(events.get(2).detail()).contains("rejoin policy flush: nothing was written elsewhere while it was out");
+    assertThat(sync.get(keyOn(a, 1))).isEqualTo("kept");
+    assertThat(backend.store(a).flushes.get()).isZero();
+
+    eject(a);
+    sync.set(keyOn(a, 2), "written elsewhere", Duration.ZERO);
+    readmit(a);
+    await(() -> events.size() == 6);
+    assertThat(events.get(5).detail()).contains("rejoin policy flush: emptied it; 1 key was written elsewhere");
+    assertThat(backend.store(a).flushes.get()).isEqualTo(1);
+    assertThat(sync.get(keyOn(a, 1))).isNull();
   }
 
   @Test
@@ -187,25 +248,151 @@ class FailoverTest {
     sync.set(key, "old", Duration.ZERO);
     eject(a);
     sync.set(key, "new", Duration.ZERO);
-    heal(a);
-    await(() -> client.nodeStates().get(a) == NodeState.HEALTHY);
+    readmit(a);
     assertThat(sync.get(key)).as("the failback hazard, by explicit choice").isEqualTo("old");
   }
 
   @Test
-  void journalOverflowFallsBackToAFlush() throws Exception {
-    build(FailoverOptions.builder().rejoinPolicy(RejoinPolicy.JOURNAL).journalCapacity(2));
+  void writesSentElsewhereCarryAtMostTheFailoverTtl() throws Exception {
+    build(FailoverOptions.builder().failoverTtl(Duration.ofSeconds(10)));
     Node a = client.nodes().get(0);
-    String cold = keyOn(a, 99);
-    backend.store(a).data.put(cold, CachedValue.of("x".getBytes(StandardCharsets.UTF_8), 0));
+    Node b = client.nodes().get(1);
+    String away = keyOn(a, 1);
+    String home = keyOn(b, 1);
     eject(a);
-    for (int i = 0; i < 5; i++) {
-      sync.set(keyOn(a, i), "v", Duration.ZERO);
+    Node fallback = fallbackOf(away);
+    sync.set(away, "v", Duration.ZERO);
+    assertThat(backend.store(fallback).ttls.get(away)).as("no expiry becomes the failover TTL").isEqualTo(Duration.ofSeconds(10));
+    sync.set(away, "v", Duration.ofHours(1));
+    assertThat(backend.store(fallback).ttls.get(away)).isEqualTo(Duration.ofSeconds(10));
+    sync.set(away, "v", Duration.ofSeconds(3));
+    assertThat(backend.store(fallback).ttls.get(away)).as("a shorter TTL stays").isEqualTo(Duration.ofSeconds(3));
+    sync.touch(away, Duration.ZERO);
+    assertThat(backend.store(fallback).ttls.get(away)).isEqualTo(Duration.ofSeconds(10));
+    String other = keyOn(a, 2);
+    sync.setMulti(Map.of(other, "x", home, "y"), Duration.ZERO);
+    assertThat(backend.store(fallbackOf(other)).ttls.get(other)).isEqualTo(Duration.ofSeconds(10));
+    assertThat(backend.store(b).ttls.get(home)).as("a key whose node is up keeps its TTL").isEqualTo(Duration.ZERO);
+  }
+
+  @Test
+  void aFullJournalFailsWritesOfTheNodesKeysRatherThanRiskAnOldValue() throws Exception {
+    build(FailoverOptions.builder().journalCapacity(2));
+    Node a = client.nodes().get(0);
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      keys.add(keyOn(a, i));
+      sync.set(keys.get(i), "old", Duration.ZERO);
     }
+    eject(a);
+    sync.set(keys.get(0), "new", Duration.ZERO);
+    sync.set(keys.get(1), "new", Duration.ZERO);
+    sync.set(keys.get(0), "newer", Duration.ZERO); // already journaled: still fine
+    assertThatThrownBy(() -> sync.set(keys.get(2), "new", Duration.ZERO))
+        .isInstanceOf(NodeUnavailableException.class)
+        .hasMessageContaining(a.name() + ": is out and its journal of 2 keys written elsewhere is full");
+    assertThatThrownBy(() -> sync.delete(keys.get(3))).isInstanceOf(NodeUnavailableException.class);
+    MultiResult<Boolean> multi = sync.deleteMulti(List.of(keys.get(2), keys.get(0)));
+    assertThat(multi.errors()).containsOnlyKeys(keys.get(2));
+    assertThat(journalFull.get()).isEqualTo(3);
+    for (Node n : client.nodes().subList(1, 5)) {
+      assertThat(backend.store(n).data).as("nothing unrecorded written to %s", n.name()).doesNotContainKeys(keys.get(2), keys.get(3));
+    }
+    assertThat(sync.get(keys.get(2))).as("reads still fail over").isNull();
+    readmit(a);
+    assertThat(backend.store(a).data).doesNotContainKeys(keys.get(0), keys.get(1)).containsKeys(keys.get(2), keys.get(3));
+    assertThat(sync.get(keys.get(2))).isEqualTo("old"); // never overwritten: not stale
+    sync.set(keys.get(2), "new", Duration.ZERO);
+    assertThat(sync.get(keys.get(2))).isEqualTo("new");
+  }
+
+  @Test
+  void aCopyLeftOnTheFallbackIsNeverReadAgainEvenIfItsDeleteFails() throws Exception {
+    build(FailoverOptions.builder());
+    Node a = client.nodes().get(0);
+    String key = keyOn(a, 1);
+    eject(a);
+    Node fallback = fallbackOf(key);
+    sync.set(key, "v1", Duration.ZERO); // the copy, on the fallback
+    backend.store(fallback).refuseDeletes = new IllegalStateException("NOPERM no permission to run 'del'");
+    readmit(a);
+    sync.set(key, "v2", Duration.ZERO); // on a
+    assertThat(backend.store(fallback).data).as("the old copy is still there").containsKey(key);
+    eject(a);
+    assertThat(sync.get(key)).as("the old copy is not read").isNull();
+    assertThat(sync.getMulti(List.of(key)).misses()).containsExactly(key);
+    assertThat(oldCopiesSkipped.get()).isEqualTo(2);
+    backend.store(fallback).refuseDeletes = null;
+    await(() -> !backend.store(fallback).data.containsKey(key)); // the sweep deleted it
+    sync.set(key, "v3", Duration.ZERO);
+    assertThat(sync.get(key)).as("new copies are read once the old one is gone").isEqualTo("v3");
+  }
+
+  @Test
+  void aKeyRedirectedPastTwoNodesIsDeletedOnBothBeforeEitherServesIt() throws Exception {
+    build(FailoverOptions.builder().maxEjectedPercent(100));
+    Node a = client.nodes().get(0);
+    String key = keyOn(a, 1);
+    Node b = fallbackOf(key);
+    sync.set(key, "v1", Duration.ZERO); // on a
+    eject(a);
+    sync.set(key, "v2", Duration.ZERO); // on b
+    eject(b);
+    sync.set(key, "v3", Duration.ZERO); // on the third node of its order
+    readmit(b); // b holds v2; the key's reads go to b again
+    assertThat(sync.get(key)).as("b's copy was deleted before it served").isNull();
+    sync.set(key, "v4", Duration.ZERO); // on b
+    readmit(a);
+    assertThat(sync.get(key)).as("a's copy was deleted before it served").isNull();
+    sync.set(key, "v5", Duration.ZERO);
+    eject(a);
+    assertThat(sync.get(key)).as("b's v4 is old now").isNull();
+  }
+
+  @Test
+  void timeoutsMayEjectAtMostTheCapWhileRefusedConnectionsEjectRegardless() throws Exception {
+    build(FailoverOptions.builder().maxEjectedPercent(40)); // 2 of 5
+    List<Node> nodes = client.nodes();
+    for (Node n : nodes.subList(0, 3)) {
+      backend.store(n).failWith = new TimeoutException("no reply");
+    }
+    for (int round = 0; round < THRESHOLD; round++) {
+      for (Node n : nodes.subList(0, 3)) {
+        String key = keyOn(n, round);
+        assertThatThrownBy(() -> sync.get(key)).isInstanceOf(NodeException.class);
+      }
+    }
+    long out = client.nodeStates().values().stream().filter(s -> s != NodeState.HEALTHY).count();
+    assertThat(out).as("nodes ejected on timeouts").isEqualTo(2);
+    Node keptIn = nodes.get(2);
+    assertThat(client.nodeStates().get(keptIn)).isEqualTo(NodeState.HEALTHY);
+    assertThat(client.nodeStatus().get(keptIn).detail())
+        .contains("is not ejected: 2 of 5 nodes are out, the most that timeouts may keep out (max-ejected-percent 40)");
+    assertThat(avoided).contains(keptIn.name() + ":cap");
+    backend.store(keptIn).failWith = new IOException("connection refused");
+    String key = keyOn(keptIn, 100);
+    // Its window is all failures already: the first refused connection ejects it.
+    assertThatThrownBy(() -> sync.get(key)).isInstanceOf(NodeException.class);
+    assertThat(client.nodeStates().get(keptIn)).as("a refused connection is hard evidence").isNotEqualTo(NodeState.HEALTHY);
+  }
+
+  @Test
+  void aRejoinStepTheServerRefusesKeepsTheNodeOutAndSaysWhy() throws Exception {
+    build(FailoverOptions.builder());
+    Node a = client.nodes().get(0);
+    eject(a);
+    sync.set(keyOn(a, 1), "elsewhere", Duration.ZERO);
+    backend.store(a).refuseDeletes = new NodePermissionException(a, "DEL refused: NOPERM", null);
     heal(a);
+    await(() -> !rejoinFailures.isEmpty());
+    Thread.sleep(200);
+    assertThat(client.nodeStates().get(a)).isEqualTo(NodeState.PROBING);
+    assertThat(client.nodeStatus().get(a).detail())
+        .contains("answers, but stays out: its rejoin step (policy journal) failed: NodePermissionException")
+        .contains("DEL refused: NOPERM");
+    backend.store(a).refuseDeletes = null;
     await(() -> client.nodeStates().get(a) == NodeState.HEALTHY);
-    assertThat(events.get(events.size() - 1).detail()).contains("journal overflowed past 2 keys: emptied it");
-    assertThat(backend.store(a).data).isEmpty();
+    assertThat(client.nodeStatus().get(a).detail()).isEmpty();
   }
 
   @Test
@@ -219,7 +406,9 @@ class FailoverTest {
         .isInstanceOf(NodeUnavailableException.class)
         .hasMessageContaining(a.name() + ": ejected")
         .hasMessageContaining("failure mode fail-fast does not send");
+    assertThatThrownBy(() -> sync.set(key, "v", Duration.ZERO)).isInstanceOf(NodeUnavailableException.class);
     assertThat(backend.store(a).requests.get()).isLessThanOrEqualTo(before + 1); // at most a probe
+    assertThat(client.nodeStatus().get(a).journaledKeys()).isZero();
   }
 
   @Test
@@ -257,7 +446,7 @@ class FailoverTest {
   }
 
   @Test
-  void multiKeyOperationsRedistributeOnlyTheKeysOfTheEjectedNode() {
+  void multiKeyOperationsRedistributeOnlyTheKeysOfTheEjectedNode() throws Exception {
     build(FailoverOptions.builder());
     Node a = client.nodes().get(0);
     List<String> keys = new ArrayList<>();
@@ -276,7 +465,17 @@ class FailoverTest {
     for (Node n : client.nodes().subList(1, 5)) {
       assertThat(backend.store(n).multiGets.get()).as(n.name()).isEqualTo(1);
     }
-    assertThat(sync.setMulti(java.util.Map.of(keyOn(a, 7), "x"), Duration.ZERO).values()).containsValue(true);
+    Map<String, String> values = new LinkedHashMap<>();
+    for (String key : keys) {
+      values.put(key, "v-" + key);
+    }
+    assertThat(sync.setMulti(values, Duration.ZERO).values().values()).hasSize(200).containsOnly(true);
+    long journaled = keys.stream().filter(k -> client.nodeFor(k).equals(a)).count();
+    assertThat(client.nodeStatus().get(a).journaledKeys()).isEqualTo((int) journaled);
+    readmit(a);
+    MultiResult<String> after = sync.getMulti(keys);
+    assertThat(after.misses()).as("a's keys were deleted on it").hasSize((int) journaled);
+    assertThat(after.values()).hasSize(200 - (int) journaled);
   }
 
   @Test
@@ -287,10 +486,25 @@ class FailoverTest {
         .hasMessage("probe interval must be > 0 but was PT0S");
     assertThatThrownBy(() -> FailoverOptions.builder().probeInterval(Duration.ofSeconds(2)).maxProbeInterval(Duration.ofSeconds(1)).build())
         .hasMessage("max probe interval must be >= the probe interval PT2S but was PT1S");
+    assertThatThrownBy(() -> FailoverOptions.builder().failoverTtl(Duration.ofSeconds(-1)))
+        .hasMessage("failover ttl must be > 0 but was PT-1S");
+    assertThatThrownBy(() -> FailoverOptions.builder().maxEjectedPercent(101))
+        .hasMessage("max ejected percent must be in 0..100 but was 101");
     assertThatThrownBy(() -> FailureMode.of("panic"))
         .hasMessage("unknown failure mode 'panic'; expected one of redistribute, fail-fast, retry");
     assertThatThrownBy(() -> RejoinPolicy.of("hope"))
-        .hasMessage("unknown rejoin policy 'hope'; expected one of flush, journal, keep");
+        .hasMessage("unknown rejoin policy 'hope'; expected one of journal, flush, keep");
   }
 
+  @Test
+  void defaultsSuitASharedFleet() {
+    FailoverOptions d = FailoverOptions.defaults();
+    assertThat(d.rejoinPolicy()).isEqualTo(RejoinPolicy.JOURNAL);
+    assertThat(d.failureThreshold()).isEqualTo(5);
+    assertThat(d.failoverTtl()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(d.maxEjectedPercent()).isEqualTo(50);
+    assertThat(d.maxEjectedNodes(5)).isEqualTo(2);
+    assertThat(d.maxEjectedNodes(1)).isEqualTo(1);
+    assertThat(d.maxEjectedNodes(100)).isEqualTo(50);
+  }
 }

@@ -30,6 +30,11 @@ final class InMemoryBackend implements Backend {
     final Map<String, CachedValue> data = new ConcurrentHashMap<>();
     final AtomicInteger requests = new AtomicInteger();
     final AtomicInteger multiGets = new AtomicInteger();
+    final AtomicInteger flushes = new AtomicInteger();
+    /** The TTL each key was last written with. */
+    final Map<String, Duration> ttls = new ConcurrentHashMap<>();
+    /** Deletes fail with this (the server answers, but refuses them), when set. */
+    volatile RuntimeException refuseDeletes;
     volatile Throwable failWith;
     /** Fails this many more requests with an IOException, then answers normally. */
     final AtomicInteger failNext = new AtomicInteger();
@@ -85,6 +90,7 @@ final class InMemoryBackend implements Backend {
     public CompletableFuture<Void> set(String key, CachedValue value, Duration ttl) {
       return reply(() -> {
         data.put(key, value);
+        ttls.put(key, ttl);
         return null;
       });
     }
@@ -93,22 +99,35 @@ final class InMemoryBackend implements Backend {
     public CompletableFuture<Map<String, Throwable>> setMulti(Map<String, CachedValue> values, Duration ttl) {
       return reply(() -> {
         data.putAll(values);
+        values.keySet().forEach(k -> ttls.put(k, ttl));
         return Map.of();
       });
     }
 
     @Override
     public CompletableFuture<Boolean> add(String key, CachedValue value, Duration ttl) {
-      return reply(() -> data.putIfAbsent(key, value) == null);
+      return reply(() -> {
+        boolean added = data.putIfAbsent(key, value) == null;
+        if (added) {
+          ttls.put(key, ttl);
+        }
+        return added;
+      });
     }
 
     @Override
     public CompletableFuture<Boolean> delete(String key) {
+      if (refuseDeletes != null) {
+        return CompletableFuture.failedFuture(refuseDeletes);
+      }
       return reply(() -> data.remove(key) != null);
     }
 
     @Override
     public CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys) {
+      if (refuseDeletes != null) {
+        return CompletableFuture.failedFuture(refuseDeletes);
+      }
       return reply(() -> {
         Map<String, Boolean> out = new LinkedHashMap<>();
         for (String k : keys) {
@@ -120,7 +139,13 @@ final class InMemoryBackend implements Backend {
 
     @Override
     public CompletableFuture<Boolean> touch(String key, Duration ttl) {
-      return reply(() -> data.containsKey(key));
+      return reply(() -> {
+        boolean found = data.containsKey(key);
+        if (found) {
+          ttls.put(key, ttl);
+        }
+        return found;
+      });
     }
 
     @Override
@@ -140,6 +165,7 @@ final class InMemoryBackend implements Backend {
 
     @Override
     public CompletableFuture<Void> flushAll() {
+      flushes.incrementAndGet();
       return reply(() -> {
         data.clear();
         return null;

@@ -62,7 +62,7 @@ import java.util.function.Consumer;
  *
  * <p>Every problem is found before anything connects, and all of them are reported at once in one
  * {@link InvalidSettingsException}, one line each, naming the key, the value and what is allowed
- * ({@code shardwise.rejoin: 'hope' is not allowed; expected one of flush, journal, keep}); a key
+ * ({@code shardwise.rejoin: 'hope' is not allowed; expected one of journal, flush, keep}); a key
  * that is set but unknown is a problem too ({@code unknown key shardwise.timout (did you mean
  * shardwise.timeout?)}). {@link #keys()} lists the keys with their defaults.
  *
@@ -97,6 +97,8 @@ public final class ShardwiseConfig {
   public static final String PROBE_INTERVAL = "probe-interval";
   public static final String PROBE_MAX_INTERVAL = "probe-max-interval";
   public static final String PROBE_TIMEOUT = "probe-timeout";
+  public static final String FAILOVER_TTL = "failover-ttl";
+  public static final String MAX_EJECTED_PERCENT = "max-ejected-percent";
   public static final String BOUNDED_ENABLED = "bounded.enabled";
   public static final String BOUNDED_EPSILON = "bounded.epsilon";
   public static final String BOUNDED_PROBE_LIMIT = "bounded.probe-limit";
@@ -106,8 +108,8 @@ public final class ShardwiseConfig {
   public static final String BOUNDED_SPILL_TTL = "bounded.spill-ttl";
   public static final String BOUNDED_HOT_THRESHOLD = "bounded.hot-threshold";
 
-  /** The default request timeout: 250 ms, the built-in backends' own. */
-  public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(250);
+  /** The default request timeout: 1 s, the built-in backends' own. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(1);
 
   /** The built-in backends and the module that provides each. */
   private static final Map<String, String> BUILT_IN_BACKENDS = new LinkedHashMap<>();
@@ -123,7 +125,7 @@ public final class ShardwiseConfig {
       List.of("libketama", "libmemcached", "twemproxy", "spymemcached", "spymemcached-weighted");
   private static final List<String> CODECS = List.of("spymemcached", "utf8", "bytes", "java");
   private static final List<String> FAILURE_MODES = List.of("redistribute", "fail-fast", "retry");
-  private static final List<String> REJOIN_POLICIES = List.of("flush", "journal", "keep");
+  private static final List<String> REJOIN_POLICIES = List.of("journal", "flush", "keep");
   private static final List<String> SCOPES = List.of("hot", "all");
 
   private static final List<ConfigKey> KEYS =
@@ -168,7 +170,7 @@ public final class ShardwiseConfig {
               "none",
               "two characters such as {}, or none",
               "Only the part of a key between the two characters is hashed, as in twemproxy."),
-          new ConfigKey(TIMEOUT, "250ms", ">= 1ms", "Longest wait for one server's reply."),
+          new ConfigKey(TIMEOUT, "1s", ">= 1ms", "Longest wait for one server's reply."),
           new ConfigKey(
               CONNECT_WAIT,
               "2s",
@@ -201,22 +203,38 @@ public final class ShardwiseConfig {
               "Failure mode retry: extra attempts on the same server."),
           new ConfigKey(
               REJOIN,
-              "flush",
+              "journal",
               String.join(", ", REJOIN_POLICIES),
-              "What happens to an ejected server's data before it is readmitted."),
+              "What is removed from an ejected server before it is readmitted: the keys this client"
+                  + " wrote elsewhere meanwhile (journal), everything (flush: single-writer fleets"
+                  + " only), or nothing (keep)."),
           new ConfigKey(
               JOURNAL_CAPACITY,
               Integer.toString(FailoverOptions.DEFAULT_JOURNAL_CAPACITY),
               ">= 1",
-              "Rejoin journal: keys remembered per ejected server before it falls back to a"
-                  + " flush."),
+              "Keys written elsewhere that are remembered per ejected server; past it, writes of"
+                  + " its keys fail until it is back."),
+          new ConfigKey(
+              FAILOVER_TTL,
+              SettingsReader.format(FailoverOptions.DEFAULT_FAILOVER_TTL),
+              "> 0",
+              "Longest TTL of a value written to another server because its own is ejected."),
+          new ConfigKey(
+              MAX_EJECTED_PERCENT,
+              Integer.toString(FailoverOptions.DEFAULT_MAX_EJECTED_PERCENT),
+              "0..100",
+              "Largest share of the servers that timeouts may keep ejected (at least one); a"
+                  + " refused connection ejects regardless."),
           new ConfigKey(
               PROBE_INTERVAL,
               "200ms",
               "> 0",
               "First wait before probing an ejected server; doubles after each failed probe."),
           new ConfigKey(
-              PROBE_MAX_INTERVAL, "5s", ">= probe-interval", "Longest wait between probes."),
+              PROBE_MAX_INTERVAL,
+              SettingsReader.format(FailoverOptions.DEFAULT_MAX_PROBE_INTERVAL),
+              ">= probe-interval",
+              "Longest wait between probes."),
           new ConfigKey(
               PROBE_TIMEOUT, "1s", "> 0", "How long a probe, and each rejoin step, may take."),
           new ConfigKey(
@@ -560,6 +578,8 @@ public final class ShardwiseConfig {
     put(s, RETRY_ATTEMPTS, Integer.toString(failover.retryAttempts()));
     put(s, REJOIN, failover.rejoinPolicy().id());
     put(s, JOURNAL_CAPACITY, Integer.toString(failover.journalCapacity()));
+    put(s, FAILOVER_TTL, SettingsReader.format(failover.failoverTtl()));
+    put(s, MAX_EJECTED_PERCENT, Integer.toString(failover.maxEjectedPercent()));
     put(s, PROBE_INTERVAL, SettingsReader.format(failover.probeInterval()));
     put(s, PROBE_MAX_INTERVAL, SettingsReader.format(failover.maxProbeInterval()));
     put(s, PROBE_TIMEOUT, SettingsReader.format(failover.probeTimeout()));
@@ -843,10 +863,13 @@ public final class ShardwiseConfig {
               FAILURE_THRESHOLD, FailoverOptions.DEFAULT_FAILURE_THRESHOLD, 1, Integer.MAX_VALUE));
       b.retryAttempts(
           r.integer(RETRY_ATTEMPTS, FailoverOptions.DEFAULT_RETRY_ATTEMPTS, 0, Integer.MAX_VALUE));
-      b.rejoinPolicy(RejoinPolicy.of(r.choice(REJOIN, "flush", REJOIN_POLICIES)));
+      b.rejoinPolicy(RejoinPolicy.of(r.choice(REJOIN, "journal", REJOIN_POLICIES)));
       b.journalCapacity(
           r.integer(
               JOURNAL_CAPACITY, FailoverOptions.DEFAULT_JOURNAL_CAPACITY, 1, Integer.MAX_VALUE));
+      b.failoverTtl(r.positiveDuration(FAILOVER_TTL, FailoverOptions.DEFAULT_FAILOVER_TTL));
+      b.maxEjectedPercent(
+          r.integer(MAX_EJECTED_PERCENT, FailoverOptions.DEFAULT_MAX_EJECTED_PERCENT, 0, 100));
       Duration interval =
           r.positiveDuration(PROBE_INTERVAL, FailoverOptions.DEFAULT_PROBE_INTERVAL);
       Duration maxInterval =

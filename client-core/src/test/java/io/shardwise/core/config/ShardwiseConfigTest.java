@@ -63,11 +63,11 @@ class ShardwiseConfigTest {
     }
     assertThat(config.router()).isEqualTo(RouterSpec.DEFAULT);
     assertThat(config.hashTag()).isEqualTo(HashTag.NONE);
-    assertThat(config.timeout()).isEqualTo(Duration.ofMillis(250));
+    assertThat(config.timeout()).isEqualTo(Duration.ofSeconds(1));
     assertThat(config.connectWait()).isEqualTo(ClientBuilder.DEFAULT_CONNECT_WAIT);
     assertThat(config.maxValueBytes()).isEmpty();
     assertThat(config.failover().failureMode()).isEqualTo(FailureMode.REDISTRIBUTE);
-    assertThat(config.failover().rejoinPolicy()).isEqualTo(RejoinPolicy.FLUSH);
+    assertThat(config.failover().rejoinPolicy()).isEqualTo(RejoinPolicy.JOURNAL);
     assertThat(config.failover().toString())
         .isEqualTo(io.shardwise.core.FailoverOptions.defaults().toString());
     assertThat(config.bounded().enabled()).isFalse();
@@ -150,7 +150,7 @@ class ShardwiseConfigTest {
   void badValuesNameTheKeyTheValueAndWhatIsAllowed() {
     assertThat(problems("rejoin", "hope").problems())
         .containsExactly(
-            "shardwise.rejoin: 'hope' is not allowed; expected one of flush, journal, keep");
+            "shardwise.rejoin: 'hope' is not allowed; expected one of journal, flush, keep");
     assertThat(problems("bounded.epsilon", "-0.1").problems())
         .containsExactly("shardwise.bounded.epsilon: must be > 0 but was -0.1");
     assertThat(problems("bounded.probe-limit", "0").problems())
@@ -230,7 +230,7 @@ class ShardwiseConfigTest {
     assertThat(e.problems())
         .containsExactly(
             "shardwise.failure-threshold: must be >= 1 but was 0",
-            "shardwise.rejoin: 'hope' is not allowed; expected one of flush, journal, keep",
+            "shardwise.rejoin: 'hope' is not allowed; expected one of journal, flush, keep",
             "shardwise.bounded.epsilon: must be > 0 but was -0.1",
             "unknown key shardwise.timout (did you mean shardwise.timeout?)");
     assertThat(e.getMessage()).isEqualTo(String.join("\n", e.problems()));

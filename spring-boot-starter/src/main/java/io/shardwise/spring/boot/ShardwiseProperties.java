@@ -39,7 +39,7 @@ public class ShardwiseProperties {
   private String hashTag = "none";
 
   /** Longest wait for one server's reply (250ms, 2s, ...), at least 1ms. */
-  private String timeout = "250ms";
+  private String timeout = "1s";
 
   /** Longest wait at start-up for the first connection to every server. */
   private String connectWait = "2s";
@@ -63,22 +63,37 @@ public class ShardwiseProperties {
   private String failureMode = "redistribute";
 
   /** Consecutive failures (timeouts, connection errors) that eject a server, at least 1. */
-  private String failureThreshold = "3";
+  private String failureThreshold = "5";
 
   /** Failure mode retry: extra attempts on the same server, at least 0. */
   private String retryAttempts = "2";
 
-  /** What happens to an ejected server's data before it is readmitted: flush, journal or keep. */
-  private String rejoin = "flush";
+  /**
+   * What is removed from an ejected server before it is readmitted: journal (the keys this client
+   * wrote elsewhere meanwhile), flush (everything: single-writer fleets only) or keep (nothing).
+   */
+  private String rejoin = "journal";
 
-  /** Rejoin journal: keys remembered per ejected server before it falls back to a flush. */
+  /**
+   * Keys written elsewhere that are remembered per ejected server; past it, writes of its keys
+   * fail until it is back.
+   */
   private String journalCapacity = "100000";
+
+  /** Longest TTL of a value written to another server because its own is ejected. */
+  private String failoverTtl = "10s";
+
+  /**
+   * Largest share of the servers, in percent, that timeouts may keep ejected (at least one); a
+   * refused connection ejects regardless.
+   */
+  private String maxEjectedPercent = "50";
 
   /** First wait before probing an ejected server; doubles after each failed probe. */
   private String probeInterval = "200ms";
 
   /** Longest wait between probes, at least the probe interval. */
-  private String probeMaxInterval = "5s";
+  private String probeMaxInterval = "2s";
 
   /** How long a probe, and each rejoin step, may take. */
   private String probeTimeout = "1s";
@@ -201,6 +216,22 @@ public class ShardwiseProperties {
 
   public void setProbeMaxInterval(String probeMaxInterval) {
     this.probeMaxInterval = probeMaxInterval;
+  }
+
+  public String getFailoverTtl() {
+    return failoverTtl;
+  }
+
+  public void setFailoverTtl(String failoverTtl) {
+    this.failoverTtl = failoverTtl;
+  }
+
+  public String getMaxEjectedPercent() {
+    return maxEjectedPercent;
+  }
+
+  public void setMaxEjectedPercent(String maxEjectedPercent) {
+    this.maxEjectedPercent = maxEjectedPercent;
   }
 
   public String getProbeTimeout() {

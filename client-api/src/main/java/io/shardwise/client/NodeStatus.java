@@ -1,0 +1,36 @@
+package io.shardwise.client;
+
+import io.shardwise.routing.Node;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One node in the client's view of the fleet: its {@link NodeState}, since when, and why.
+ *
+ * @param node the node
+ * @param state where it stands
+ * @param since when it entered that state (the client's start for a node that never left {@code
+ *     HEALTHY})
+ * @param detail why, in words, or empty: the failure that ejected it, the last probe's failure,
+ *     the rejoin step the server refused (which keeps it out until fixed), or for a {@code HEALTHY}
+ *     node that keeps failing, why it is not ejected
+ * @param journaledKeys keys written elsewhere while it is out, to be deleted on it before it
+ *     serves again (0 for a healthy node)
+ */
+public record NodeStatus(Node node, NodeState state, Instant since, String detail, int journaledKeys) {
+
+  public NodeStatus {
+    Objects.requireNonNull(node, "node");
+    Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(since, "since");
+    Objects.requireNonNull(detail, "detail");
+    if (journaledKeys < 0) {
+      throw new IllegalArgumentException("journaled keys must be >= 0 but was " + journaledKeys);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return node.name() + " " + state + " since " + since + (detail.isEmpty() ? "" : ": " + detail);
+  }
+}

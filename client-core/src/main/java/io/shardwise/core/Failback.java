@@ -1,0 +1,362 @@
+package io.shardwise.core;
+
+import io.shardwise.client.ClientMetrics;
+import io.shardwise.client.NodeUnavailableException;
+import io.shardwise.spi.KeyRules;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.IntPredicate;
+
+/**
+ * The failback protocol: what keeps a node that comes back, and the nodes that took its keys while
+ * it was out, from serving a value older than one this client wrote.
+ *
+ * <p>Key K lives on node A; A is ejected; K is written on B instead; A returns still holding the
+ * old K (twemproxy issue 472). And the mirror image: once A is back and K is rewritten there, B's
+ * copy is the old one, and it is read again during A's next outage. So:
+ *
+ * <ol>
+ *   <li>A write of K that goes to B because A (and any node between them in K's order) is out is
+ *       recorded in the journal of each node it skipped before it is sent, and carries at most the
+ *       failover TTL, so that a copy nobody deletes (this process ended, another process reads it)
+ *       expires soon.
+ *   <li>Before A is readmitted, every key in its journal is deleted on A (or A is emptied, with the
+ *       {@link RejoinPolicy#FLUSH flush} policy). Then, under A's fence, the journal is emptied
+ *       into the skipped-to nodes' {@link DirtyCopies}, and A turns healthy.
+ *   <li>A read that fails over to B for a key whose copy there is marked is answered as a miss
+ *       until the copy's delete is confirmed.
+ * </ol>
+ *
+ * <p>The fence. A redirected write holds the read side of the fence of each node it skips while
+ * it records its key and hands the request to its connection; the readmission holds the write
+ * side while it checks that A holds no journaled key any more and flips A to healthy. So every
+ * redirected write is either journaled and queued before the flip (and the deletes that follow on
+ * B are queued behind it: a connection is one ordered stream), or routed after it, to A. Without
+ * the fence a write routed just before a readmission could land on B after B's copy was deleted.
+ *
+ * <p>A journal is bounded; when one is full, writes that would skip its node fail with a {@link
+ * NodeUnavailableException} saying so, rather than being sent unrecorded: an unrecorded write
+ * could leave an older value on A to be read when it returns.
+ */
+final class Failback {
+
+  private static final int DELETE_CHUNK = 1000;
+  /** Rounds of deletes outside the fence before the last one is done inside it. */
+  private static final int OPEN_ROUNDS = 4;
+
+  private final Topology topology;
+  private final FailoverOptions options;
+  private final IntPredicate available;
+  private final ClientMetrics metrics;
+  private final boolean tracking;
+  private final Journal[] journals;
+  private final DirtyCopies[] dirty;
+  private final ReentrantReadWriteLock[] fences;
+  private final AtomicBoolean[] cleaning;
+  private final AtomicLong readmissions = new AtomicLong();
+  private final Executor healthThread;
+
+  Failback(
+      Topology topology,
+      FailoverOptions options,
+      IntPredicate available,
+      ClientMetrics metrics,
+      Executor healthThread) {
+    this.healthThread = healthThread;
+    this.topology = topology;
+    this.options = options;
+    this.available = available;
+    this.metrics = metrics;
+    this.tracking = options.rejoinPolicy() != RejoinPolicy.KEEP;
+    int n = topology.nodes.size();
+    this.journals = new Journal[n];
+    this.dirty = new DirtyCopies[n];
+    this.fences = new ReentrantReadWriteLock[n];
+    this.cleaning = new AtomicBoolean[n];
+    for (int i = 0; i < n; i++) {
+      journals[i] = new Journal(options.journalCapacity());
+      dirty[i] = new DirtyCopies();
+      fences[i] = new ReentrantReadWriteLock();
+      cleaning[i] = new AtomicBoolean();
+    }
+  }
+
+  /**
+   * The TTL of a write sent elsewhere because its node is out: {@code ttl}, at most the failover
+   * TTL ({@link Duration#ZERO}, no expiry, becomes the failover TTL).
+   */
+  Duration cap(Duration ttl) {
+    Duration max = options.failoverTtl();
+    return ttl.isZero() || ttl.compareTo(max) > 0 ? max : ttl;
+  }
+
+  /** Whether the copy of {@code key} on {@code node} may be older than what its own node holds. */
+  boolean isOldCopy(int node, String key) {
+    return tracking && dirty[node].contains(key);
+  }
+
+  /** Keys journaled against {@code node} while it is out. */
+  int journaled(int node) {
+    return journals[node].size();
+  }
+
+  // ---- writes ----------------------------------------------------------------------------------
+
+  /**
+   * Fences held by one operation: the read side of the fence of each node its writes skip. Closed
+   * after the operation's requests have been handed to their connections.
+   */
+  final class Fence implements AutoCloseable {
+    private int[] held = new int[2];
+    private int count;
+
+    /**
+     * Holds the fence of every skipped node of {@code route} and checks that each is still out.
+     *
+     * @return false if one of them is back (the caller routes again)
+     */
+    boolean enter(FailoverOrder.Route route) {
+      for (int i = 0; i < route.skippedCount; i++) {
+        int node = route.skipped[i];
+        hold(node);
+        if (available.test(node)) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    private void hold(int node) {
+      for (int i = 0; i < count; i++) {
+        if (held[i] == node) {
+          return;
+        }
+      }
+      fences[node].readLock().lock();
+      if (count == held.length) {
+        held = Arrays.copyOf(held, count * 2);
+      }
+      held[count++] = node;
+    }
+
+    /**
+     * Journals {@code key} against every skipped node of {@code route} (which {@link #enter} has
+     * fenced). Returns null, or the error for the caller if a journal is full.
+     */
+    NodeUnavailableException record(String key, FailoverOrder.Route route) {
+      if (!tracking) {
+        return null;
+      }
+      for (int i = 0; i < route.skippedCount; i++) {
+        int node = route.skipped[i];
+        if (!journals[node].record(key, route.target)) {
+          metrics.journalFull(topology.nodes.get(node));
+          return new NodeUnavailableException(
+              topology.nodes.get(node),
+              "is out and its journal of "
+                  + options.journalCapacity()
+                  + " keys written elsewhere is full, so "
+                  + KeyRules.shorten(key)
+                  + " is not written elsewhere: a write it cannot record could leave an older"
+                  + " value to be read when the node returns (raise journal-capacity, or wait"
+                  + " for the node)");
+        }
+      }
+      return null;
+    }
+
+    @Override
+    public void close() {
+      for (int i = 0; i < count; i++) {
+        fences[held[i]].readLock().unlock();
+      }
+      count = 0;
+    }
+  }
+
+  /** A fence for one operation; close it once its requests are sent. */
+  Fence fence() {
+    return new Fence();
+  }
+
+  // ---- readmission -----------------------------------------------------------------------------
+
+  /**
+   * The rejoin step of node {@code x}, which answered its probe: removes from it what it may hold
+   * that is older than this client's writes, then turns it healthy with {@code flip} under its
+   * fence, on the health thread. Completes with what was done, in words; fails (the node stays
+   * out) if a delete or flush was refused or timed out.
+   */
+  CompletableFuture<String> rejoin(int x, Runnable flip) {
+    Journal journal = journals[x];
+    switch (options.rejoinPolicy()) {
+      case KEEP:
+        return CompletableFuture.supplyAsync(
+            () -> {
+              flip.run();
+              return "rejoin policy keep: readmitted with its data";
+            },
+            healthThread);
+      case FLUSH:
+        if (journal.size() == 0) {
+          return readmit(x, flip).thenApply(done -> "rejoin policy flush: " + done.describe("it kept its data"));
+        }
+        return step(topology.connections[x].flushAll())
+            .thenCompose(
+                flushed -> {
+                  journal.emptied();
+                  return readmit(x, flip);
+                })
+            .thenApply(done -> "rejoin policy flush: emptied it; " + done.describe(""));
+      case JOURNAL:
+        return deleteRounds(x, 0)
+            .thenCompose(deleted -> readmit(x, flip))
+            .thenApply(done -> "rejoin policy journal: " + done.describe("deleted them on it"));
+      default:
+        throw new AssertionError(options.rejoinPolicy());
+    }
+  }
+
+  /** What a readmission handed over: journaled keys, and the nodes holding copies of them. */
+  private record Readmitted(int keys, int copyNodes) {
+    String describe(String onNode) {
+      if (keys == 0) {
+        return "nothing was written elsewhere while it was out";
+      }
+      return keys + (keys == 1 ? " key was" : " keys were") + " written elsewhere while it was out"
+          + (onNode.isEmpty() ? "" : "; " + onNode) + "; their copies on " + copyNodes
+          + (copyNodes == 1 ? " other node are" : " other nodes are") + " deleted next";
+    }
+  }
+
+  /**
+   * Deletes the journaled keys on {@code x} without holding its fence, a few rounds (writes keep
+   * adding keys meanwhile); the last keys are deleted inside the fence by {@link #readmit}.
+   */
+  private CompletableFuture<Void> deleteRounds(int x, int round) {
+    Journal journal = journals[x];
+    List<String> pending = journal.pendingOnNode();
+    if (pending.isEmpty() || round == OPEN_ROUNDS) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return deleteOn(x, pending)
+        .thenCompose(
+            done -> {
+              journal.deletedOnNode(pending);
+              return deleteRounds(x, round + 1);
+            });
+  }
+
+  /**
+   * The last step, on the health thread, inside {@code x}'s fence: deletes on {@code x} the keys
+   * journaled since the last round (redirected writes wait meanwhile: at most the probe timeout),
+   * hands the journal over to the nodes that hold the copies, and flips {@code x} to healthy.
+   * Then starts deleting those copies.
+   */
+  private CompletableFuture<Readmitted> readmit(int x, Runnable flip) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          Journal journal = journals[x];
+          Map<String, int[]> moved;
+          ReentrantReadWriteLock.WriteLock fence = fences[x].writeLock();
+          fence.lock();
+          try {
+            List<String> late = journal.pendingOnNode();
+            if (!late.isEmpty()) {
+              await(deleteOn(x, late));
+              journal.deletedOnNode(late);
+            }
+            moved = journal.drain();
+            long stamp = readmissions.incrementAndGet();
+            moved.forEach(
+                (key, targets) -> {
+                  for (int t : targets) {
+                    dirty[t].mark(key, stamp);
+                  }
+                });
+            flip.run();
+          } finally {
+            fence.unlock();
+          }
+          BitSet holders = new BitSet();
+          moved.values().forEach(targets -> Arrays.stream(targets).forEach(holders::set));
+          holders.stream().forEach(this::deleteOldCopies);
+          return new Readmitted(moved.size(), holders.cardinality());
+        },
+        healthThread);
+  }
+
+  /**
+   * Deletes the marked old copies on {@code node} (if it is available) and clears the marks the
+   * deletes covered. Called after a readmission and by the periodic sweep, which retries what
+   * failed.
+   */
+  void deleteOldCopies(int node) {
+    DirtyCopies copies = dirty[node];
+    if (copies.isEmpty() || !available.test(node) || !cleaning[node].compareAndSet(false, true)) {
+      return;
+    }
+    Map<String, Long> marked = copies.snapshot();
+    deleteOn(node, DirtyCopies.keys(marked))
+        .whenComplete(
+            (done, failure) -> {
+              if (failure == null) {
+                copies.cleaned(marked);
+              }
+              cleaning[node].set(false);
+            });
+  }
+
+  /** Retries the deletes of old copies that failed; run periodically on the health thread. */
+  void sweep() {
+    for (int node = 0; node < dirty.length; node++) {
+      deleteOldCopies(node);
+    }
+  }
+
+  /** Deletes {@code keys} on {@code node} in batches; completes when all are confirmed. */
+  private CompletableFuture<Void> deleteOn(int node, List<String> keys) {
+    List<CompletableFuture<?>> parts = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i += DELETE_CHUNK) {
+      List<String> chunk = new ArrayList<>(keys.subList(i, Math.min(keys.size(), i + DELETE_CHUNK)));
+      parts.add(step(topology.connections[node].deleteMulti(chunk)));
+    }
+    return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0]));
+  }
+
+  private <T> CompletableFuture<T> step(CompletableFuture<T> f) {
+    return f.orTimeout(options.probeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** Waits for a step on the calling thread, within the probe timeout. */
+  private <T> T await(CompletableFuture<T> f) {
+    try {
+      return f.get(options.probeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      throw new CompletionException(e.getCause());
+    } catch (TimeoutException e) {
+      throw new CompletionException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CompletionException(e);
+    }
+  }
+
+  /** Old copies on {@code node} still to be deleted (for tests and status). */
+  int oldCopies(int node) {
+    return dirty[node].size();
+  }
+}
