@@ -21,7 +21,7 @@ class RedisBackendOptionsTest {
     RedisBackendOptions options = RedisBackendOptions.defaults();
     assertThat(options.database()).isEqualTo(RedisBackendOptions.DEFAULT_DATABASE).isZero();
     assertThat(options.clientName()).isEmpty();
-    assertThat(options.commandTimeout()).isEqualTo(Duration.ofMillis(250));
+    assertThat(options.commandTimeout()).isEqualTo(Duration.ofSeconds(1));
     assertThat(options.connectTimeout()).isEqualTo(RedisBackendOptions.DEFAULT_CONNECT_TIMEOUT);
     assertThat(options.reconnectDelayMin()).isEqualTo(Duration.ofMillis(100));
     assertThat(options.reconnectDelayMax()).isEqualTo(Duration.ofSeconds(10));
@@ -36,7 +36,7 @@ class RedisBackendOptionsTest {
     assertThat(changed.database()).isEqualTo(3);
     assertThat(changed.clientName()).contains("app");
     assertThat(changed.commandTimeout()).isEqualTo(Duration.ofMillis(80));
-    assertThat(base.commandTimeout()).isEqualTo(Duration.ofMillis(250));
+    assertThat(base.commandTimeout()).isEqualTo(Duration.ofSeconds(1));
   }
 
   @Test

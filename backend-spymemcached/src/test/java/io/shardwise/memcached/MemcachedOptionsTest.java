@@ -14,7 +14,7 @@ class MemcachedOptionsTest {
     MemcachedOptions options = MemcachedOptions.defaults();
 
     assertThat(options.protocol()).isEqualTo(MemcachedProtocol.TEXT);
-    assertThat(options.operationTimeout()).isEqualTo(Duration.ofMillis(250));
+    assertThat(options.operationTimeout()).isEqualTo(Duration.ofSeconds(1));
     assertThat(options.connectTimeout()).isEqualTo(Duration.ofSeconds(1));
     assertThat(options.maxReconnectDelay()).isEqualTo(Duration.ofSeconds(2));
     assertThat(options.daemonThreads()).isTrue();

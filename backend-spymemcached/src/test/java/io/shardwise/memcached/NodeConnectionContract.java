@@ -142,7 +142,7 @@ abstract class NodeConnectionContract {
   @Test
   void thousandsOfPipelinedRequestsFromManyThreadsEachGetTheirOwnReply() throws Exception {
     // What is checked is that replies are matched to their requests, not how fast 8,000
-    // pipelined requests are answered: with the default 250 ms timeout the last of them could
+    // pipelined requests are answered: with the default 1 s timeout the last of them could
     // time out on a loaded 2-core machine, so this test allows 5 s.
     backend.close();
     backend =

@@ -47,6 +47,8 @@ final class DeadlineScanner implements AutoCloseable {
   private volatile long lastStallEndNanos;
 
   private volatile long stalls;
+  /** When the scanner last looked at the clock. */
+  private volatile long lastTickNanos;
   private volatile boolean closed;
 
   /**
@@ -61,6 +63,7 @@ final class DeadlineScanner implements AutoCloseable {
     this.timeoutNanos = timeoutNanos;
     this.onStall = onStall;
     this.clock = clock;
+    this.lastTickNanos = clock.getAsLong();
     this.scanner = new Thread(this::scan, "shardwise-timeouts");
     scanner.setDaemon(true);
     scanner.start();
@@ -74,11 +77,13 @@ final class DeadlineScanner implements AutoCloseable {
   }
 
   /**
-   * Whether this process stalled (see the class comment) after {@code startNanos}: a request sent
-   * then may have timed out because of the client, not of its server.
+   * Whether this process stalled (see the class comment) after {@code startNanos}, or seems to be
+   * stalled now (the scanner is late: after a pause other threads may run before it does): a
+   * request sent then may have timed out because of the client, not of its server.
    */
   boolean stalledSince(long startNanos) {
-    return stalls > 0 && lastStallEndNanos - startNanos > 0;
+    return stalls > 0 && lastStallEndNanos - startNanos > 0
+        || clock.getAsLong() - lastTickNanos > SCAN_NANOS + STALL_NANOS;
   }
 
   /** Stalls seen so far. */
@@ -88,11 +93,13 @@ final class DeadlineScanner implements AutoCloseable {
 
   private void scan() {
     long last = clock.getAsLong();
+    lastTickNanos = last;
     while (!closed) {
       LockSupport.parkNanos(SCAN_NANOS);
       long now = clock.getAsLong();
       long late = now - last - SCAN_NANOS;
       last = now;
+      lastTickNanos = now;
       if (late > STALL_NANOS) {
         stalledNanos += late;
         lastStallEndNanos = now;

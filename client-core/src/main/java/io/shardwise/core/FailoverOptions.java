@@ -146,7 +146,7 @@ public final class FailoverOptions {
   }
 
   /** How many of {@code nodes} timeouts may keep out at once: the percentage, at least one. */
-  int maxEjectedNodes(int nodes) {
+  public int maxEjectedNodes(int nodes) {
     return Math.max(1, nodes * maxEjectedPercent / 100);
   }
 

@@ -39,7 +39,7 @@ public final class ConfigKey {
     return defaultValue;
   }
 
-  /** What the key accepts, in words: {@code flush, journal, keep}, {@code > 0}, ... */
+  /** What the key accepts, in words: {@code journal, flush, keep}, {@code > 0}, ... */
   public String allowed() {
     return allowed;
   }

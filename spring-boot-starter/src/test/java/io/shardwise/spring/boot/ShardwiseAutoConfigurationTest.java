@@ -68,7 +68,7 @@ class ShardwiseAutoConfigurationTest {
                           "\n",
                           "shardwise.cache.ttl: 'forever' is not a duration; expected a number and"
                               + " a unit (ns, us, ms, s, m, h, d) such as 250ms or 2s",
-                          "shardwise.rejoin: 'hope' is not allowed; expected one of flush, journal,"
+                          "shardwise.rejoin: 'hope' is not allowed; expected one of journal, flush,"
                               + " keep",
                           "shardwise.bounded.epsilon: must be > 0 but was -0.1",
                           "unknown key shardwise.timout (did you mean shardwise.timeout?)"));

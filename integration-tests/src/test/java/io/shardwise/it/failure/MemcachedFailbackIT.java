@@ -1,0 +1,97 @@
+package io.shardwise.it.failure;
+
+import io.shardwise.memcached.MemcachedBackend;
+import io.shardwise.spi.Backend;
+import io.shardwise.testing.MemcachedServer;
+import io.shardwise.testing.ServerFleet;
+import io.shardwise.testing.ServerHandle;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import net.spy.memcached.AddrUtil;
+import net.spy.memcached.MemcachedClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class MemcachedFailbackIT extends FailbackScenarios {
+
+  @RegisterExtension static final ServerFleet<MemcachedServer> FLEET = ServerFleet.memcached(5);
+
+  @Override
+  ServerFleet<MemcachedServer> fleet() {
+    return FLEET;
+  }
+
+  @Override
+  Backend newBackend() {
+    return MemcachedBackend.create();
+  }
+
+  @Override
+  String backendName() {
+    return "memcached";
+  }
+
+  /** An application on plain spymemcached, as most memcached users on the JVM run it. */
+  @Override
+  OtherWriter otherWriter() {
+    MemcachedClient spy;
+    try {
+      spy = new MemcachedClient(AddrUtil.getAddresses(String.join(" ", FLEET.addresses())));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new OtherWriter() {
+      @Override
+      public void write(int keys) {
+        List<Future<Boolean>> writes = new ArrayList<>();
+        for (int i = 0; i < keys; i++) {
+          writes.add(spy.set("app2:" + i, 0, "value of app2:" + i));
+        }
+        for (Future<Boolean> w : writes) {
+          try {
+            if (!w.get(10, TimeUnit.SECONDS)) {
+              throw new IllegalStateException("spymemcached set failed");
+            }
+          } catch (InterruptedException | ExecutionException | TimeoutException e) {
+            throw new IllegalStateException(e);
+          }
+        }
+      }
+
+      @Override
+      public int present(int keys) {
+        int found = 0;
+        List<String> batch = new ArrayList<>();
+        for (int i = 0; i < keys; i++) {
+          batch.add("app2:" + i);
+          if (batch.size() == 1000 || i == keys - 1) {
+            Map<String, Object> values = spy.getBulk(batch);
+            for (String key : batch) {
+              if (("value of " + key).equals(values.get(key))) {
+                found++;
+              }
+            }
+            batch.clear();
+          }
+        }
+        return found;
+      }
+
+      @Override
+      public void close() {
+        spy.shutdown(5, TimeUnit.SECONDS);
+      }
+    };
+  }
+
+  @Override
+  long flushCommands(ServerHandle server) {
+    return Long.parseLong(((MemcachedServer) server).stats().get("cmd_flush"));
+  }
+}

@@ -1,0 +1,98 @@
+package io.shardwise.it.failure;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.shardwise.redis.RedisBackend;
+import io.shardwise.spi.Backend;
+import io.shardwise.testing.RedisServer;
+import io.shardwise.testing.ServerFleet;
+import io.shardwise.testing.ServerHandle;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class RedisFailbackIT extends FailbackScenarios {
+
+  /** Persistent: a killed server restarts with its data, the failback hazard as it happens. */
+  @RegisterExtension
+  static final ServerFleet<RedisServer> FLEET = ServerFleet.redisBuilder().servers(5).persistent().build();
+
+  @Override
+  ServerFleet<RedisServer> fleet() {
+    return FLEET;
+  }
+
+  @Override
+  Backend newBackend() {
+    return RedisBackend.create();
+  }
+
+  @Override
+  String backendName() {
+    return "redis";
+  }
+
+  /** An application on plain Lettuce, one connection per server, key i on server i mod 5. */
+  @Override
+  OtherWriter otherWriter() {
+    RedisClient lettuce = RedisClient.create();
+    List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
+    for (RedisServer s : FLEET.servers()) {
+      connections.add(lettuce.connect(RedisURI.create(s.host(), s.port())));
+    }
+    return new OtherWriter() {
+      @Override
+      public void write(int keys) {
+        List<Map<String, String>> perServer = new ArrayList<>();
+        connections.forEach(c -> perServer.add(new LinkedHashMap<>()));
+        for (int i = 0; i < keys; i++) {
+          perServer.get(i % connections.size()).put("app2:" + i, "value of app2:" + i);
+        }
+        for (int s = 0; s < connections.size(); s++) {
+          connections.get(s).sync().mset(perServer.get(s));
+        }
+      }
+
+      @Override
+      public int present(int keys) {
+        int found = 0;
+        for (int s = 0; s < connections.size(); s++) {
+          List<String> mine = new ArrayList<>();
+          for (int i = s; i < keys; i += connections.size()) {
+            mine.add("app2:" + i);
+          }
+          for (var kv : connections.get(s).sync().mget(mine.toArray(new String[0]))) {
+            if (kv.hasValue() && kv.getValue().equals("value of " + kv.getKey())) {
+              found++;
+            }
+          }
+        }
+        return found;
+      }
+
+      @Override
+      public void close() {
+        connections.forEach(StatefulRedisConnection::close);
+        lettuce.shutdown();
+      }
+    };
+  }
+
+  @Override
+  long flushCommands(ServerHandle server) {
+    Map<String, String> stats = ((RedisServer) server).info("commandstats");
+    return calls(stats.get("cmdstat_flushdb")) + calls(stats.get("cmdstat_flushall"));
+  }
+
+  private static long calls(String stat) {
+    if (stat == null) {
+      return 0;
+    }
+    int at = stat.indexOf("calls=");
+    int end = stat.indexOf(',', at);
+    return Long.parseLong(stat.substring(at + "calls=".length(), end < 0 ? stat.length() : end));
+  }
+}
