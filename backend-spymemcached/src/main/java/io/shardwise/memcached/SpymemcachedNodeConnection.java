@@ -57,14 +57,14 @@ import net.spy.memcached.protocol.binary.BinaryOperationFactory;
  * milliseconds). With {@link
  * FailureMode#Cancel}, spymemcached cancels a request at once while the server is disconnected;
  * that becomes a {@link MemcachedUnavailableException}. Error replies become {@link
- * MemcachedServerErrorException}s; misses are null, false or absent keys, never errors.
+ * MemcachedServerErrorException}s, a one-line reply that cannot be parsed a {@link
+ * MemcachedProtocolException} (both keep the connection); misses are null, false or absent keys,
+ * never errors.
  */
 final class SpymemcachedNodeConnection implements NodeConnection {
 
-  /**
-   * incr on a text connection: incr, then add when absent, then incr again if another client won.
-   */
-  private static final int MAX_TEXT_INCR_ATTEMPTS = 3;
+  /** incr without a create-if-absent request: incr, then add when absent, then incr again. */
+  private static final int MAX_INCR_ATTEMPTS = 3;
 
   private static final CachedValueTranscoder TRANSCODER = CachedValueTranscoder.INSTANCE;
 
@@ -452,6 +452,11 @@ final class SpymemcachedNodeConnection implements NodeConnection {
         });
   }
 
+  /**
+   * Counters are unsigned 64-bit: {@code initial} and the value returned hold the counter's 64
+   * bits, so values from 2^63 up are negative longs ({@code Long.toUnsignedString} prints the
+   * server's number). An increment wraps at 2^64, a decrement stops at 0.
+   */
   @Override
   public CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl) {
     return single(
@@ -462,29 +467,29 @@ final class SpymemcachedNodeConnection implements NodeConnection {
             throw new IllegalArgumentException(
                 "delta must be > " + Long.MIN_VALUE + " but was " + delta);
           }
-          if (initial < 0) {
-            throw new IllegalArgumentException(
-                "initial must be >= 0 (memcached counters are unsigned) but was " + initial);
-          }
           int exptime = exptime(ttl);
-          if (protocol == MemcachedProtocol.BINARY) {
+          // spymemcached's binary incr asserts that the initial value is >= 0 as a signed long;
+          // an initial value from 2^63 up is created the way the text protocol does it.
+          if (protocol == MemcachedProtocol.BINARY && initial >= 0) {
             OperationFuture<Long> future =
                 delta >= 0
                     ? client.asyncIncr(key, delta, initial, exptime)
                     : client.asyncDecr(key, -delta, initial, exptime);
             bridge(call, future, (value, status) -> counterValue(call, value, status));
           } else {
-            incrText(call, key, delta, initial, exptime, 1);
+            incrOrAdd(call, key, delta, initial, exptime, 1);
           }
         });
   }
 
   /**
-   * spymemcached's text protocol has no create-if-absent incr; do what its synchronous {@code
-   * incr(key, by, default, exp)} does, without blocking: incr; on NOT_FOUND add the initial value;
-   * if another client added it first, incr again.
+   * A counter update without a create-if-absent request (the text protocol has none), done as
+   * spymemcached's synchronous {@code incr(key, by, default, exp)} does it, without blocking: incr;
+   * on NOT_FOUND add the initial value; if another client added it first, incr again. On the
+   * binary protocol spymemcached's incr without an initial value sends the expiry 0xffffffff,
+   * which makes memcached answer NOT_FOUND for an absent key in the same way.
    */
-  private void incrText(
+  private void incrOrAdd(
       Call<Long> call, String key, long delta, long initial, int exptime, int attempt) {
     OperationFuture<Long> future =
         delta >= 0 ? client.asyncIncr(key, delta) : client.asyncDecr(key, -delta);
@@ -505,7 +510,7 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   private void addInitial(
       Call<Long> call, String key, long delta, long initial, int exptime, int attempt) {
-    byte[] digits = Long.toString(initial).getBytes(StandardCharsets.US_ASCII);
+    byte[] digits = Long.toUnsignedString(initial).getBytes(StandardCharsets.US_ASCII);
     OperationFuture<Boolean> add = client.add(key, exptime, CachedValue.of(digits, 0), TRANSCODER);
     call.cancelWith(add);
     add.addListener(
@@ -518,9 +523,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
                     call.result.complete(initial);
                   } else if (!is(status, StatusCode.ERR_NOT_STORED, StatusCode.ERR_EXISTS)) {
                     throw errorReply(call, status);
-                  } else if (attempt < MAX_TEXT_INCR_ATTEMPTS) {
+                  } else if (attempt < MAX_INCR_ATTEMPTS) {
                     // Another client created the counter between our incr and add.
-                    incrText(call, key, delta, initial, exptime, attempt + 1);
+                    incrOrAdd(call, key, delta, initial, exptime, attempt + 1);
                   } else {
                     throw new MemcachedServerErrorException(
                         call.describe()
@@ -752,6 +757,21 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   }
 
   private RuntimeException errorReply(Call<?> call, OperationStatus status) {
+    if (status instanceof ErrorTolerantAsciiOperationFactory.UnparseableReply) {
+      ErrorTolerantAsciiOperationFactory.UnparseableReply unparseable =
+          (ErrorTolerantAsciiOperationFactory.UnparseableReply) status;
+      return new MemcachedProtocolException(
+          call.describe()
+              + " on "
+              + address()
+              + ": cannot parse the reply '"
+              + KeyRules.shorten(unparseable.line())
+              + "'; expected "
+              + unparseable.expected()
+              + " (only this request failed; the connection is kept)",
+          unparseable.line(),
+          null);
+    }
     String reply = status == null ? "no status" : status.getMessage();
     if (isAuthRefusal(reply)) {
       return authRequired(call, reply, null);
