@@ -29,6 +29,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import net.spy.memcached.ConnectionFactory;
@@ -59,7 +60,9 @@ import net.spy.memcached.protocol.binary.BinaryOperationFactory;
  * that becomes a {@link MemcachedUnavailableException}. Error replies become {@link
  * MemcachedServerErrorException}s, a one-line reply that cannot be parsed a {@link
  * MemcachedProtocolException} (both keep the connection); misses are null, false or absent keys,
- * never errors.
+ * never errors. A server that requires SASL when none is configured, or refuses the configured
+ * credentials, fails every request with a {@link NodeAuthenticationException} (see {@link
+ * SaslRequirement} and {@link SaslAuthentication}).
  */
 final class SpymemcachedNodeConnection implements NodeConnection {
 
@@ -80,6 +83,8 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   private final Consumer<SpymemcachedNodeConnection> onClose;
   /** SASL authentication, or null without. */
   private final SaslAuthentication sasl;
+  /** Without SASL: whether the server requires it nonetheless; null with SASL. */
+  private final SaslRequirement saslRequirement;
   /**
    * Calls in the order they began: every call has the same timeout, so their deadlines come in
    * this order, and {@link #expireOverdue()} only looks at the head. A queue node per call instead
@@ -99,7 +104,8 @@ final class SpymemcachedNodeConnection implements NodeConnection {
       ExecutorService callbacks,
       ScheduledExecutorService timer,
       Consumer<SpymemcachedNodeConnection> onClose,
-      SaslAuthentication sasl) {
+      SaslAuthentication sasl,
+      SaslRequirement saslRequirement) {
     this.node = node;
     this.protocol = options.protocol();
     this.operationTimeout = options.operationTimeout();
@@ -111,12 +117,17 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     this.timer = timer;
     this.onClose = onClose;
     this.sasl = sasl;
+    this.saslRequirement = saslRequirement;
   }
 
   /**
    * Opens a client for {@code node} and waits up to the connect timeout for its first connection
    * attempt to succeed or fail. A server that is down is not an error: spymemcached keeps
    * reconnecting in the background, and requests fail fast until it is up.
+   *
+   * <p>Without SASL, each new connection first has its server probed for a SASL requirement (see
+   * {@link SaslRequirement}), on spymemcached's I/O thread before it writes anything on the new
+   * connection, for up to the smaller of the connect and operation timeouts.
    */
   static SpymemcachedNodeConnection open(
       Node node,
@@ -135,6 +146,16 @@ final class SpymemcachedNodeConnection implements NodeConnection {
             ? new SaslAuthentication(
                 node, options.saslUsername().orElseThrow(), options.saslPassword().orElseThrow())
             : null;
+    SaslRequirement saslRequirement =
+        sasl == null
+            ? new SaslRequirement(
+                node,
+                address,
+                options.protocol(),
+                min(options.connectTimeout(), options.operationTimeout()),
+                options.daemonThreads())
+            : null;
+    AtomicReference<SpymemcachedNodeConnection> opened = new AtomicReference<>();
     OperationFactory operations =
         options.protocol() == MemcachedProtocol.TEXT
             ? new ErrorTolerantAsciiOperationFactory()
@@ -144,6 +165,12 @@ final class SpymemcachedNodeConnection implements NodeConnection {
         new ConnectionObserver() {
           @Override
           public void connectionEstablished(SocketAddress socketAddress, int reconnectCount) {
+            if (saslRequirement != null && saslRequirement.probe()) {
+              SpymemcachedNodeConnection connection = opened.get();
+              if (connection != null) {
+                connection.failInFlight();
+              }
+            }
             established.complete(null);
           }
 
@@ -151,6 +178,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
           public void connectionLost(SocketAddress socketAddress) {
             if (sasl != null) {
               sasl.connectionLost();
+            }
+            if (saslRequirement != null) {
+              saslRequirement.connectionLost();
             }
           }
         };
@@ -186,7 +216,8 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     }
     SpymemcachedNodeConnection connection =
         new SpymemcachedNodeConnection(
-            node, options, client, operations, callbacks, timer, onClose, sasl);
+            node, options, client, operations, callbacks, timer, onClose, sasl, saslRequirement);
+    opened.set(connection);
     connection.awaitFirstAttempt(established, options.connectTimeout());
     return connection;
   }
@@ -231,6 +262,10 @@ final class SpymemcachedNodeConnection implements NodeConnection {
         return;
       }
     }
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
   }
 
   @Override
@@ -617,12 +652,28 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   }
 
   /**
-   * Registers the call and arms its deadline; false (with the call failed) when closed, or when
-   * connected but not authenticated.
+   * Fails every call in flight: the server turned out to require SASL on a new connection, so
+   * whatever is queued would only be refused. Cancelling them keeps spymemcached from writing
+   * them.
+   */
+  private void failInFlight() {
+    for (Call<?> call : deadlineOrder) {
+      call.abort(saslRequirement.failure(call.describe()));
+    }
+  }
+
+  /**
+   * Registers the call and arms its deadline; false (with the call failed) when closed, when
+   * connected but not authenticated, or when the server requires SASL and none is configured.
    */
   private boolean begin(Call<?> call) {
     if (closed) {
       call.abort(closedFailure(call));
+      return false;
+    }
+    if (saslRequirement != null && saslRequirement.required()) {
+      call.abort(saslRequirement.failure(call.describe()));
+      saslRequirement.reprobeIfDue();
       return false;
     }
     if (sasl != null && server.isActive() && !sasl.authenticated()) {
@@ -792,19 +843,22 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   /**
    * A command refused for want of authentication. With SASL on, requests wait for it (see {@link
-   * #begin}), so this means the server requires SASL and none is configured; spymemcached then
-   * drops and reopens the connection after each such reply (it throws the error on its I/O
-   * thread), which cannot be helped from outside without SASL.
+   * #begin}), so this means it was refused. Without SASL the server requires it and none is
+   * configured: memcached closes the connection after this reply, so the requests in flight behind
+   * it fail too, with the same exception (see {@link #translate}), and no request is sent until a
+   * probe finds that SASL is no longer required (see {@link SaslRequirement}).
    */
   private NodeAuthenticationException authRequired(Call<?> call, String reply, Throwable cause) {
-    return sasl != null && sasl.refused()
+    if (saslRequirement != null) {
+      saslRequirement.refusedWith(reply);
+      return saslRequirement.failure(call.describe());
+    }
+    return sasl.refused()
         ? sasl.refusal(call.describe())
         : new NodeAuthenticationException(
             node,
             call.describe()
-                + " failed: the server requires SASL authentication and "
-                + (sasl == null ? "none is configured" : "it has not succeeded")
-                + " ("
+                + " failed: the server requires SASL authentication and it has not succeeded ("
                 + reply.trim()
                 + ")",
             cause);
@@ -830,7 +884,13 @@ final class SpymemcachedNodeConnection implements NodeConnection {
       return cause;
     }
     if (cause instanceof CancellationException) {
-      return closed ? closedFailure(call) : notConnected(call, cause);
+      if (closed) {
+        return closedFailure(call);
+      }
+      // Lost with the connection that memcached closed after refusing an unauthenticated request.
+      return saslRequirement != null && saslRequirement.required()
+          ? saslRequirement.failure(call.describe())
+          : notConnected(call, cause);
     }
     if (cause instanceof OperationException) {
       String reply = cause.getMessage() != null ? cause.getMessage() : cause.toString();
@@ -975,9 +1035,15 @@ final class SpymemcachedNodeConnection implements NodeConnection {
       }
     }
 
-    /** The deadline passed. */
+    /**
+     * The deadline passed. While the server requires SASL that is why: the request was queued
+     * behind one that the server refused before closing the connection.
+     */
     void expire() {
-      abort(timeout());
+      abort(
+          saslRequirement != null && saslRequirement.required()
+              ? saslRequirement.failure(describe())
+              : timeout());
     }
 
     MemcachedTimeoutException timeout() {
