@@ -278,6 +278,11 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     return sasl == null ? 0 : sasl.attempts();
   }
 
+  /** Probes for a SASL requirement so far, 0 with SASL (for tests). */
+  int saslProbes() {
+    return saslRequirement == null ? 0 : saslRequirement.probes();
+  }
+
   // ---- operations ----------------------------------------------------------------------------
 
   @Override

@@ -120,13 +120,15 @@ class SaslRequirementIT {
     MemcachedServer server = SASL.server(0);
     NodeConnection c = connect(protocol, server.host(), server.port());
     String address = server.host() + ":" + server.port();
+    long start = System.nanoTime();
+    assertThat(((SpymemcachedNodeConnection) c).saslProbes()).isEqualTo(1);
 
     int requests = 0;
     for (int round = 0; round < 20; round++) {
       for (Function<String, CompletableFuture<?>> operation : everyOperation(c)) {
-        long start = System.nanoTime();
+        long sent = System.nanoTime();
         Throwable t = failure(operation.apply("k" + round));
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(100));
+        assertThat(Duration.ofNanos(System.nanoTime() - sent)).isLessThan(Duration.ofMillis(100));
         assertSaslRequired(t, address);
         requests++;
       }
@@ -157,6 +159,10 @@ class SaslRequirementIT {
     }
 
     assertThat(requests).isEqualTo(20 * 11 + 1000);
+    // Probed again at most every 2 s while requests are refused, not per request.
+    long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+    assertThat(((SpymemcachedNodeConnection) c).saslProbes())
+        .isBetween(1, 2 + (int) (elapsedMillis / SaslRequirement.REPROBE_INTERVAL_MILLIS));
     assertThat(failure(c.get("after")).getMessage())
         .contains(
             protocol == MemcachedProtocol.TEXT
