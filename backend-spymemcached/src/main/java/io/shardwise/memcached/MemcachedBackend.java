@@ -201,9 +201,11 @@ public final class MemcachedBackend implements Backend {
 
   /**
    * Whether {@code failure} says the server is unhealthy (no reply, connection down, timeout) as
-   * opposed to the server answering with an error or refusing the client's SASL credentials (a
-   * {@link io.shardwise.client.NodeAuthenticationException}, a configuration error). Unwraps
-   * {@link CompletionException} and {@link ExecutionException}.
+   * opposed to the server answering with an error ({@link MemcachedServerErrorException}) or with a
+   * reply the client cannot parse ({@link MemcachedProtocolException}), or refusing the client's
+   * SASL credentials or requiring SASL when none is configured (a {@link
+   * io.shardwise.client.NodeAuthenticationException}, a configuration error). Unwraps {@link
+   * CompletionException} and {@link ExecutionException}.
    */
   @Override
   public boolean isNodeFailure(Throwable failure) {

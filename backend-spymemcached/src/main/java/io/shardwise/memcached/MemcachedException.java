@@ -1,7 +1,7 @@
 package io.shardwise.memcached;
 
 /**
- * A memcached request failed. The two kinds are told apart by type:
+ * A memcached request failed. The kinds are told apart by type:
  *
  * <ul>
  *   <li>{@link MemcachedUnavailableException} (and its {@link MemcachedTimeoutException}): the
@@ -10,6 +10,8 @@ package io.shardwise.memcached;
  *   <li>{@link MemcachedServerErrorException}: the server answered, with an error ({@code
  *       SERVER_ERROR object too large for cache}, a non-numeric value for {@code incr}, ...). The
  *       server is healthy; the request was refused.
+ *   <li>{@link MemcachedProtocolException}: the server answered with a reply the client cannot
+ *       parse; that request failed, the connection stays up. Not a node failure either.
  * </ul>
  *
  * <p>{@link MemcachedBackend#isNodeFailure(Throwable)} applies this rule to any failure.

@@ -29,6 +29,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import net.spy.memcached.ConnectionFactory;
@@ -57,14 +58,16 @@ import net.spy.memcached.protocol.binary.BinaryOperationFactory;
  * milliseconds). With {@link
  * FailureMode#Cancel}, spymemcached cancels a request at once while the server is disconnected;
  * that becomes a {@link MemcachedUnavailableException}. Error replies become {@link
- * MemcachedServerErrorException}s; misses are null, false or absent keys, never errors.
+ * MemcachedServerErrorException}s, a one-line reply that cannot be parsed a {@link
+ * MemcachedProtocolException} (both keep the connection); misses are null, false or absent keys,
+ * never errors. A server that requires SASL when none is configured, or refuses the configured
+ * credentials, fails every request with a {@link NodeAuthenticationException} (see {@link
+ * SaslRequirement} and {@link SaslAuthentication}).
  */
 final class SpymemcachedNodeConnection implements NodeConnection {
 
-  /**
-   * incr on a text connection: incr, then add when absent, then incr again if another client won.
-   */
-  private static final int MAX_TEXT_INCR_ATTEMPTS = 3;
+  /** incr without a create-if-absent request: incr, then add when absent, then incr again. */
+  private static final int MAX_INCR_ATTEMPTS = 3;
 
   private static final CachedValueTranscoder TRANSCODER = CachedValueTranscoder.INSTANCE;
 
@@ -80,6 +83,8 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   private final Consumer<SpymemcachedNodeConnection> onClose;
   /** SASL authentication, or null without. */
   private final SaslAuthentication sasl;
+  /** Without SASL: whether the server requires it nonetheless; null with SASL. */
+  private final SaslRequirement saslRequirement;
   /**
    * Calls in the order they began: every call has the same timeout, so their deadlines come in
    * this order, and {@link #expireOverdue()} only looks at the head. A queue node per call instead
@@ -99,7 +104,8 @@ final class SpymemcachedNodeConnection implements NodeConnection {
       ExecutorService callbacks,
       ScheduledExecutorService timer,
       Consumer<SpymemcachedNodeConnection> onClose,
-      SaslAuthentication sasl) {
+      SaslAuthentication sasl,
+      SaslRequirement saslRequirement) {
     this.node = node;
     this.protocol = options.protocol();
     this.operationTimeout = options.operationTimeout();
@@ -111,12 +117,17 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     this.timer = timer;
     this.onClose = onClose;
     this.sasl = sasl;
+    this.saslRequirement = saslRequirement;
   }
 
   /**
    * Opens a client for {@code node} and waits up to the connect timeout for its first connection
    * attempt to succeed or fail. A server that is down is not an error: spymemcached keeps
    * reconnecting in the background, and requests fail fast until it is up.
+   *
+   * <p>Without SASL, each new connection first has its server probed for a SASL requirement (see
+   * {@link SaslRequirement}), on spymemcached's I/O thread before it writes anything on the new
+   * connection, for up to the smaller of the connect and operation timeouts.
    */
   static SpymemcachedNodeConnection open(
       Node node,
@@ -135,6 +146,16 @@ final class SpymemcachedNodeConnection implements NodeConnection {
             ? new SaslAuthentication(
                 node, options.saslUsername().orElseThrow(), options.saslPassword().orElseThrow())
             : null;
+    SaslRequirement saslRequirement =
+        sasl == null
+            ? new SaslRequirement(
+                node,
+                address,
+                options.protocol(),
+                min(options.connectTimeout(), options.operationTimeout()),
+                options.daemonThreads())
+            : null;
+    AtomicReference<SpymemcachedNodeConnection> opened = new AtomicReference<>();
     OperationFactory operations =
         options.protocol() == MemcachedProtocol.TEXT
             ? new ErrorTolerantAsciiOperationFactory()
@@ -144,6 +165,12 @@ final class SpymemcachedNodeConnection implements NodeConnection {
         new ConnectionObserver() {
           @Override
           public void connectionEstablished(SocketAddress socketAddress, int reconnectCount) {
+            if (saslRequirement != null && saslRequirement.probe()) {
+              SpymemcachedNodeConnection connection = opened.get();
+              if (connection != null) {
+                connection.failInFlight();
+              }
+            }
             established.complete(null);
           }
 
@@ -151,6 +178,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
           public void connectionLost(SocketAddress socketAddress) {
             if (sasl != null) {
               sasl.connectionLost();
+            }
+            if (saslRequirement != null) {
+              saslRequirement.connectionLost();
             }
           }
         };
@@ -186,7 +216,8 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     }
     SpymemcachedNodeConnection connection =
         new SpymemcachedNodeConnection(
-            node, options, client, operations, callbacks, timer, onClose, sasl);
+            node, options, client, operations, callbacks, timer, onClose, sasl, saslRequirement);
+    opened.set(connection);
     connection.awaitFirstAttempt(established, options.connectTimeout());
     return connection;
   }
@@ -233,6 +264,10 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     }
   }
 
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
   @Override
   public Node node() {
     return node;
@@ -241,6 +276,11 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   /** SASL attempts so far, 0 without SASL (for tests). */
   int saslAttempts() {
     return sasl == null ? 0 : sasl.attempts();
+  }
+
+  /** Probes for a SASL requirement so far, 0 with SASL (for tests). */
+  int saslProbes() {
+    return saslRequirement == null ? 0 : saslRequirement.probes();
   }
 
   // ---- operations ----------------------------------------------------------------------------
@@ -452,6 +492,11 @@ final class SpymemcachedNodeConnection implements NodeConnection {
         });
   }
 
+  /**
+   * Counters are unsigned 64-bit: {@code initial} and the value returned hold the counter's 64
+   * bits, so values from 2^63 up are negative longs ({@code Long.toUnsignedString} prints the
+   * server's number). An increment wraps at 2^64, a decrement stops at 0.
+   */
   @Override
   public CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl) {
     return single(
@@ -462,29 +507,29 @@ final class SpymemcachedNodeConnection implements NodeConnection {
             throw new IllegalArgumentException(
                 "delta must be > " + Long.MIN_VALUE + " but was " + delta);
           }
-          if (initial < 0) {
-            throw new IllegalArgumentException(
-                "initial must be >= 0 (memcached counters are unsigned) but was " + initial);
-          }
           int exptime = exptime(ttl);
-          if (protocol == MemcachedProtocol.BINARY) {
+          // spymemcached's binary incr asserts that the initial value is >= 0 as a signed long;
+          // an initial value from 2^63 up is created the way the text protocol does it.
+          if (protocol == MemcachedProtocol.BINARY && initial >= 0) {
             OperationFuture<Long> future =
                 delta >= 0
                     ? client.asyncIncr(key, delta, initial, exptime)
                     : client.asyncDecr(key, -delta, initial, exptime);
             bridge(call, future, (value, status) -> counterValue(call, value, status));
           } else {
-            incrText(call, key, delta, initial, exptime, 1);
+            incrOrAdd(call, key, delta, initial, exptime, 1);
           }
         });
   }
 
   /**
-   * spymemcached's text protocol has no create-if-absent incr; do what its synchronous {@code
-   * incr(key, by, default, exp)} does, without blocking: incr; on NOT_FOUND add the initial value;
-   * if another client added it first, incr again.
+   * A counter update without a create-if-absent request (the text protocol has none), done as
+   * spymemcached's synchronous {@code incr(key, by, default, exp)} does it, without blocking: incr;
+   * on NOT_FOUND add the initial value; if another client added it first, incr again. On the
+   * binary protocol spymemcached's incr without an initial value sends the expiry 0xffffffff,
+   * which makes memcached answer NOT_FOUND for an absent key in the same way.
    */
-  private void incrText(
+  private void incrOrAdd(
       Call<Long> call, String key, long delta, long initial, int exptime, int attempt) {
     OperationFuture<Long> future =
         delta >= 0 ? client.asyncIncr(key, delta) : client.asyncDecr(key, -delta);
@@ -505,7 +550,7 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   private void addInitial(
       Call<Long> call, String key, long delta, long initial, int exptime, int attempt) {
-    byte[] digits = Long.toString(initial).getBytes(StandardCharsets.US_ASCII);
+    byte[] digits = Long.toUnsignedString(initial).getBytes(StandardCharsets.US_ASCII);
     OperationFuture<Boolean> add = client.add(key, exptime, CachedValue.of(digits, 0), TRANSCODER);
     call.cancelWith(add);
     add.addListener(
@@ -518,9 +563,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
                     call.result.complete(initial);
                   } else if (!is(status, StatusCode.ERR_NOT_STORED, StatusCode.ERR_EXISTS)) {
                     throw errorReply(call, status);
-                  } else if (attempt < MAX_TEXT_INCR_ATTEMPTS) {
+                  } else if (attempt < MAX_INCR_ATTEMPTS) {
                     // Another client created the counter between our incr and add.
-                    incrText(call, key, delta, initial, exptime, attempt + 1);
+                    incrOrAdd(call, key, delta, initial, exptime, attempt + 1);
                   } else {
                     throw new MemcachedServerErrorException(
                         call.describe()
@@ -612,12 +657,28 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   }
 
   /**
-   * Registers the call and arms its deadline; false (with the call failed) when closed, or when
-   * connected but not authenticated.
+   * Fails every call in flight: the server turned out to require SASL on a new connection, so
+   * whatever is queued would only be refused. Cancelling them keeps spymemcached from writing
+   * them.
+   */
+  private void failInFlight() {
+    for (Call<?> call : deadlineOrder) {
+      call.abort(saslRequirement.failure(call.describe()));
+    }
+  }
+
+  /**
+   * Registers the call and arms its deadline; false (with the call failed) when closed, when
+   * connected but not authenticated, or when the server requires SASL and none is configured.
    */
   private boolean begin(Call<?> call) {
     if (closed) {
       call.abort(closedFailure(call));
+      return false;
+    }
+    if (saslRequirement != null && saslRequirement.required()) {
+      call.abort(saslRequirement.failure(call.describe()));
+      saslRequirement.reprobeIfDue();
       return false;
     }
     if (sasl != null && server.isActive() && !sasl.authenticated()) {
@@ -752,6 +813,21 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   }
 
   private RuntimeException errorReply(Call<?> call, OperationStatus status) {
+    if (status instanceof ErrorTolerantAsciiOperationFactory.UnparseableReply) {
+      ErrorTolerantAsciiOperationFactory.UnparseableReply unparseable =
+          (ErrorTolerantAsciiOperationFactory.UnparseableReply) status;
+      return new MemcachedProtocolException(
+          call.describe()
+              + " on "
+              + address()
+              + ": cannot parse the reply '"
+              + KeyRules.shorten(unparseable.line())
+              + "'; expected "
+              + unparseable.expected()
+              + " (only this request failed; the connection is kept)",
+          unparseable.line(),
+          null);
+    }
     String reply = status == null ? "no status" : status.getMessage();
     if (isAuthRefusal(reply)) {
       return authRequired(call, reply, null);
@@ -772,19 +848,22 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   /**
    * A command refused for want of authentication. With SASL on, requests wait for it (see {@link
-   * #begin}), so this means the server requires SASL and none is configured; spymemcached then
-   * drops and reopens the connection after each such reply (it throws the error on its I/O
-   * thread), which cannot be helped from outside without SASL.
+   * #begin}), so this means it was refused. Without SASL the server requires it and none is
+   * configured: memcached closes the connection after this reply, so the requests in flight behind
+   * it fail too, with the same exception (see {@link #translate}), and no request is sent until a
+   * probe finds that SASL is no longer required (see {@link SaslRequirement}).
    */
   private NodeAuthenticationException authRequired(Call<?> call, String reply, Throwable cause) {
-    return sasl != null && sasl.refused()
+    if (saslRequirement != null) {
+      saslRequirement.refusedWith(reply);
+      return saslRequirement.failure(call.describe());
+    }
+    return sasl.refused()
         ? sasl.refusal(call.describe())
         : new NodeAuthenticationException(
             node,
             call.describe()
-                + " failed: the server requires SASL authentication and "
-                + (sasl == null ? "none is configured" : "it has not succeeded")
-                + " ("
+                + " failed: the server requires SASL authentication and it has not succeeded ("
                 + reply.trim()
                 + ")",
             cause);
@@ -810,7 +889,13 @@ final class SpymemcachedNodeConnection implements NodeConnection {
       return cause;
     }
     if (cause instanceof CancellationException) {
-      return closed ? closedFailure(call) : notConnected(call, cause);
+      if (closed) {
+        return closedFailure(call);
+      }
+      // Lost with the connection that memcached closed after refusing an unauthenticated request.
+      return saslRequirement != null && saslRequirement.required()
+          ? saslRequirement.failure(call.describe())
+          : notConnected(call, cause);
     }
     if (cause instanceof OperationException) {
       String reply = cause.getMessage() != null ? cause.getMessage() : cause.toString();
@@ -955,9 +1040,15 @@ final class SpymemcachedNodeConnection implements NodeConnection {
       }
     }
 
-    /** The deadline passed. */
+    /**
+     * The deadline passed. While the server requires SASL that is why: the request was queued
+     * behind one that the server refused before closing the connection.
+     */
     void expire() {
-      abort(timeout());
+      abort(
+          saslRequirement != null && saslRequirement.required()
+              ? saslRequirement.failure(describe())
+              : timeout());
     }
 
     MemcachedTimeoutException timeout() {

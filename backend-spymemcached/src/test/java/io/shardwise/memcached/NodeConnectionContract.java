@@ -331,11 +331,101 @@ abstract class NodeConnectionContract {
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(200));
   }
 
+  /** 2^63 as the long that holds its bits. */
+  static final long TWO_TO_THE_63 = Long.MIN_VALUE;
+
+  private long connectionsOpened() {
+    return Long.parseLong(server().stats().get("total_connections"));
+  }
+
   @Test
-  void incrRejectsANegativeInitialValue() {
-    assertThat(failure(connection.incr("neg", 1, -1, Duration.ZERO)))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("initial must be >= 0");
+  void incrAcrossTwoToThe63ReturnsTheUnsignedValueAndKeepsTheConnection() {
+    long opened = connectionsOpened();
+    assertThat(await(connection.incr("u", 1, Long.MAX_VALUE - 1, Duration.ZERO)))
+        .isEqualTo(Long.MAX_VALUE - 1);
+    assertThat(await(connection.incr("u", 1, 0, Duration.ZERO))).isEqualTo(Long.MAX_VALUE);
+
+    long crossed = await(connection.incr("u", 1, 0, Duration.ZERO));
+
+    assertThat(crossed).isEqualTo(TWO_TO_THE_63);
+    assertThat(Long.toUnsignedString(crossed)).isEqualTo("9223372036854775808");
+    assertThat(server().get("u").valueUtf8().trim()).isEqualTo("9223372036854775808");
+    assertThat(Long.toUnsignedString(await(connection.incr("u", 1000, 0, Duration.ZERO))))
+        .isEqualTo("9223372036854776808");
+    assertThat(Long.toUnsignedString(await(connection.incr("u", -2000, 0, Duration.ZERO))))
+        .isEqualTo("9223372036854774808");
+    assertThat(await(connection.incr("u", -1, 0, Duration.ZERO))).isEqualTo(Long.MAX_VALUE - 1000);
+    // +2: the raw get and the raw stats connections; the connection under test was not reopened
+    assertThat(connectionsOpened()).isEqualTo(opened + 2);
+  }
+
+  @Test
+  void incrWrapsAtTwoToThe64() {
+    long max = -1L; // 2^64 - 1
+    assertThat(await(connection.incr("w", 1, max - 1, Duration.ZERO))).isEqualTo(max - 1);
+    assertThat(server().get("w").valueUtf8().trim()).isEqualTo("18446744073709551614");
+    assertThat(await(connection.incr("w", 1, 0, Duration.ZERO))).isEqualTo(max);
+    assertThat(Long.toUnsignedString(max)).isEqualTo("18446744073709551615");
+
+    assertThat(await(connection.incr("w", 1, 0, Duration.ZERO))).isZero();
+    assertThat(await(connection.incr("w", Long.MAX_VALUE, 0, Duration.ZERO)))
+        .isEqualTo(Long.MAX_VALUE);
+    assertThat(await(connection.incr("w", Long.MAX_VALUE, 0, Duration.ZERO))).isEqualTo(max - 1);
+    assertThat(await(connection.incr("w", 5, 0, Duration.ZERO))).isEqualTo(3L);
+  }
+
+  @Test
+  void decrFromAboveTwoToThe63StopsAtZero() {
+    long start = TWO_TO_THE_63 + 5;
+    assertThat(await(connection.incr("f", -1, start, Duration.ZERO))).isEqualTo(start);
+    assertThat(await(connection.incr("f", -10, 0, Duration.ZERO))).isEqualTo(Long.MAX_VALUE - 4);
+    assertThat(await(connection.incr("f", -Long.MAX_VALUE, 0, Duration.ZERO))).isZero();
+    assertThat(server().get("f").valueUtf8().trim()).isEqualTo("0");
+  }
+
+  @Test
+  void anInitialValueIsReadAsUnsigned() {
+    assertThat(await(connection.incr("i1", 1, -1L, Duration.ZERO))).isEqualTo(-1L);
+    assertThat(server().get("i1").valueUtf8()).isEqualTo("18446744073709551615");
+    assertThat(await(connection.incr("i2", -1, TWO_TO_THE_63, Duration.ZERO)))
+        .isEqualTo(TWO_TO_THE_63);
+    assertThat(server().get("i2").valueUtf8()).isEqualTo("9223372036854775808");
+    assertThat(await(connection.incr("i2", -1, 0, Duration.ZERO))).isEqualTo(Long.MAX_VALUE);
+  }
+
+  @Test
+  void requestsInFlightSurviveACounterCrossingTwoToThe63() {
+    Map<String, CachedValue> values = new LinkedHashMap<>();
+    for (int i = 0; i < 200; i++) {
+      values.put("n" + i, utf8("value " + i, 0));
+    }
+    assertThat(await(connection.setMulti(values, Duration.ZERO))).isEmpty();
+    await(connection.incr("big", 1, Long.MAX_VALUE - 10, Duration.ZERO));
+    long opened = connectionsOpened();
+
+    List<CompletableFuture<CachedValue>> reads = new ArrayList<>();
+    List<CompletableFuture<Long>> increments = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      reads.add(connection.get("n" + i));
+      if (i % 10 == 0) {
+        increments.add(connection.incr("big", 1, 0, Duration.ZERO));
+      }
+    }
+
+    for (int i = 0; i < 200; i++) {
+      assertThat(await(reads.get(i))).isEqualTo(values.get("n" + i));
+    }
+    List<Long> counted = new ArrayList<>();
+    for (CompletableFuture<Long> increment : increments) {
+      counted.add(await(increment));
+    }
+    assertThat(counted).hasSize(20);
+    for (int i = 0; i < 20; i++) {
+      assertThat(counted.get(i)).isEqualTo(Long.MAX_VALUE - 9 + i);
+    }
+    assertThat(counted).contains(TWO_TO_THE_63, TWO_TO_THE_63 + 9);
+    // +1: the raw stats connection; the connection under test was not reopened
+    assertThat(connectionsOpened()).isEqualTo(opened + 1);
   }
 
   // ---- ping / flush --------------------------------------------------------------------------

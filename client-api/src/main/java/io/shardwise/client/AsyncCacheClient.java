@@ -57,13 +57,20 @@ public interface AsyncCacheClient<V> extends AutoCloseable {
   /**
    * Adds {@code delta} (>= 0) to the counter at {@code key} and returns the new value; an absent
    * counter is created with {@code initial} (and {@code ttl}) and {@code initial} is returned.
-   * memcached counters are unsigned 64-bit and wrap; Redis counters are signed.
+   *
+   * <p>memcached counters are unsigned 64-bit: the {@code long} returned, and {@code initial}, hold
+   * the counter's 64 bits, so values from 2^63 to 2^64-1 are negative longs ({@link
+   * Long#toUnsignedString(long)} prints the server's number, {@link Long#compareUnsigned} orders
+   * them), the same on the text and binary protocols; an increment past 2^64-1 wraps around to 0.
+   * Redis counters are signed 64-bit: the long is the value, and an increment past 2^63-1 fails.
    */
   CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl);
 
   /**
-   * Subtracts {@code delta} (>= 0) from the counter at {@code key}; an absent counter is created
-   * with {@code initial}. memcached stops at 0; Redis goes below 0.
+   * Subtracts {@code delta} (>= 0) from the counter at {@code key} and returns the new value; an
+   * absent counter is created with {@code initial} and {@code initial} is returned. memcached
+   * counters are unsigned 64-bit (read {@code initial} and the result as in {@link #incr}) and stop
+   * at 0; Redis counters are signed and go below 0.
    */
   CompletableFuture<Long> decr(String key, long delta, long initial, Duration ttl);
 

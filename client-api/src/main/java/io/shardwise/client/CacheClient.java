@@ -31,8 +31,17 @@ public interface CacheClient<V> extends AutoCloseable {
 
   boolean touch(String key, Duration ttl);
 
+  /**
+   * {@link AsyncCacheClient#incr}: memcached counters are unsigned 64-bit, so a result or {@code
+   * initial} from 2^63 up is a negative long holding the counter's bits ({@link
+   * Long#toUnsignedString(long)} prints it); they wrap at 2^64. Redis counters are signed.
+   */
   long incr(String key, long delta, long initial, Duration ttl);
 
+  /**
+   * {@link AsyncCacheClient#decr}: memcached counters are unsigned 64-bit (read as in {@link
+   * #incr}) and stop at 0; Redis counters are signed and go below 0.
+   */
   long decr(String key, long delta, long initial, Duration ttl);
 
   Duration ping(Node node);
