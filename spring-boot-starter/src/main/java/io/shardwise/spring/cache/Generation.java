@@ -123,9 +123,7 @@ final class Generation {
   /** Repairs started and not finished, for tests. */
   private final Set<CompletableFuture<Void>> repairs = ConcurrentHashMap.newKeySet();
 
-  /**
-   * @param base the replicas' keys are {@code <base>#<salt>}
-   */
+  /** A generation kept in counters {@code <base>#<salt>}, read again after {@code refresh}. */
   Generation(AsyncCacheClient<Object> client, String base, Duration refresh) {
     this.client = client;
     this.base = base;

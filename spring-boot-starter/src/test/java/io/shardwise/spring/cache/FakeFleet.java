@@ -9,6 +9,7 @@ import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.routing.Node;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -38,7 +39,7 @@ final class FakeFleet implements AsyncCacheClient<Object> {
     }
     down = new boolean[size];
     states = new NodeState[size];
-    java.util.Arrays.fill(states, NodeState.HEALTHY);
+    Arrays.fill(states, NodeState.HEALTHY);
   }
 
   int indexOf(Node node) {
