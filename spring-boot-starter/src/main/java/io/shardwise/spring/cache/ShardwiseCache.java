@@ -8,6 +8,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -29,7 +30,9 @@ import org.springframework.cache.support.AbstractValueAdaptingCache;
  * anything else by its {@code toString()}, which the key's type must override). A key the servers
  * cannot store as it is (memcached: over 250 bytes, whitespace, control characters) is stored under
  * the SHA-256 of its text instead. {@link #clear()} advances the generation, which clears the cache
- * on memcached and Redis alike, and only this cache.
+ * on memcached and Redis alike, and only this cache. The generation is kept in counters on up to
+ * three distinct servers ({@link #generationKeys()}), so that losing, hanging or readmitting one
+ * server costs only that server's share of the cache's entries.
  *
  * <p>The async methods ({@link #retrieve(Object)}, {@link #retrieve(Object, Supplier)}) never
  * block; their futures complete, and value loaders run, on the common fork-join pool (as with
@@ -111,6 +114,15 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
   /** The text before every key of this cache on the fleet. */
   public String keyPrefix() {
     return prefix;
+  }
+
+  /**
+   * The keys of the counters that hold this cache's generation, each on its own server (fewer than
+   * three with fewer servers, or when a hash tag in the prefix pins every key to one server): e.g.
+   * to ask the client which servers hold them.
+   */
+  public List<String> generationKeys() {
+    return generation.replicas().stream().map(Generation.Replica::key).toList();
   }
 
   /** The key {@code key} has on the fleet now, e.g. to ask the client which server holds it. */
