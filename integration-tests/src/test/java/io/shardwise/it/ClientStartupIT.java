@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A new client used at once, with the backend as it is and the default failover options, over
- * servers that take 300 ms to answer a new connection (each behind a {@link SlowStartProxy}): its
+ * servers that take 300 ms to answer a new connection (each behind a {@link TcpRelay}): its
  * first requests must be answered, and above all must not get healthy servers ejected and then
  * emptied by the default {@code flush} rejoin policy, which would wipe a shared cache whenever an
  * application instance starts.
@@ -50,7 +50,7 @@ class ClientStartupIT {
 
   @RegisterExtension static final ServerFleet<RedisServer> REDIS = ServerFleet.redis(3);
 
-  private final List<SlowStartProxy> proxies = new ArrayList<>();
+  private final List<TcpRelay> proxies = new ArrayList<>();
   private final Map<String, byte[]> existing = new LinkedHashMap<>();
 
   static Stream<Arguments> fleets() {
@@ -62,7 +62,7 @@ class ClientStartupIT {
 
   @AfterEach
   void closeProxies() {
-    proxies.forEach(SlowStartProxy::close);
+    proxies.forEach(TcpRelay::close);
   }
 
   /** Fills every server as another application would, and puts a slow relay in front of it. */
@@ -76,8 +76,8 @@ class ClientStartupIT {
       }
       fleet.rawSetAll(server, values);
       existing.putAll(values);
-      SlowStartProxy proxy =
-          new SlowStartProxy(
+      TcpRelay proxy =
+          new TcpRelay(
               fleet.server(server).host(), fleet.server(server).port(), CONNECTION_DELAY);
       proxies.add(proxy);
       addresses.add(proxy.address());

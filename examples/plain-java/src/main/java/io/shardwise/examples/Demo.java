@@ -67,7 +67,6 @@ public final class Demo {
     properties.setProperty("shardwise.router", "ketama");
     properties.setProperty("shardwise.timeout", "500ms");
     properties.setProperty("shardwise.failure-mode", "redistribute");
-    properties.setProperty("shardwise.rejoin", "flush");
     properties.setProperty("shardwise.probe-interval", "200ms");
     properties.setProperty("shardwise.probe-max-interval", "1s");
     properties.setProperty("shardwise.codec", "utf8");
@@ -125,8 +124,9 @@ public final class Demo {
       step(
           "3. restart "
               + label(victim)
-              + " on the same port; the client probes it, flushes it (rejoin=flush) and readmits"
-              + " it");
+              + " on the same port; the client probes it, deletes on it the keys rewritten"
+              + " elsewhere meanwhile (rejoin=journal, the default: nothing else is touched) and"
+              + " readmits it");
       readmitted = new CountDownLatch(1);
       restart(victim);
       long waitStart = System.nanoTime();
@@ -147,8 +147,8 @@ public final class Demo {
               + after.hits
               + " hits, "
               + after.misses
-              + " misses (its keys, flushed on rejoin,"
-              + " are read through again), "
+              + " misses (its keys: it restarted empty, and"
+              + " the copies written elsewhere are deleted), "
               + after.errors
               + " errors");
       System.out.println("state: " + states(cache));

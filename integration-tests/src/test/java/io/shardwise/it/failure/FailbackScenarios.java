@@ -5,26 +5,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.CacheClient;
 import io.shardwise.client.Codecs;
-import io.shardwise.client.NodeEvent;
 import io.shardwise.client.NodeState;
 import io.shardwise.core.FailoverOptions;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.core.ShardwiseClient;
-import io.shardwise.spi.Backend;
-import io.shardwise.testing.ServerFleet;
+import io.shardwise.it.TcpRelay;
 import io.shardwise.testing.ServerHandle;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -33,33 +26,27 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The failover contract on a shared fleet, against 5 real servers with the client's default
- * settings: a stalled server costs other applications nothing and is never flushed; a flapping
- * server never makes a client read an old value; clients with different views of a server read
- * old values only within the documented bound; a stalled client, or every server stalled at once,
- * ejects no more than the cap. The figures go to {@code target/failback-<backend>.md}.
+ * The failover contract on a shared fleet, against the same 5 real servers as {@link
+ * FailureInjection} and with the client's default settings: a stalled server costs other
+ * applications nothing and is never flushed; a flapping server never makes the client read an old
+ * value; clients with different views of a server read old values only within the documented
+ * bound; a stalled client, or every server stalled at once, ejects no more than the cap. The
+ * figures go to {@code target/failure-<backend>.md} with the others.
  *
  * <p>The flapping runs are short by default; {@code -Dfailback.flap.runs=5
  * -Dfailback.flap.seconds=30} runs what {@code docs/failure.md} reports.
  */
-abstract class FailbackScenarios {
+abstract class FailbackScenarios extends FailureInjection {
 
-  static final int KEYS = 10_000;
-  static final int THREADS = 8;
   static final int OTHER_KEYS = 20_000;
   static final int FLAP_RUNS = Integer.getInteger("failback.flap.runs", 1);
   static final long FLAP_SECONDS = Long.getLong("failback.flap.seconds", 12);
   static final int CAP = FailoverOptions.defaults().maxEjectedNodes(5);
-
-  private static final Map<String, List<String>> REPORT = new HashMap<>();
 
   /** Another application's plain client (spymemcached, Lettuce) writing keys of its own. */
   interface OtherWriter extends AutoCloseable {
@@ -72,66 +59,13 @@ abstract class FailbackScenarios {
     void close();
   }
 
-  final List<NodeEvent> events = new CopyOnWriteArrayList<>();
-  private final List<AsyncCacheClient<?>> clients = new ArrayList<>();
-
-  abstract ServerFleet<? extends ServerHandle> fleet();
-
-  abstract Backend newBackend();
-
-  abstract String backendName();
-
   abstract OtherWriter otherWriter();
 
   /** Whole-server flushes the server has run so far (memcached {@code cmd_flush}, Redis FLUSHDB/FLUSHALL calls). */
   abstract long flushCommands(ServerHandle server);
 
-  @BeforeEach
-  void reset() {
-    fleet().restoreAll();
-    fleet().flushAll();
-    events.clear();
-  }
-
-  @AfterEach
-  void closeClients() {
-    clients.forEach(AsyncCacheClient::close);
-    clients.clear();
-    fleet().restoreAll();
-  }
-
-  /** A client with the default settings but for a codec that keeps values readable. */
-  CacheClient<String> client() {
-    AsyncCacheClient<String> c =
-        ShardwiseClient.builder()
-            .backend(newBackend())
-            .servers(String.join(",", fleet().addresses()))
-            .listener(events::add)
-            .codec(Codecs.utf8())
-            .build();
-    clients.add(c);
-    return c.sync();
-  }
-
-  void report(String row) {
-    REPORT.computeIfAbsent(backendName(), b -> new ArrayList<>()).add(row);
-    System.out.println("[failback " + backendName() + "] " + row);
-  }
-
-  @AfterAll
-  static void writeReport() {
-    for (Map.Entry<String, List<String>> e : REPORT.entrySet()) {
-      try {
-        Files.createDirectories(Path.of("target"));
-        Files.write(Path.of("target", "failback-" + e.getKey() + ".md"), e.getValue());
-      } catch (IOException x) {
-        throw new UncheckedIOException(x);
-      }
-    }
-  }
-
   private long ejections() {
-    return events.stream().filter(NodeEvent::isEjection).count();
+    return events.stream().filter(s -> s.event().isEjection()).count();
   }
 
   private static void awaitAllHealthy(AsyncCacheClient<?> client, Duration within) throws InterruptedException {
@@ -165,8 +99,7 @@ abstract class FailbackScenarios {
       other.write(OTHER_KEYS);
       assertThat(other.present(OTHER_KEYS)).isEqualTo(OTHER_KEYS);
       long[] flushesBefore = flushCounts();
-      CacheClient<String> sync = client();
-      AsyncCacheClient<?> client = clients.get(0);
+      CacheClient<String> sync = defaultClient();
       VersionedLoad load = new VersionedLoad(sync, KEYS, THREADS).start();
       Thread.sleep(2000);
       long[] stalls = {1500, 3000};
@@ -191,7 +124,7 @@ abstract class FailbackScenarios {
       assertThat(load.stale).as("old values read").isEmpty();
       report(String.format(
           "| shared fleet, stalls of 1.5 s and 3 s | %d ejections, %d readmissions | other application: %d of %d keys kept | %d flush commands | %d reads, %d writes, %d errors, 0 old |",
-          ejections(), events.stream().filter(NodeEvent::isReadmission).count(), present, OTHER_KEYS, flushes,
+          ejections(), events.stream().filter(e -> e.event().isReadmission()).count(), present, OTHER_KEYS, flushes,
           load.reads.get(), load.writes.get(), load.failureCount.get()));
     }
   }
@@ -216,10 +149,10 @@ abstract class FailbackScenarios {
     List<Long> oldPerRun = new ArrayList<>();
     for (int run = 1; run <= FLAP_RUNS; run++) {
       if (run > 1) {
-        closeClients();
+        closeClient();
         reset();
       }
-      CacheClient<String> sync = client();
+      CacheClient<String> sync = defaultClient();
       VersionedLoad load = new VersionedLoad(sync, KEYS, THREADS).start();
       Thread.sleep(2000);
       ServerHandle victim = fleet().server(2);
@@ -261,32 +194,28 @@ abstract class FailbackScenarios {
     int perClient = 3;
     long stallMillis = 4000;
     ServerHandle shared = fleet().server(2);
-    try (StallingRelay relay = new StallingRelay(shared.host(), shared.port())) {
-      List<String> names = new ArrayList<>();
+    try (TcpRelay relay = new TcpRelay(shared.host(), shared.port())) {
       List<String> direct = new ArrayList<>();
       List<String> relayed = new ArrayList<>();
       for (int i = 0; i < fleet().size(); i++) {
         ServerHandle s = fleet().server(i);
-        names.add("s" + i);
         direct.add("s" + i + "=" + s.address());
         relayed.add("s" + i + "=" + (i == 2 ? relay.address() : s.address()));
       }
       // Client 0 reaches s2 through the relay; 1 and 2 directly. Routing hashes the names, so all
       // three place every key alike.
       List<CacheClient<String>> views = new ArrayList<>();
-      List<AsyncCacheClient<String>> asyncs = new ArrayList<>();
-      for (int c = 0; c < 3; c++) {
-        AsyncCacheClient<String> client =
-            ShardwiseClient.builder()
-                .backend(newBackend())
-                .servers(String.join(",", c == 0 ? relayed : direct))
-                .router(RouterSpec.of("hrw"))
-                .listener(c == 0 ? events::add : e -> {})
-                .codec(Codecs.utf8())
-                .build();
-        clients.add(client);
-        asyncs.add(client);
-        views.add(client.sync());
+      client = builder().servers(String.join(",", relayed)).router(RouterSpec.of("hrw")).build();
+      views.add(client.sync());
+      for (int c = 1; c < 3; c++) {
+        views.add(
+            another(
+                    ShardwiseClient.builder()
+                        .backend(newBackend())
+                        .servers(String.join(",", direct))
+                        .router(RouterSpec.of("hrw"))
+                        .codec(Codecs.utf8()))
+                .sync());
       }
       VersionHistory history = new VersionHistory(keys);
       AtomicBoolean running = new AtomicBoolean(true);
@@ -335,7 +264,7 @@ abstract class FailbackScenarios {
       relay.stall();
       Thread.sleep(stallMillis);
       relay.resume();
-      awaitAllHealthy(asyncs.get(0), Duration.ofSeconds(15));
+      awaitAllHealthy(client, Duration.ofSeconds(15));
       long readmittedAfter = System.nanoTime() - stallAt;
       Thread.sleep(3000);
       running.set(false);
@@ -412,8 +341,7 @@ abstract class FailbackScenarios {
 
   @Test
   void everyServerStoppedAtOnceEjectsNoMoreThanTheCap() throws Exception {
-    CacheClient<String> sync = client();
-    AsyncCacheClient<?> client = clients.get(0);
+    CacheClient<String> sync = defaultClient();
     VersionedLoad load = new VersionedLoad(sync, KEYS, THREADS).start();
     Thread.sleep(2000);
     for (ServerHandle s : fleet().servers()) {

@@ -8,6 +8,7 @@ import io.shardwise.client.Codecs;
 import io.shardwise.client.NoNodeAvailableException;
 import io.shardwise.client.NodeEvent;
 import io.shardwise.client.NodeState;
+import io.shardwise.core.ClientBuilder;
 import io.shardwise.core.FailoverOptions;
 import io.shardwise.core.RejoinPolicy;
 import io.shardwise.core.RouterSpec;
@@ -60,6 +61,7 @@ abstract class FailureInjection {
 
   final List<Seen> events = new CopyOnWriteArrayList<>();
   AsyncCacheClient<String> client;
+  private final List<AsyncCacheClient<String>> others = new ArrayList<>();
 
   abstract ServerFleet<? extends ServerHandle> fleet();
 
@@ -89,6 +91,8 @@ abstract class FailureInjection {
       client.close();
       client = null;
     }
+    others.forEach(AsyncCacheClient::close);
+    others.clear();
     fleet().restoreAll();
   }
 
@@ -97,17 +101,31 @@ abstract class FailureInjection {
   }
 
   CacheClient<String> client(FailoverOptions options, Duration timeout) {
-    client =
-        ShardwiseClient.builder()
-            .backend(newBackend())
-            .servers(String.join(",", fleet().addresses()))
-            .router(RouterSpec.of("ketama"))
-            .timeout(timeout)
-            .failover(options)
-            .listener(e -> events.add(new Seen(System.nanoTime(), e)))
-            .codec(Codecs.utf8())
-            .build();
+    client = builder().timeout(timeout).failover(options).build();
     return client.sync();
+  }
+
+  /** A client with the default settings (but for a codec that keeps values readable). */
+  CacheClient<String> defaultClient() {
+    client = builder().build();
+    return client.sync();
+  }
+
+  /** A client besides {@link #client}, closed after the test; its events are not recorded. */
+  AsyncCacheClient<String> another(ClientBuilder<String> builder) {
+    AsyncCacheClient<String> c = builder.build();
+    others.add(c);
+    return c;
+  }
+
+  /** The servers, the ketama router, a listener that records events, utf8 values. */
+  ClientBuilder<String> builder() {
+    return ShardwiseClient.builder()
+        .backend(newBackend())
+        .servers(String.join(",", fleet().addresses()))
+        .router(RouterSpec.of("ketama"))
+        .listener(e -> events.add(new Seen(System.nanoTime(), e)))
+        .codec(Codecs.utf8());
   }
 
   Node nodeOf(ServerHandle server) {

@@ -14,10 +14,18 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import net.spy.memcached.AddrUtil;
+import net.spy.memcached.MemcachedClient;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-class MemcachedFailureIT extends FailureInjection {
+class MemcachedFailureIT extends FailbackScenarios {
 
   @RegisterExtension static final ServerFleet<MemcachedServer> FLEET = ServerFleet.memcached(5);
 
@@ -72,5 +80,63 @@ class MemcachedFailureIT extends FailureInjection {
   String rawGet(ServerHandle server, String key) {
     MemcachedItem item = ((MemcachedServer) server).get(key);
     return item == null ? null : item.valueUtf8();
+  }
+
+  /** An application on plain spymemcached, as most memcached users on the JVM run it. */
+  @Override
+  OtherWriter otherWriter() {
+    MemcachedClient spy;
+    try {
+      spy = new MemcachedClient(AddrUtil.getAddresses(String.join(" ", FLEET.addresses())));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new OtherWriter() {
+      @Override
+      public void write(int keys) {
+        List<Future<Boolean>> writes = new ArrayList<>();
+        for (int i = 0; i < keys; i++) {
+          writes.add(spy.set("app2:" + i, 0, "value of app2:" + i));
+        }
+        for (Future<Boolean> w : writes) {
+          try {
+            if (!w.get(10, TimeUnit.SECONDS)) {
+              throw new IllegalStateException("spymemcached set failed");
+            }
+          } catch (InterruptedException | ExecutionException | TimeoutException e) {
+            throw new IllegalStateException(e);
+          }
+        }
+      }
+
+      @Override
+      public int present(int keys) {
+        int found = 0;
+        List<String> batch = new ArrayList<>();
+        for (int i = 0; i < keys; i++) {
+          batch.add("app2:" + i);
+          if (batch.size() == 1000 || i == keys - 1) {
+            Map<String, Object> values = spy.getBulk(batch);
+            for (String key : batch) {
+              if (("value of " + key).equals(values.get(key))) {
+                found++;
+              }
+            }
+            batch.clear();
+          }
+        }
+        return found;
+      }
+
+      @Override
+      public void close() {
+        spy.shutdown(5, TimeUnit.SECONDS);
+      }
+    };
+  }
+
+  @Override
+  long flushCommands(ServerHandle server) {
+    return Long.parseLong(((MemcachedServer) server).stats().get("cmd_flush"));
   }
 }

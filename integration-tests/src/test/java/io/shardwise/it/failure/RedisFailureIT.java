@@ -1,15 +1,21 @@
 package io.shardwise.it.failure;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.shardwise.redis.RedisBackend;
 import io.shardwise.spi.Backend;
 import io.shardwise.testing.RedisServer;
 import io.shardwise.testing.ServerFleet;
 import io.shardwise.testing.ServerHandle;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-class RedisFailureIT extends FailureInjection {
+class RedisFailureIT extends FailbackScenarios {
 
   /** Persistent: a killed server restarts with its data, the failback hazard as it happens. */
   @RegisterExtension
@@ -39,5 +45,66 @@ class RedisFailureIT extends FailureInjection {
   String rawGet(ServerHandle server, String key) {
     byte[] v = ((RedisServer) server).get(key);
     return v == null ? null : new String(v, StandardCharsets.UTF_8);
+  }
+
+  /** An application on plain Lettuce, one connection per server, key i on server i mod 5. */
+  @Override
+  OtherWriter otherWriter() {
+    RedisClient lettuce = RedisClient.create();
+    List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
+    for (RedisServer s : FLEET.servers()) {
+      connections.add(lettuce.connect(RedisURI.create(s.host(), s.port())));
+    }
+    return new OtherWriter() {
+      @Override
+      public void write(int keys) {
+        List<Map<String, String>> perServer = new ArrayList<>();
+        connections.forEach(c -> perServer.add(new LinkedHashMap<>()));
+        for (int i = 0; i < keys; i++) {
+          perServer.get(i % connections.size()).put("app2:" + i, "value of app2:" + i);
+        }
+        for (int s = 0; s < connections.size(); s++) {
+          connections.get(s).sync().mset(perServer.get(s));
+        }
+      }
+
+      @Override
+      public int present(int keys) {
+        int found = 0;
+        for (int s = 0; s < connections.size(); s++) {
+          List<String> mine = new ArrayList<>();
+          for (int i = s; i < keys; i += connections.size()) {
+            mine.add("app2:" + i);
+          }
+          for (var kv : connections.get(s).sync().mget(mine.toArray(new String[0]))) {
+            if (kv.hasValue() && kv.getValue().equals("value of " + kv.getKey())) {
+              found++;
+            }
+          }
+        }
+        return found;
+      }
+
+      @Override
+      public void close() {
+        connections.forEach(StatefulRedisConnection::close);
+        lettuce.shutdown();
+      }
+    };
+  }
+
+  @Override
+  long flushCommands(ServerHandle server) {
+    Map<String, String> stats = ((RedisServer) server).info("commandstats");
+    return calls(stats.get("cmdstat_flushdb")) + calls(stats.get("cmdstat_flushall"));
+  }
+
+  private static long calls(String stat) {
+    if (stat == null) {
+      return 0;
+    }
+    int at = stat.indexOf("calls=");
+    int end = stat.indexOf(',', at);
+    return Long.parseLong(stat.substring(at + "calls=".length(), end < 0 ? stat.length() : end));
   }
 }

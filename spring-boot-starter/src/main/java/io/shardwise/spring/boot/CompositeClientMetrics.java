@@ -33,4 +33,39 @@ final class CompositeClientMetrics implements ClientMetrics {
       m.redirected(primary, to, reason);
     }
   }
+
+  @Override
+  public void oldCopySkipped(Node node) {
+    for (ClientMetrics m : all) {
+      m.oldCopySkipped(node);
+    }
+  }
+
+  @Override
+  public void journalFull(Node node) {
+    for (ClientMetrics m : all) {
+      m.journalFull(node);
+    }
+  }
+
+  @Override
+  public void ejectionAvoided(Node node, String reason) {
+    for (ClientMetrics m : all) {
+      m.ejectionAvoided(node, reason);
+    }
+  }
+
+  @Override
+  public void rejoinFailed(Node node, Throwable cause) {
+    for (ClientMetrics m : all) {
+      m.rejoinFailed(node, cause);
+    }
+  }
+
+  @Override
+  public void clientStalled(long nanos) {
+    for (ClientMetrics m : all) {
+      m.clientStalled(nanos);
+    }
+  }
 }

@@ -2,6 +2,7 @@ package io.shardwise.spring.health;
 
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.NodeState;
+import io.shardwise.client.NodeStatus;
 import io.shardwise.routing.Node;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -25,8 +26,11 @@ import org.springframework.boot.health.contributor.Status;
  *   "details": {
  *     "backend": "memcached", "up": 2, "servers": 3,
  *     "nodes": {
- *       "10.0.0.1:11211": {"status": "UP", "state": "HEALTHY", "latency": "0.41ms"},
- *       "10.0.0.2:11211": {"status": "DOWN", "state": "EJECTED", "error": "..."},
+ *       "10.0.0.1:11211": {"status": "UP", "state": "HEALTHY", "since": "...",
+ *                          "latency": "0.41ms"},
+ *       "10.0.0.2:11211": {"status": "DOWN", "state": "PROBING", "since": "...",
+ *                          "reason": "answers, but stays out: its rejoin step ... failed: ...",
+ *                          "journaledKeys": 1874, "error": "..."},
  *       ...
  * </pre>
  *
@@ -35,6 +39,10 @@ import org.springframework.boot.health.contributor.Status;
  * other servers (failure mode {@code redistribute}) or fail fast, and neither makes the application
  * unhealthy; it is DOWN when no server is. The pings count towards ejecting a server, like any
  * request.
+ *
+ * <p>{@code reason} says why a server is out, or why a failing one was kept in (see {@link
+ * io.shardwise.client.NodeStatus#detail()}); {@code journaledKeys} counts the keys written
+ * elsewhere while it is out, which are deleted on it before it serves again.
  */
 public final class ShardwiseHealthIndicator implements HealthIndicator {
 
@@ -70,11 +78,12 @@ public final class ShardwiseHealthIndicator implements HealthIndicator {
             ping.getKey(), new TimeoutException("no answer within " + wait.toMillis() + "ms"));
       }
     }
-    Map<Node, NodeState> states = client.nodeStates();
+    Map<Node, NodeStatus> states = client.nodeStatus();
     Map<String, Object> nodes = new LinkedHashMap<>();
     int up = 0;
     for (Map.Entry<Node, Object> r : results.entrySet()) {
-      NodeState state = states.getOrDefault(r.getKey(), NodeState.HEALTHY);
+      NodeStatus status = states.get(r.getKey());
+      NodeState state = status == null ? NodeState.HEALTHY : status.state();
       Map<String, Object> node = new LinkedHashMap<>();
       boolean answered = r.getValue() instanceof Duration;
       boolean nodeUp = answered && state == NodeState.HEALTHY;
@@ -82,6 +91,15 @@ public final class ShardwiseHealthIndicator implements HealthIndicator {
       node.put("status", nodeUp ? Status.UP.getCode() : Status.DOWN.getCode());
       node.put("state", state.name());
       node.put("address", r.getKey().address());
+      if (status != null) {
+        node.put("since", status.since().toString());
+        if (!status.detail().isEmpty()) {
+          node.put("reason", status.detail());
+        }
+        if (status.journaledKeys() > 0) {
+          node.put("journaledKeys", status.journaledKeys());
+        }
+      }
       if (answered) {
         node.put(
             "latency",

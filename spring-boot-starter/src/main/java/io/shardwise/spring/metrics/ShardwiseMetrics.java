@@ -9,6 +9,7 @@ import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.NodeEvent;
 import io.shardwise.client.NodeEventListener;
+import io.shardwise.client.NodeStatus;
 import io.shardwise.client.NodeState;
 import io.shardwise.routing.Node;
 import java.util.Objects;
@@ -40,6 +41,21 @@ import java.util.concurrent.TimeUnit;
  *       readmitted</td></tr>
  *   <tr><td>{@code shardwise.node.up}</td><td>gauge</td><td>node</td><td>1 while the client routes
  *       to the server, else 0</td></tr>
+ *   <tr><td>{@code shardwise.node.journaled}</td><td>gauge</td><td>node</td><td>keys written
+ *       elsewhere while the server is out, to be deleted on it before it serves again (with {@link
+ *       #watch})</td></tr>
+ *   <tr><td>{@code shardwise.ejections.avoided}</td><td>counter</td><td>node, reason (cap,
+ *       stall)</td><td>failures of a server not held against it: timeouts may keep no more of the
+ *       fleet out, or this process had stalled</td></tr>
+ *   <tr><td>{@code shardwise.rejoin.failures}</td><td>counter</td><td>node, error</td><td>a server
+ *       answered its probe but its rejoin step failed, so it stays out</td></tr>
+ *   <tr><td>{@code shardwise.journal.full}</td><td>counter</td><td>node</td><td>writes refused
+ *       because the journal of the server they would skip is full</td></tr>
+ *   <tr><td>{@code shardwise.old.copies.skipped}</td><td>counter</td><td>node (the server read
+ *       instead)</td><td>failover reads answered as a miss because the copy there may be
+ *       old</td></tr>
+ *   <tr><td>{@code shardwise.client.stalls}</td><td>timer</td><td></td><td>times this process
+ *       stopped running (a pause, a starved CPU), and for how long</td></tr>
  * </table>
  */
 public final class ShardwiseMetrics implements ClientMetrics, NodeEventListener {
@@ -58,9 +74,80 @@ public final class ShardwiseMetrics implements ClientMetrics, NodeEventListener 
     this.commonTags = Objects.requireNonNull(commonTags, "commonTags");
   }
 
-  /** Registers every server's meters now rather than at its first request. */
+  /**
+   * Registers every server's meters now rather than at its first request, and the gauge of each
+   * server's journal.
+   */
   public void watch(AsyncCacheClient<?> client) {
-    client.nodes().forEach(this::meters);
+    for (Node node : client.nodes()) {
+      meters(node);
+      Gauge.builder(
+              "shardwise.node.journaled",
+              client,
+              c -> {
+                NodeStatus status = c.nodeStatus().get(node);
+                return status == null ? 0 : status.journaledKeys();
+              })
+          .description("Keys written elsewhere while the server is out")
+          .tags(commonTags)
+          .tag("node", node.name())
+          .register(registry);
+    }
+  }
+
+  @Override
+  public void oldCopySkipped(Node node) {
+    counter(
+            "shardwise.old.copies.skipped",
+            "Failover reads answered as a miss: the copy there may be old",
+            node)
+        .increment();
+  }
+
+  @Override
+  public void journalFull(Node node) {
+    counter(
+            "shardwise.journal.full",
+            "Writes refused: the journal of the server they skip is full",
+            node)
+        .increment();
+  }
+
+  @Override
+  public void ejectionAvoided(Node node, String reason) {
+    Counter.builder("shardwise.ejections.avoided")
+        .description("Failures of a server not held against it")
+        .tags(commonTags)
+        .tags("node", node.name(), "reason", reason)
+        .register(registry)
+        .increment();
+  }
+
+  @Override
+  public void rejoinFailed(Node node, Throwable cause) {
+    Counter.builder("shardwise.rejoin.failures")
+        .description("Rejoin steps that failed, keeping a server out")
+        .tags(commonTags)
+        .tags("node", node.name(), "error", rootCause(cause).getClass().getSimpleName())
+        .register(registry)
+        .increment();
+  }
+
+  @Override
+  public void clientStalled(long nanos) {
+    Timer.builder("shardwise.client.stalls")
+        .description("Times this process stopped running, and for how long")
+        .tags(commonTags)
+        .register(registry)
+        .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  private Counter counter(String name, String description, Node node) {
+    return Counter.builder(name)
+        .description(description)
+        .tags(commonTags)
+        .tag("node", node.name())
+        .register(registry);
   }
 
   @Override

@@ -276,7 +276,19 @@ abstract class SpringBootContract {
         .containsKey("error");
     assertThat(nodes.get(fleet().server(0).address()))
         .containsEntry("status", "UP")
-        .containsEntry("state", "HEALTHY");
+        .containsEntry("state", "HEALTHY")
+        .containsKey("since");
+
+    // Each health check pings once: a few more and the dead server is ejected, with the reason.
+    Map<String, Object> dead = nodes.get(fleet().server(1).address());
+    for (int i = 0; i < 20 && "HEALTHY".equals(dead.get("state")); i++) {
+      @SuppressWarnings("unchecked")
+      Map<String, Map<String, Object>> again =
+          (Map<String, Map<String, Object>>) health.health().getDetails().get("nodes");
+      dead = again.get(fleet().server(1).address());
+    }
+    assertThat(dead.get("state")).isNotEqualTo("HEALTHY");
+    assertThat((String) dead.get("reason")).contains("consecutive failures");
   }
 
   @Test

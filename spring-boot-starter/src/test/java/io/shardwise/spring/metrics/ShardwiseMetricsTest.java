@@ -111,6 +111,38 @@ class ShardwiseMetricsTest {
   }
 
   @Test
+  void failbackMetersSayWhyAServerStaysOutOrWasKeptIn() {
+    metrics.ejectionAvoided(a, "cap");
+    metrics.ejectionAvoided(a, "cap");
+    metrics.ejectionAvoided(b, "stall");
+    metrics.rejoinFailed(a, new CompletionException(new IllegalStateException("NOPERM")));
+    metrics.journalFull(a);
+    metrics.oldCopySkipped(b);
+    metrics.clientStalled(1_500_000_000L);
+
+    assertThat(count("shardwise.ejections.avoided", "node", "10.0.0.1:11211", "reason", "cap"))
+        .isEqualTo(2);
+    assertThat(count("shardwise.ejections.avoided", "node", "cache-b", "reason", "stall"))
+        .isEqualTo(1);
+    assertThat(
+            count(
+                "shardwise.rejoin.failures",
+                "node",
+                "10.0.0.1:11211",
+                "error",
+                "IllegalStateException"))
+        .isEqualTo(1);
+    assertThat(count("shardwise.journal.full", "node", "10.0.0.1:11211")).isEqualTo(1);
+    assertThat(count("shardwise.old.copies.skipped", "node", "cache-b")).isEqualTo(1);
+    assertThat(registry.get("shardwise.client.stalls").timer().totalTime(TimeUnit.MILLISECONDS))
+        .isEqualTo(1500.0);
+  }
+
+  private double count(String name, String... tags) {
+    return registry.get(name).tags(tags).counter().count();
+  }
+
+  @Test
   void noMeterIsTaggedByKey() {
     metrics.request(a, "get", 1, null);
     metrics.reads(a, 1, 0);

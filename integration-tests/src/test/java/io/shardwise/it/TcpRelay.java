@@ -13,34 +13,65 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A TCP relay on a loopback port that accepts at once but connects to its server, and so passes any
- * byte either way, only after a delay: a server that is slow to answer a new connection, like one a
- * few network hops away. Used to make the first moments of a new client deterministic.
+ * A TCP relay on a loopback port in front of one server, for the tests that need a network between
+ * a client and its server:
+ *
+ * <ul>
+ *   <li>a {@code connectDelay}: the relay accepts at once but connects to its server, and so passes
+ *       any byte either way, only after a delay: a server that is slow to answer a new connection,
+ *       like one a few network hops away;
+ *   <li>{@link #stall()}: stops passing bytes either way (requests wait, unanswered, and time out,
+ *       as behind a congested link or a half-dead switch port) while clients that do not go through
+ *       the relay reach the server as usual, so that one client sees the server fail and others do
+ *       not; {@link #resume()} passes on what waited.
+ * </ul>
  */
-final class SlowStartProxy implements AutoCloseable {
+public final class TcpRelay implements AutoCloseable {
 
   private final ServerSocket listener;
   private final String host;
   private final int port;
-  private final Duration delay;
+  private final Duration connectDelay;
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+  private final Object gate = new Object();
+  private boolean stalled;
   private volatile boolean closed;
 
-  SlowStartProxy(String host, int port, Duration delay) {
+  /** A relay to {@code host:port} that passes bytes at once. */
+  public TcpRelay(String host, int port) {
+    this(host, port, Duration.ZERO);
+  }
+
+  /** A relay to {@code host:port} that connects to it {@code connectDelay} after accepting. */
+  public TcpRelay(String host, int port, Duration connectDelay) {
     this.host = host;
     this.port = port;
-    this.delay = delay;
+    this.connectDelay = connectDelay;
     try {
       listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    daemon("slow-start-accept", this::acceptLoop);
+    daemon("relay-accept", this::acceptLoop);
   }
 
   /** {@code 127.0.0.1:port} of the relay. */
-  String address() {
+  public String address() {
     return "127.0.0.1:" + listener.getLocalPort();
+  }
+
+  /** Stops passing bytes, either way, on every connection, until {@link #resume()}. */
+  public void stall() {
+    synchronized (gate) {
+      stalled = true;
+    }
+  }
+
+  public void resume() {
+    synchronized (gate) {
+      stalled = false;
+      gate.notifyAll();
+    }
   }
 
   private void acceptLoop() {
@@ -48,7 +79,7 @@ final class SlowStartProxy implements AutoCloseable {
       try {
         Socket client = listener.accept();
         sockets.add(client);
-        daemon("slow-start-relay", () -> relay(client));
+        daemon("relay-connect", () -> relay(client));
       } catch (IOException e) {
         return; // closed
       }
@@ -57,29 +88,40 @@ final class SlowStartProxy implements AutoCloseable {
 
   private void relay(Socket client) {
     try {
-      Thread.sleep(delay.toMillis());
+      if (!connectDelay.isZero()) {
+        Thread.sleep(connectDelay.toMillis());
+      }
       Socket server = new Socket();
       sockets.add(server);
+      client.setTcpNoDelay(true);
+      server.setTcpNoDelay(true);
       server.connect(new InetSocketAddress(host, port), 5_000);
-      daemon("slow-start-up", () -> pipe(client, server));
+      daemon("relay-up", () -> pipe(client, server));
       pipe(server, client);
     } catch (IOException | InterruptedException e) {
       closeQuietly(client);
     }
   }
 
-  private static void pipe(Socket from, Socket to) {
+  private void pipe(Socket from, Socket to) {
     byte[] buffer = new byte[65_536];
     try {
       InputStream in = from.getInputStream();
       OutputStream out = to.getOutputStream();
       int n;
       while ((n = in.read(buffer)) >= 0) {
+        synchronized (gate) {
+          while (stalled && !closed) {
+            gate.wait();
+          }
+        }
         out.write(buffer, 0, n);
         out.flush();
       }
     } catch (IOException e) {
       // one side closed
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     } finally {
       closeQuietly(from);
       closeQuietly(to);
@@ -103,11 +145,12 @@ final class SlowStartProxy implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    resume();
     try {
       listener.close();
     } catch (IOException e) {
       // nothing to do
     }
-    sockets.forEach(SlowStartProxy::closeQuietly);
+    sockets.forEach(TcpRelay::closeQuietly);
   }
 }
