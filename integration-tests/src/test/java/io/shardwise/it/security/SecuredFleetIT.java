@@ -6,6 +6,7 @@ import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.Codecs;
 import io.shardwise.client.NodeAuthenticationException;
 import io.shardwise.client.NodeEvent;
+import io.shardwise.client.NodePermissionException;
 import io.shardwise.client.NodeState;
 import io.shardwise.client.NodeTlsException;
 import io.shardwise.client.Secret;
@@ -175,6 +176,48 @@ class SecuredFleetIT {
                 .nodeCredentials("red-b", null, Secret.of(WRONG))
                 .build());
     assertRefusingNodeKeepsItsKeys(backend, servers(redis, "red"), "red-b");
+  }
+
+  @Test
+  void redisNodeWhoseUserMayNotWriteFailsItsWritesAndIsNeitherEjectedNorBypassed() {
+    // An ACL user that may read but not write on one node: a permission error is a configuration
+    // error of that node, not a node failure; its keys must not be written to the other node.
+    try (ServerFleet<RedisServer> acl = ServerFleet.redis(2).start()) {
+      String pass = "Acl-pass-7Uc";
+      acl.server(0).command("ACL", "SETUSER", "app", "on", ">" + pass, "~*", "+@all");
+      acl.server(1).command("ACL", "SETUSER", "app", "on", ">" + pass, "~*", "+@all", "-@write");
+      RedisBackend backend =
+          RedisBackend.create(
+              RedisBackendOptions.builder().username("app").password(Secret.of(pass)).build());
+      ConcurrentLinkedQueue<NodeEvent> events = new ConcurrentLinkedQueue<>();
+      try (AsyncCacheClient<String> client =
+          client(backend, servers(acl, "acl"), FailureMode.REDISTRIBUTE, events)) {
+        int refused = 0;
+        for (int i = 0; i < KEYS; i++) {
+          String key = "w" + i;
+          Node node = client.nodeFor(key);
+          CompletableFuture<Void> set = client.set(key, "v" + i, Duration.ofMinutes(1));
+          if (node.name().equals("acl-b")) {
+            refused++;
+            assertThat(failure(set))
+                .isInstanceOf(NodePermissionException.class)
+                .hasMessageStartingWith("acl-b (" + node.address() + ")")
+                .hasMessageContaining("NOPERM");
+            assertThat(client.get(key).orTimeout(5, TimeUnit.SECONDS).join()).isNull();
+          } else {
+            set.orTimeout(5, TimeUnit.SECONDS).join();
+          }
+        }
+        assertThat(refused).isGreaterThan(FailoverOptions.DEFAULT_FAILURE_THRESHOLD);
+        assertThat(events).isEmpty();
+        assertThat(client.nodeStates().values()).containsOnly(NodeState.HEALTHY);
+        for (int i = 0; i < KEYS; i++) {
+          if (client.nodeFor("w" + i).name().equals("acl-b")) {
+            assertThat(acl.server(0).get("w" + i)).as("w%d bypassed its node", i).isNull();
+          }
+        }
+      }
+    }
   }
 
   @Test
