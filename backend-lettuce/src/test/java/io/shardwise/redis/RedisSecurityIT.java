@@ -260,8 +260,9 @@ class RedisSecurityIT {
       sleep(30);
     }
     // One connection attempt in about a second: after a security failure the next one waits for
-    // the longest reconnect delay (5 to 10 s here).
-    assertThat(c.attempts()).isEqualTo(1);
+    // the longest reconnect delay (5 to 10 s here). (Two when Lettuce lost the outcome of the
+    // first under load, which is made again at once.)
+    assertThat(c.attempts()).isBetween(1, 2);
     List<RecordingLogs.Event> errors = RecordingLogs.events("io.shardwise", Level.WARN);
     assertThat(errors).hasSize(1);
     assertThat(errors.get(0).level()).isEqualTo(Level.ERROR);
