@@ -739,6 +739,54 @@ final class RedisNodeConnection implements NodeConnection {
         "PING", RedisAsyncCommands::ping, pong -> Duration.ofNanos(System.nanoTime() - start));
   }
 
+  /**
+   * The server's {@code run_id}, from {@code INFO server}: a random id Redis draws at every start,
+   * so a value other than the one read before means that the server restarted in between (and
+   * holds only what it persisted). Like every request it does not block, and fails at once while
+   * disconnected. It fails with {@link RedisErrorReplyException} when the server refuses {@code
+   * INFO} (some proxies do), with a {@link io.shardwise.client.NodePermissionException} when the
+   * ACL user may not run it, and with {@link IllegalStateException} when the reply has no {@code
+   * run_id} field.
+   */
+  public CompletableFuture<String> runId() {
+    return send(
+        "INFO",
+        a -> a.info("server"),
+        info -> {
+          String id = runIdIn(info);
+          if (id == null) {
+            throw new IllegalStateException(
+                server
+                    + ": INFO server has no run_id field, so a restart cannot be told (a proxy in"
+                    + " front of Redis?); the reply starts: "
+                    + abbreviate(info, 200));
+          }
+          return id;
+        });
+  }
+
+  /** The value of the {@code run_id} field of an {@code INFO} reply, or null if it has none. */
+  static String runIdIn(String info) {
+    if (info == null) {
+      return null;
+    }
+    for (String line : info.split("\\r?\\n")) {
+      if (line.startsWith("run_id:")) {
+        String id = line.substring("run_id:".length()).trim();
+        return id.isEmpty() ? null : id;
+      }
+    }
+    return null;
+  }
+
+  private static String abbreviate(String text, int max) {
+    if (text == null) {
+      return "null";
+    }
+    String flat = text.replace("\r", "").replace('\n', ' ').trim();
+    return flat.length() <= max ? "'" + flat + "'" : "'" + flat.substring(0, max) + "...'";
+  }
+
   @Override
   public CompletableFuture<Void> flushAll() {
     // ASYNC: the keys are gone at once, memory is freed in the background, so a large database

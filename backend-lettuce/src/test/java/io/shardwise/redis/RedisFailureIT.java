@@ -243,6 +243,34 @@ class RedisFailureIT {
   }
 
   @Test
+  void runIdStaysTheSameUntilTheServerRestarts() throws Exception {
+    backend = RedisBackend.create();
+    RedisNodeConnection connection = (RedisNodeConnection) backend.connect(node);
+    Await.connected(connection);
+
+    String before = connection.runId().get(2, TimeUnit.SECONDS);
+    assertThat(before).matches("[0-9a-f]{40}").isEqualTo(server.info("server").get("run_id"));
+    assertThat(connection.runId().get(2, TimeUnit.SECONDS)).isEqualTo(before);
+
+    server.kill();
+    Await.until(() -> !connection.isConnected(), Duration.ofSeconds(2));
+    Failure down = failure(connection.runId(), System.nanoTime());
+    assertThat(down.after()).isLessThan(FAST);
+    assertThat(down.cause())
+        .isInstanceOf(RedisUnavailableException.class)
+        .hasMessageContaining("INFO failed: not connected");
+    assertThat(backend.isNodeFailure(down.cause())).isTrue();
+
+    server.restart();
+    Await.until(() -> answers(connection), Duration.ofSeconds(5));
+    String after = connection.runId().get(2, TimeUnit.SECONDS);
+    assertThat(after)
+        .matches("[0-9a-f]{40}")
+        .isNotEqualTo(before)
+        .isEqualTo(server.info("server").get("run_id"));
+  }
+
+  @Test
   void pausedServerFailsARequestAfterAboutTheCommandTimeout() {
     backend = RedisBackend.create();
     NodeConnection connection = backend.connect(node);
