@@ -253,9 +253,9 @@ public final class RedisBackend implements Backend {
       return;
     }
     closed = true;
-    diagnosis.shutdownNow();
     // Close the connections first, and wait for it: the client's shutdown would close those
-    // still closing a second time (which Lettuce logs as a warning).
+    // still closing a second time (which Lettuce logs as a warning), and a connection attempt
+    // still under way needs the client's event loops (and maybe the diagnosis thread) to end.
     List<CompletableFuture<Void>> closing = new ArrayList<>();
     for (RedisNodeConnection connection : new ArrayList<>(connections)) {
       connection.close();
@@ -269,6 +269,7 @@ public final class RedisBackend implements Backend {
     } catch (ExecutionException | TimeoutException e) {
       log.debug("connections did not all close within {}: {}", SHUTDOWN_TIMEOUT, e.toString());
     }
+    diagnosis.shutdownNow();
     for (RedisClient client : clients.values()) {
       try {
         client.shutdown(Duration.ZERO, SHUTDOWN_TIMEOUT);

@@ -120,7 +120,8 @@ final class RedisNodeConnection implements NodeConnection {
   // guarded by this
   private SecurityFailure loggedSecurityFailure;
   private ScheduledFuture<?> pendingAttempt;
-  private boolean attemptInFlight;
+  /** The attempt under way, completed when it has ended; null if none is. */
+  private CompletableFuture<Void> attemptInFlight;
   /** Completes when the attempt under way, or the next one, has finished; null if none waits. */
   private CompletableFuture<Void> attemptWaiters;
   private long lastAttemptNanos;
@@ -186,7 +187,7 @@ final class RedisNodeConnection implements NodeConnection {
     int attempt;
     CompletableFuture<Void> waiting = null;
     synchronized (this) {
-      if (attemptInFlight) {
+      if (attemptInFlight != null) {
         return;
       }
       if (pendingAttempt != null) {
@@ -197,7 +198,7 @@ final class RedisNodeConnection implements NodeConnection {
         waiting = takeWaiters();
         attempt = 0;
       } else {
-        attemptInFlight = true;
+        attemptInFlight = new CompletableFuture<>();
         lastAttemptNanos = System.nanoTime();
         attempt = attempts.incrementAndGet();
       }
@@ -239,7 +240,7 @@ final class RedisNodeConnection implements NodeConnection {
         attemptWaiters = new CompletableFuture<>();
       }
       done = attemptWaiters;
-      if (!attemptInFlight) {
+      if (attemptInFlight == null) {
         long wait = lastAttemptNanos + MIN_ATTEMPT_SPACING_NANOS - System.nanoTime();
         if (wait <= 0) {
           now = true;
@@ -266,8 +267,10 @@ final class RedisNodeConnection implements NodeConnection {
     CompletableFuture<Void> waiting;
     long downNanos = 0;
     boolean reportBack;
+    CompletableFuture<Void> ended;
     synchronized (this) {
-      attemptInFlight = false;
+      ended = attemptInFlight;
+      attemptInFlight = null;
       accepted = !closed;
       if (accepted) {
         previous = connection;
@@ -288,10 +291,12 @@ final class RedisNodeConnection implements NodeConnection {
     }
     firstAttempt.complete(null);
     if (!accepted) {
-      c.closeAsync(); // closed while connecting
+      // Closed while connecting: close() waits for this too.
+      c.closeAsync().whenComplete((ignored, t) -> complete(ended));
       complete(waiting);
       return;
     }
+    complete(ended);
     if (previous != null && previous != c) {
       previous.closeAsync(); // lost, and its loss not handled yet
     }
@@ -344,7 +349,7 @@ final class RedisNodeConnection implements NodeConnection {
         lastWarnNanos = now;
         outageWarned = true;
       }
-      if (!attemptInFlight && pendingAttempt == null) {
+      if (attemptInFlight == null && pendingAttempt == null) {
         pendingAttempt = schedule(connectDelay.createDelay(1).toNanos());
       }
     }
@@ -362,9 +367,12 @@ final class RedisNodeConnection implements NodeConnection {
     Throwable cause = RedisFailures.unwrap(failure);
     if (isOutcomeLost(cause) && lostOutcomes.getAndIncrement() < MAX_LOST_OUTCOME_RETRIES) {
       // Try again at once: the next attempt usually tells what the handshake met.
+      CompletableFuture<Void> ended;
       synchronized (this) {
-        attemptInFlight = false;
+        ended = attemptInFlight;
+        attemptInFlight = null;
       }
+      complete(ended);
       log.debug(
           "{}: attempt {} ended before its handshake could be read; trying again", server, attempt);
       attemptConnect();
@@ -376,7 +384,8 @@ final class RedisNodeConnection implements NodeConnection {
     if (found == null && !closed && security.mayBeTlsMismatch(cause)) {
       // Confirm off the I/O thread with a probe that blocks for at most the connect timeout.
       try {
-        diagnosis.execute(() -> afterConnectFailure(attempt, cause, security.probeTlsMismatch()));
+        diagnosis.execute(
+            () -> afterConnectFailure(attempt, cause, closed ? null : security.probeTlsMismatch()));
         return;
       } catch (RejectedExecutionException e) {
         // The backend is closing: no probe.
@@ -392,10 +401,14 @@ final class RedisNodeConnection implements NodeConnection {
     boolean warn = false;
     long downNanos = 0;
     CompletableFuture<Void> waiting;
+    CompletableFuture<Void> ended;
     synchronized (this) {
-      attemptInFlight = false;
+      ended = attemptInFlight;
+      attemptInFlight = null;
       failedInARow++;
-      if (!closed && found == null && (attempt == 1 || now - lastWarnNanos >= STILL_DOWN_WARN_NANOS)) {
+      if (!closed
+          && found == null
+          && (attempt == 1 || now - lastWarnNanos >= STILL_DOWN_WARN_NANOS)) {
         warn = true;
         lastWarnNanos = now;
         outageWarned = true;
@@ -406,10 +419,14 @@ final class RedisNodeConnection implements NodeConnection {
         // away in 100 ms.
         long delayFor =
             found != null ? Math.max(failedInARow, SECURITY_RETRY_ATTEMPT) : failedInARow;
+        if (pendingAttempt != null) {
+          pendingAttempt.cancel(false);
+        }
         pendingAttempt = schedule(connectDelay.createDelay(delayFor).toNanos());
       }
       waiting = takeWaiters();
     }
+    complete(ended);
     complete(waiting);
     if (closed) {
       return;
@@ -804,6 +821,7 @@ final class RedisNodeConnection implements NodeConnection {
     StatefulRedisConnection<byte[], byte[]> c;
     ScheduledFuture<?> pending;
     CompletableFuture<Void> waiting;
+    CompletableFuture<Void> attempt;
     synchronized (this) {
       if (closed) {
         return;
@@ -813,16 +831,19 @@ final class RedisNodeConnection implements NodeConnection {
       pending = pendingAttempt;
       pendingAttempt = null;
       waiting = takeWaiters();
+      attempt = attemptInFlight;
     }
     if (pending != null) {
       pending.cancel(false);
     }
     complete(waiting);
-    if (c == null) {
-      closeFuture.complete(null);
-    } else {
-      c.closeAsync().whenComplete((ignored, t) -> closeFuture.complete(null));
-    }
+    // An attempt under way ends by itself within the connect timeout; until then the client and
+    // its event loops must stay up, so closeFuture waits for it.
+    CompletableFuture<Void> closing =
+        c == null ? CompletableFuture.completedFuture(null) : c.closeAsync();
+    CompletableFuture.allOf(
+            closing, attempt == null ? CompletableFuture.completedFuture(null) : attempt)
+        .whenComplete((ignored, t) -> closeFuture.complete(null));
   }
 
   /** Completes when the first connection attempt has finished, either way. */
@@ -831,7 +852,10 @@ final class RedisNodeConnection implements NodeConnection {
     return firstAttempt.copy();
   }
 
-  /** Completes once {@link #close()} has finished closing the Lettuce connection. */
+  /**
+   * Completes once {@link #close()} has closed the Lettuce connection and any connection attempt
+   * under way has ended.
+   */
   CompletableFuture<Void> closeFuture() {
     return closeFuture;
   }
