@@ -341,9 +341,9 @@ final class RedisNodeConnection implements NodeConnection {
       }
       lost = connection;
       connection = null;
-      downSinceNanos = System.nanoTime();
-      failedInARow = 0;
       long now = System.nanoTime();
+      downSinceNanos = now;
+      failedInARow = 0;
       warn = now - lastWarnNanos >= STILL_DOWN_WARN_NANOS;
       if (warn) {
         lastWarnNanos = now;
