@@ -122,9 +122,11 @@ class RedisRestartRecoveryIT {
     // readmission takes at most one probe interval.
     assertThat(slow.succeeded).as("a probe succeeded, 5 s schedule").isDone();
     assertThat(fast.succeeded).as("a probe succeeded, 1 s schedule").isDone();
-    assertThat(slow.firstAfter(acceptedAt)).as("first probe after the restart, 5 s schedule")
+    assertThat(slow.firstAfter(acceptedAt))
+        .as("probes sent after the restart, 5 s schedule")
         .isEqualTo("ok");
-    assertThat(fast.firstAfter(acceptedAt)).as("first probe after the restart, 1 s schedule")
+    assertThat(fast.firstAfter(acceptedAt))
+        .as("probes sent after the restart, 1 s schedule")
         .isEqualTo("ok");
     // Probed at least every second near the end: back within 1.5 s (a 1 s gap, with margin).
     assertThat(fast.firstSuccessAfter(acceptedAt))
