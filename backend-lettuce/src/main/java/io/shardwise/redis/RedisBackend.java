@@ -1,15 +1,14 @@
 package io.shardwise.redis;
 
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.SslVerifyMode;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.event.Event;
-import io.lettuce.core.event.connection.ConnectionActivatedEvent;
-import io.lettuce.core.event.connection.ReconnectFailedEvent;
 import io.lettuce.core.protocol.ProtocolVersion;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -34,7 +33,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
 
 /**
  * Redis servers through Lettuce: one multiplexed connection per node, all sharing one Lettuce
@@ -50,7 +48,9 @@ import reactor.core.Disposable;
  *
  * <p>{@link #connect} never fails because a server is down: the connection is made in the
  * background and retried with the reconnect delay; requests fail at once until it is up, and again
- * whenever it is lost, rather than wait in a buffer. Keys are the UTF-8 bytes of the key string;
+ * whenever it is lost, rather than wait in a buffer. A {@code ping()} while disconnected makes the
+ * next connection attempt at once, so that the routing client's probe finds a server that is back
+ * without waiting for the reconnect delay. Keys are the UTF-8 bytes of the key string;
  * values are the bytes of the {@code CachedValue}. Redis stores no flags: values read back have
  * flags 0.
  *
@@ -87,7 +87,16 @@ public final class RedisBackend implements Backend {
   private final SslOptions sslOptions;
   /** Runs the blocking probes that confirm a TLS mismatch; its thread stops when idle. */
   private final ThreadPoolExecutor diagnosis;
-  private final Disposable reconnectEvents;
+  /** Tells each node's connection that Lettuce saw its channel go inactive. */
+  private final RedisConnectionStateListener disconnections =
+      new RedisConnectionStateListener() {
+        @Override
+        public void onRedisDisconnected(RedisChannelHandler<?, ?> lettuceConnection) {
+          for (RedisNodeConnection c : connections) {
+            c.onDisconnected(lettuceConnection);
+          }
+        }
+      };
   private volatile boolean closed;
 
   private RedisBackend(RedisBackendOptions options) {
@@ -130,26 +139,6 @@ public final class RedisBackend implements Backend {
               return t;
             });
     this.diagnosis.allowCoreThreadTimeOut(true);
-    this.reconnectEvents = resources.eventBus().get().subscribe(this::onEvent);
-  }
-
-  /** Hands Lettuce's reconnection outcomes to the connection of the node concerned. */
-  private void onEvent(Event event) {
-    if (event instanceof ReconnectFailedEvent) {
-      ReconnectFailedEvent failed = (ReconnectFailedEvent) event;
-      for (RedisNodeConnection c : connections) {
-        if (c.isAt(failed.remoteAddress())) {
-          c.onReconnectFailed(failed.getCause());
-        }
-      }
-    } else if (event instanceof ConnectionActivatedEvent) {
-      ConnectionActivatedEvent activated = (ConnectionActivatedEvent) event;
-      for (RedisNodeConnection c : connections) {
-        if (c.isAt(activated.remoteAddress())) {
-          c.onReconnected();
-        }
-      }
-    }
   }
 
   /** A backend with the default options. */
@@ -193,6 +182,7 @@ public final class RedisBackend implements Backend {
             timeout -> {
               RedisClient c = RedisClient.create(resources);
               c.setOptions(clientOptions(options, timeout, sslOptions));
+              c.addListener(disconnections);
               return c;
             });
     RedisSecurityDiagnosis security =
@@ -263,10 +253,9 @@ public final class RedisBackend implements Backend {
       return;
     }
     closed = true;
-    reconnectEvents.dispose();
-    diagnosis.shutdownNow();
     // Close the connections first, and wait for it: the client's shutdown would close those
-    // still closing a second time (which Lettuce logs as a warning).
+    // still closing a second time (which Lettuce logs as a warning), and a connection attempt
+    // still under way needs the client's event loops (and maybe the diagnosis thread) to end.
     List<CompletableFuture<Void>> closing = new ArrayList<>();
     for (RedisNodeConnection connection : new ArrayList<>(connections)) {
       connection.close();
@@ -280,6 +269,7 @@ public final class RedisBackend implements Backend {
     } catch (ExecutionException | TimeoutException e) {
       log.debug("connections did not all close within {}: {}", SHUTDOWN_TIMEOUT, e.toString());
     }
+    diagnosis.shutdownNow();
     for (RedisClient client : clients.values()) {
       try {
         client.shutdown(Duration.ZERO, SHUTDOWN_TIMEOUT);
@@ -350,7 +340,9 @@ public final class RedisBackend implements Backend {
       builder.sslOptions(sslOptions);
     }
     return builder
-        .autoReconnect(true)
+        // RedisNodeConnection reconnects by itself: Lettuce's watchdog cannot be asked to make a
+        // scheduled attempt now, which a probe of a server that is back needs (see there).
+        .autoReconnect(false)
         // Fail requests at once while disconnected, and fail those in flight when the
         // connection drops, instead of buffering and replaying them after a reconnect.
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)

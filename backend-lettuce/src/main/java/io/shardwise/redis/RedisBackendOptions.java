@@ -320,9 +320,11 @@ public final class RedisBackendOptions {
      * up to {@code max}, each drawn between half and all of its nominal value (default 100 ms to 10
      * s). Applies only to the {@link ClientResources} the backend creates itself.
      *
-     * <p>Lettuce logs a failed reconnect attempt at most once per 5 s per connection; with a max of
-     * 10 s a server that stays down costs about two log lines per 10 s. A larger max quiets the log
-     * further but delays recovery by up to that much after the server is back.
+     * <p>These are the background attempts. A {@code ping()} (the routing client's probe of an
+     * ejected node) makes the next attempt at once, so a large max does not delay the readmission
+     * of a server that is back; it only spaces out the attempts to one that stays down. The log
+     * gets one line when a connection is lost and at most one a minute while it stays down,
+     * whatever the delays.
      */
     public Builder reconnectDelay(Duration min, Duration max) {
       Duration lower = positiveMillis(min, "reconnectDelay min");

@@ -26,8 +26,6 @@ import io.shardwise.client.CachedValue;
 import io.shardwise.client.NodeSecurityException;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.NodeConnection;
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,10 +50,12 @@ import org.slf4j.LoggerFactory;
 /**
  * One node: a single multiplexed Lettuce connection that every request shares.
  *
- * <p>The first connection is made in the background: until it succeeds, attempts repeat with the
- * backend's reconnect delay and requests fail at once with {@link RedisUnavailableException}. Once
- * connected, Lettuce's own watchdog reconnects after a loss, and rejects requests while
- * disconnected ({@code REJECT_COMMANDS}) instead of buffering them.
+ * <p>The connection is made in the background, and made again in the background after a loss:
+ * attempts repeat with the backend's reconnect delay, and meanwhile requests fail at once with
+ * {@link RedisUnavailableException} instead of waiting in a buffer. {@link #ping()} is the
+ * exception: while disconnected it makes the next attempt at once (sharing one already under way)
+ * and sends {@code PING} if it succeeds, so that a probe of a server that is back succeeds
+ * whatever the reconnect delay has grown to.
  *
  * <p>Batches ({@link #setMulti}, {@link #deleteMulti}, the {@code PERSIST}+{@code EXISTS} of {@link
  * #touch} without expiry) are handed to Lettuce in one {@code dispatch(Collection)} call, which
@@ -75,14 +75,23 @@ final class RedisNodeConnection implements NodeConnection {
 
   private static final ByteArrayCodec CODEC = ByteArrayCodec.INSTANCE;
 
-  /** While the first connection keeps failing, warn at most this often (debug otherwise). */
+  /** While the server stays down, warn at most this often (debug otherwise). */
   private static final long STILL_DOWN_WARN_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+  /**
+   * Shortest time between the starts of two attempts when {@link #ping()} brings one forward:
+   * callers that ping in a loop get one attempt per 100 ms, not one per call.
+   */
+  private static final long MIN_ATTEMPT_SPACING_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
   /**
    * The attempt number whose reconnect delay follows a security failure: high enough for the
    * longest delay, since a configuration error does not go away in 100 ms.
    */
   private static final int SECURITY_RETRY_ATTEMPT = 30;
+
+  /** Attempts whose outcome Lettuce lost that are made again at once, before the usual delay. */
+  private static final int MAX_LOST_OUTCOME_RETRIES = 3;
 
   private final Node node;
   private final String server;
@@ -98,14 +107,31 @@ final class RedisNodeConnection implements NodeConnection {
   private final CompletableFuture<Void> firstAttempt = new CompletableFuture<>();
 
   private final AtomicInteger attempts = new AtomicInteger();
+  /** Attempts in a row whose outcome Lettuce lost (see {@link #isOutcomeLost}). */
+  private final AtomicInteger lostOutcomes = new AtomicInteger();
+  /** The connection while it is up (or lost a moment ago, not yet noticed); else null. */
   private volatile StatefulRedisConnection<byte[], byte[]> connection;
   private volatile Throwable lastConnectFailure;
-  private volatile long lastWarnNanos;
   /** Why the node refuses this client, while it does; null once connected. */
   private volatile SecurityFailure securityFailure;
-  private SecurityFailure loggedSecurityFailure; // guarded by this
+  private volatile boolean everConnected;
   private volatile boolean closed;
-  private ScheduledFuture<?> pendingAttempt; // guarded by this
+
+  // guarded by this
+  private SecurityFailure loggedSecurityFailure;
+  private ScheduledFuture<?> pendingAttempt;
+  /** The attempt under way, completed when it has ended; null if none is. */
+  private CompletableFuture<Void> attemptInFlight;
+  /** Completes when the attempt under way, or the next one, has finished; null if none waits. */
+  private CompletableFuture<Void> attemptWaiters;
+  private long lastAttemptNanos;
+  /** Failed attempts since the connection was last up: sets the next delay. */
+  private int failedInARow;
+  /** When the connection was lost; 0 while up or before the first connection. Read unguarded. */
+  private volatile long downSinceNanos;
+  private long lastWarnNanos;
+  /** Whether this outage was reported at WARN, so that its end is reported at INFO. */
+  private boolean outageWarned;
 
   RedisNodeConnection(
       Node node,
@@ -125,20 +151,62 @@ final class RedisNodeConnection implements NodeConnection {
     this.scheduler = scheduler;
     this.security = security;
     this.diagnosis = diagnosis;
+    long now = System.nanoTime();
+    this.lastAttemptNanos = now - MIN_ATTEMPT_SPACING_NANOS;
+    this.lastWarnNanos = now - STILL_DOWN_WARN_NANOS;
   }
 
   // ---- connecting ----------------------------------------------------------------------------
+  //
+  // This class reconnects by itself (the backend turns Lettuce's autoReconnect off). Lettuce's
+  // ConnectionWatchdog puts each reconnection attempt on a timer with the next backoff delay and
+  // has no public way to bring a scheduled attempt forward: after an outage of some seconds the
+  // delay has grown to 5-10 s, so a server that is back waits up to 10 s for the next attempt,
+  // and until then every probe of it fails at once ("Currently not connected") without doing
+  // anything. That, plus the probe interval, is why a restarted Redis took 8-16 s to be
+  // readmitted. A lower ceiling on the delay would shorten the wait but not remove it, and would
+  // cost more connection attempts to a dead server, each one logged by the watchdog (an INFO and
+  // a WARN line every 5 s per connection). Here ping() while disconnected brings the next attempt
+  // forward and waits for it, so the first probe after the server's return succeeds; other
+  // requests still fail at once. At most one attempt is under way at any time (callers share it),
+  // those brought forward start at least MIN_ATTEMPT_SPACING_NANOS apart, and the background
+  // attempts keep the backoff delay. The log gets one WARN when the connection is lost or the
+  // first attempt fails, at most one a minute while the server stays down, one INFO when it is
+  // back, and DEBUG for each attempt.
 
   /** Starts connecting in the background; never throws because the server is down. */
   void start() {
     attemptConnect();
   }
 
+  /**
+   * Makes a connection attempt now, unless one is under way, the connection is up, or the
+   * connection is closed (then it completes whoever waits for an attempt).
+   */
   private void attemptConnect() {
-    if (closed) {
+    int attempt;
+    CompletableFuture<Void> waiting = null;
+    synchronized (this) {
+      if (attemptInFlight != null) {
+        return;
+      }
+      if (pendingAttempt != null) {
+        pendingAttempt.cancel(false);
+        pendingAttempt = null;
+      }
+      if (closed || isConnected()) {
+        waiting = takeWaiters();
+        attempt = 0;
+      } else {
+        attemptInFlight = new CompletableFuture<>();
+        lastAttemptNanos = System.nanoTime();
+        attempt = attempts.incrementAndGet();
+      }
+    }
+    if (attempt == 0) {
+      complete(waiting);
       return;
     }
-    int attempt = attempts.incrementAndGet();
     ConnectionFuture<StatefulRedisConnection<byte[], byte[]>> future;
     try {
       future = client.connectAsync(CODEC, uri);
@@ -156,40 +224,168 @@ final class RedisNodeConnection implements NodeConnection {
         });
   }
 
+  /**
+   * A future that completes once the attempt under way, or else the next one, has finished; the
+   * next one is brought forward to now, or to {@link #MIN_ATTEMPT_SPACING_NANOS} after the last
+   * one started.
+   */
+  private CompletableFuture<Void> nextAttempt() {
+    CompletableFuture<Void> done;
+    boolean now = false;
+    synchronized (this) {
+      if (closed) {
+        return CompletableFuture.completedFuture(null);
+      }
+      if (attemptWaiters == null) {
+        attemptWaiters = new CompletableFuture<>();
+      }
+      done = attemptWaiters;
+      if (attemptInFlight == null) {
+        long wait = lastAttemptNanos + MIN_ATTEMPT_SPACING_NANOS - System.nanoTime();
+        if (wait <= 0) {
+          now = true;
+        } else if (pendingAttempt == null || pendingAttempt.getDelay(TimeUnit.NANOSECONDS) > wait) {
+          if (pendingAttempt != null) {
+            pendingAttempt.cancel(false);
+          }
+          pendingAttempt = schedule(wait);
+          if (pendingAttempt == null) {
+            now = true; // the scheduler is shut down: attemptConnect() completes the waiters
+          }
+        }
+      }
+    }
+    if (now) {
+      attemptConnect();
+    }
+    return done;
+  }
+
   private void onConnected(int attempt, StatefulRedisConnection<byte[], byte[]> c) {
     boolean accepted;
+    StatefulRedisConnection<byte[], byte[]> previous = null;
+    CompletableFuture<Void> waiting;
+    long downNanos = 0;
+    boolean reportBack;
+    CompletableFuture<Void> ended;
     synchronized (this) {
+      ended = attemptInFlight;
+      attemptInFlight = null;
       accepted = !closed;
       if (accepted) {
+        previous = connection;
         connection = c;
-        pendingAttempt = null;
+        if (pendingAttempt != null) {
+          pendingAttempt.cancel(false);
+          pendingAttempt = null;
+        }
+        failedInARow = 0;
+        if (downSinceNanos != 0) {
+          downNanos = System.nanoTime() - downSinceNanos;
+        }
+        downSinceNanos = 0;
       }
+      reportBack = outageWarned;
+      outageWarned = false;
+      waiting = takeWaiters();
     }
     firstAttempt.complete(null);
     if (!accepted) {
-      c.closeAsync(); // closed while connecting
+      // Closed while connecting: close() waits for this too.
+      c.closeAsync().whenComplete((ignored, t) -> complete(ended));
+      complete(waiting);
       return;
+    }
+    complete(ended);
+    if (previous != null && previous != c) {
+      previous.closeAsync(); // lost, and its loss not handled yet
+    }
+    lostOutcomes.set(0);
+    if (connectDelay instanceof Delay.StatefulDelay) {
+      ((Delay.StatefulDelay) connectDelay).reset();
     }
     lastConnectFailure = null;
     securityFailure = null;
+    everConnected = true;
     if (clearLoggedSecurityFailure()) {
       log.info(
           "{}: connected after {} attempts; the node accepts this client again", server, attempt);
-    } else if (attempt > 1) {
+    } else if (reportBack && downNanos != 0) {
+      log.info(
+          "{}: reconnected after {} ms down (attempt {})",
+          server,
+          TimeUnit.NANOSECONDS.toMillis(downNanos),
+          attempt);
+    } else if (reportBack) {
       log.info("{}: connected after {} attempts", server, attempt);
     } else {
-      log.debug("{}: connected", server);
+      log.debug("{}: connected (attempt {})", server, attempt);
+    }
+    complete(waiting);
+    if (!c.isOpen()) {
+      onDisconnected(c); // lost before it was taken: Lettuce's notice was ignored
+    }
+  }
+
+  /**
+   * Lettuce saw a connection of this backend's client go inactive (called by the backend for each
+   * such event): if it is this node's current connection, requests fail from now on and the
+   * background attempts start again.
+   */
+  void onDisconnected(Object lettuceConnection) {
+    StatefulRedisConnection<byte[], byte[]> lost;
+    boolean warn;
+    synchronized (this) {
+      if (closed || lettuceConnection != connection || connection == null) {
+        return;
+      }
+      lost = connection;
+      connection = null;
+      long now = System.nanoTime();
+      downSinceNanos = now;
+      failedInARow = 0;
+      warn = now - lastWarnNanos >= STILL_DOWN_WARN_NANOS;
+      if (warn) {
+        lastWarnNanos = now;
+        outageWarned = true;
+      }
+      if (attemptInFlight == null && pendingAttempt == null) {
+        pendingAttempt = schedule(connectDelay.createDelay(1).toNanos());
+      }
+    }
+    lost.closeAsync();
+    if (warn) {
+      log.warn(
+          "{}: connection lost; requests fail until it is back, reconnecting in the background",
+          server);
+    } else {
+      log.debug("{}: connection lost again; reconnecting in the background", server);
     }
   }
 
   private void onConnectFailure(int attempt, Throwable failure) {
     Throwable cause = RedisFailures.unwrap(failure);
+    if (isOutcomeLost(cause) && lostOutcomes.getAndIncrement() < MAX_LOST_OUTCOME_RETRIES) {
+      // Try again at once: the next attempt usually tells what the handshake met.
+      CompletableFuture<Void> ended;
+      synchronized (this) {
+        ended = attemptInFlight;
+        attemptInFlight = null;
+      }
+      complete(ended);
+      log.debug(
+          "{}: attempt {} ended before its handshake could be read; trying again", server, attempt);
+      attemptConnect();
+      return;
+    }
+    lostOutcomes.set(0);
     lastConnectFailure = cause;
     SecurityFailure found = security.ofConnectFailure(cause);
     if (found == null && !closed && security.mayBeTlsMismatch(cause)) {
       // Confirm off the I/O thread with a probe that blocks for at most the connect timeout.
       try {
-        diagnosis.execute(() -> afterConnectFailure(attempt, cause, security.probeTlsMismatch()));
+        diagnosis.execute(
+            () -> afterConnectFailure(attempt, cause, closed ? null : security.probeTlsMismatch()));
         return;
       } catch (RejectedExecutionException e) {
         // The backend is closing: no probe.
@@ -201,14 +397,51 @@ final class RedisNodeConnection implements NodeConnection {
   private void afterConnectFailure(int attempt, Throwable cause, SecurityFailure found) {
     securityFailure = found;
     firstAttempt.complete(null);
+    long now = System.nanoTime();
+    boolean warn = false;
+    long downNanos = 0;
+    CompletableFuture<Void> waiting;
+    CompletableFuture<Void> ended;
+    synchronized (this) {
+      ended = attemptInFlight;
+      attemptInFlight = null;
+      failedInARow++;
+      if (!closed
+          && found == null
+          && (attempt == 1 || now - lastWarnNanos >= STILL_DOWN_WARN_NANOS)) {
+        warn = true;
+        lastWarnNanos = now;
+        outageWarned = true;
+        downNanos = downSinceNanos == 0 ? 0 : now - downSinceNanos;
+      }
+      if (!closed) {
+        // After a security failure wait for the longest delay: a configuration error does not go
+        // away in 100 ms.
+        long delayFor =
+            found != null ? Math.max(failedInARow, SECURITY_RETRY_ATTEMPT) : failedInARow;
+        if (pendingAttempt != null) {
+          pendingAttempt.cancel(false);
+        }
+        pendingAttempt = schedule(connectDelay.createDelay(delayFor).toNanos());
+      }
+      waiting = takeWaiters();
+    }
+    complete(ended);
+    complete(waiting);
     if (closed) {
       return;
     }
-    long now = System.nanoTime();
     if (found != null) {
       logSecurityFailure(found, attempt);
-    } else if (attempt == 1 || now - lastWarnNanos >= STILL_DOWN_WARN_NANOS) {
-      lastWarnNanos = now;
+    } else if (warn && everConnected) {
+      log.warn(
+          "{}: still cannot reconnect after {} s down: {}; requests fail until it is back,"
+              + " retrying in the background (attempt {})",
+          server,
+          TimeUnit.NANOSECONDS.toSeconds(downNanos),
+          describe(cause),
+          attempt);
+    } else if (warn) {
       log.warn(
           "{}: cannot connect: {}; requests fail until it is reachable, retrying in the"
               + " background (attempt {})",
@@ -218,18 +451,39 @@ final class RedisNodeConnection implements NodeConnection {
     } else if (log.isDebugEnabled()) {
       log.debug("{}: connection attempt {} failed: {}", server, attempt, describe(cause));
     }
-    long delayFor = found != null ? Math.max(attempt, SECURITY_RETRY_ATTEMPT) : attempt;
-    Duration delay = connectDelay.createDelay(delayFor);
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      try {
-        pendingAttempt =
-            scheduler.schedule(this::attemptConnect, delay.toNanos(), TimeUnit.NANOSECONDS);
-      } catch (RejectedExecutionException e) {
-        log.debug("{}: not retrying, Lettuce resources are shut down", server);
-      }
+  }
+
+  /**
+   * Whether Lettuce lost the outcome of an attempt: the handshake failed (and the channel closed)
+   * before Lettuce's own connect listener ran, which then reports only that the handshake handler
+   * is gone. Seen under load with a wrong password: it would pass a {@code WRONGPASS} off as an
+   * unreachable node.
+   */
+  private static boolean isOutcomeLost(Throwable cause) {
+    return cause instanceof IllegalStateException
+        && "RedisHandshakeHandler not registered".equals(cause.getMessage());
+  }
+
+  /** Schedules {@link #attemptConnect()}; null if the scheduler is shut down. Holds the lock. */
+  private ScheduledFuture<?> schedule(long delayNanos) {
+    try {
+      return scheduler.schedule(this::attemptConnect, delayNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      log.debug("{}: not retrying, Lettuce resources are shut down", server);
+      return null;
+    }
+  }
+
+  /** Takes the future of those waiting for an attempt to finish. Holds the lock. */
+  private CompletableFuture<Void> takeWaiters() {
+    CompletableFuture<Void> waiting = attemptWaiters;
+    attemptWaiters = null;
+    return waiting;
+  }
+
+  private static void complete(CompletableFuture<Void> waiting) {
+    if (waiting != null) {
+      waiting.complete(null);
     }
   }
 
@@ -261,62 +515,7 @@ final class RedisNodeConnection implements NodeConnection {
     return had;
   }
 
-  /**
-   * Lettuce's watchdog could not re-establish the connection after a loss (called by the
-   * backend for every reconnection failure to this node's address).
-   */
-  void onReconnectFailed(Throwable failure) {
-    if (closed || connection == null || isConnected()) {
-      return;
-    }
-    Throwable cause = RedisFailures.unwrap(failure);
-    SecurityFailure found = security.ofConnectFailure(cause);
-    if (found == null && security.mayBeTlsMismatch(cause)) {
-      try {
-        diagnosis.execute(() -> afterReconnectFailure(security.probeTlsMismatch()));
-      } catch (RejectedExecutionException e) {
-        // The backend is closing.
-      }
-      return;
-    }
-    afterReconnectFailure(found);
-  }
-
-  private void afterReconnectFailure(SecurityFailure found) {
-    if (closed || isConnected()) {
-      return;
-    }
-    securityFailure = found;
-    if (found != null) {
-      logSecurityFailure(found, 0);
-    }
-  }
-
-  /** Lettuce's watchdog re-established the connection (a channel to this address went active). */
-  void onReconnected() {
-    if (securityFailure != null || loggedSecurityFailure != null) {
-      securityFailure = null;
-      if (clearLoggedSecurityFailure()) {
-        log.info("{}: reconnected; the node accepts this client again", server);
-      }
-    }
-  }
-
-  /** Whether {@code address} is this node's address (as Lettuce reports it in its events). */
-  boolean isAt(SocketAddress address) {
-    if (!(address instanceof InetSocketAddress)) {
-      return false;
-    }
-    InetSocketAddress inet = (InetSocketAddress) address;
-    if (inet.getPort() != node.port()) {
-      return false;
-    }
-    String host = node.host();
-    return host.equalsIgnoreCase(inet.getHostString())
-        || (inet.getAddress() != null && host.equals(inet.getAddress().getHostAddress()));
-  }
-
-  /** Connection attempts made by this connection's own loop so far (for tests). */
+  /** Connection attempts made so far, the first one and reconnections (for tests). */
   int attempts() {
     return attempts.get();
   }
@@ -534,11 +733,75 @@ final class RedisNodeConnection implements NodeConnection {
     return out;
   }
 
+  /**
+   * {@code PING}. While disconnected it does not fail at once like other requests: it makes the
+   * next connection attempt now (or joins the one under way, or waits for the one due within 100
+   * ms of the last) and sends {@code PING} if the attempt succeeds, so that it may take up to the
+   * connect timeout plus the command timeout. The duration is that of the {@code PING} alone. It
+   * fails at once when the connection is closed or the node refuses this client (a {@link
+   * NodeSecurityException}: attempts then keep their slow pace).
+   */
   @Override
   public CompletableFuture<Duration> ping() {
+    StatefulRedisConnection<byte[], byte[]> c = connection;
+    if (closed || (c != null && c.isOpen()) || securityFailure != null) {
+      return sendPing();
+    }
+    return nextAttempt().thenCompose(attempted -> sendPing());
+  }
+
+  private CompletableFuture<Duration> sendPing() {
     long start = System.nanoTime();
     return send(
         "PING", RedisAsyncCommands::ping, pong -> Duration.ofNanos(System.nanoTime() - start));
+  }
+
+  /**
+   * The server's {@code run_id}, from {@code INFO server}: a random id Redis draws at every start,
+   * so a value other than the one read before means that the server restarted in between (and
+   * holds only what it persisted). Like every request it does not block, and fails at once while
+   * disconnected. It fails with {@link RedisErrorReplyException} when the server refuses {@code
+   * INFO} (some proxies do), with a {@link io.shardwise.client.NodePermissionException} when the
+   * ACL user may not run it, and with {@link IllegalStateException} when the reply has no {@code
+   * run_id} field.
+   */
+  public CompletableFuture<String> runId() {
+    return send(
+        "INFO",
+        a -> a.info("server"),
+        info -> {
+          String id = runIdIn(info);
+          if (id == null) {
+            throw new IllegalStateException(
+                server
+                    + ": INFO server has no run_id field, so a restart cannot be told (a proxy in"
+                    + " front of Redis?); the reply starts: "
+                    + abbreviate(info, 200));
+          }
+          return id;
+        });
+  }
+
+  /** The value of the {@code run_id} field of an {@code INFO} reply, or null if it has none. */
+  static String runIdIn(String info) {
+    if (info == null) {
+      return null;
+    }
+    for (String line : info.split("\\r?\\n")) {
+      if (line.startsWith("run_id:")) {
+        String id = line.substring("run_id:".length()).trim();
+        return id.isEmpty() ? null : id;
+      }
+    }
+    return null;
+  }
+
+  private static String abbreviate(String text, int max) {
+    if (text == null) {
+      return "null";
+    }
+    String flat = text.replace("\r", "").replace('\n', ' ').trim();
+    return flat.length() <= max ? "'" + flat + "'" : "'" + flat.substring(0, max) + "...'";
   }
 
   @Override
@@ -557,6 +820,8 @@ final class RedisNodeConnection implements NodeConnection {
   public void close() {
     StatefulRedisConnection<byte[], byte[]> c;
     ScheduledFuture<?> pending;
+    CompletableFuture<Void> waiting;
+    CompletableFuture<Void> attempt;
     synchronized (this) {
       if (closed) {
         return;
@@ -565,23 +830,32 @@ final class RedisNodeConnection implements NodeConnection {
       c = connection;
       pending = pendingAttempt;
       pendingAttempt = null;
+      waiting = takeWaiters();
+      attempt = attemptInFlight;
     }
     if (pending != null) {
       pending.cancel(false);
     }
-    if (c == null) {
-      closeFuture.complete(null);
-    } else {
-      c.closeAsync().whenComplete((ignored, t) -> closeFuture.complete(null));
-    }
+    complete(waiting);
+    // An attempt under way ends by itself within the connect timeout; until then the client and
+    // its event loops must stay up, so closeFuture waits for it.
+    CompletableFuture<Void> closing =
+        c == null ? CompletableFuture.completedFuture(null) : c.closeAsync();
+    CompletableFuture.allOf(
+            closing, attempt == null ? CompletableFuture.completedFuture(null) : attempt)
+        .whenComplete((ignored, t) -> closeFuture.complete(null));
   }
 
-  /** Completes once {@link #close()} has finished closing the Lettuce connection. */
+  /** Completes when the first connection attempt has finished, either way. */
   @Override
   public CompletableFuture<Void> ready() {
     return firstAttempt.copy();
   }
 
+  /**
+   * Completes once {@link #close()} has closed the Lettuce connection and any connection attempt
+   * under way has ended.
+   */
   CompletableFuture<Void> closeFuture() {
     return closeFuture;
   }
@@ -740,6 +1014,22 @@ final class RedisNodeConnection implements NodeConnection {
       return known.toException(node, operation);
     }
     Throwable last = lastConnectFailure;
+    String lastAttempt = last == null ? "" : ", last: " + describe(last);
+    long down = downSinceNanos;
+    if (everConnected) {
+      return new RedisUnavailableException(
+          server
+              + ": "
+              + operation
+              + " failed: not connected; reconnecting in the background ("
+              + (down == 0
+                  ? "connection lost"
+                  : "connection lost " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - down)
+                      + " ms ago")
+              + lastAttempt
+              + ")",
+          last);
+    }
     return new RedisUnavailableException(
         server
             + ": "
@@ -747,7 +1037,7 @@ final class RedisNodeConnection implements NodeConnection {
             + " failed: not connected yet; connecting in the background ("
             + attempts.get()
             + " attempts so far"
-            + (last == null ? "" : ", last: " + describe(last))
+            + lastAttempt
             + ")",
         last);
   }

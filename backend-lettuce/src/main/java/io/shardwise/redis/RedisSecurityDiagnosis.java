@@ -35,7 +35,7 @@ import javax.net.ssl.X509TrustManager;
  *   <li>Authentication: {@code NOAUTH} (no password where one is needed), {@code WRONGPASS} (wrong
  *       user or password, or a disabled user), {@code AUTH} sent to a server without password.
  *   <li>Permission: {@code NOPERM} from the ACL, on a request or on a command every connection
- *       needs ({@code SELECT}).
+ *       needs ({@code SELECT}), and the {@code ERR} of a script whose command the ACL refused.
  *   <li>TLS: an untrusted certificate, a certificate that does not name the host, a refused or
  *       missing client certificate, a plaintext answer on a TLS connection.
  * </ul>
@@ -48,6 +48,13 @@ import javax.net.ssl.X509TrustManager;
  * abandons as soon as the server's certificate arrives; it never sends credentials.
  */
 final class RedisSecurityDiagnosis {
+
+  /**
+   * How Redis (6.2, 7.0) words an ACL refusal met by a script's {@code redis.call}, inside an
+   * {@code ERR} reply: "can't run this command or subcommand", "can't access at least one of the
+   * keys ...".
+   */
+  private static final String SCRIPT_ACL_REFUSAL = "The user executing the script can't";
 
   private final Node node;
   private final RedisAuth auth;
@@ -181,6 +188,13 @@ final class RedisSecurityDiagnosis {
               + " default user; remove the password or set one on the server ("
               + reply
               + ")",
+          cause);
+    }
+    if (code.equals("ERR") && !handshake && reply.contains(SCRIPT_ACL_REFUSAL)) {
+      // A command of a Lua script refused by the ACL: Redis 7.0 replies ERR, not NOPERM.
+      return new SecurityFailure(
+          SecurityFailure.Kind.PERMISSION,
+          "permission denied for " + who() + " in the script it runs (" + reply + ")",
           cause);
     }
     if (code.equals("NOPERM")) {

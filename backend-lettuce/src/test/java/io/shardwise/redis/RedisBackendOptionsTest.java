@@ -78,7 +78,7 @@ class RedisBackendOptionsTest {
   }
 
   @Test
-  void clientOptionsRejectWhileDisconnectedAndTimeOutCommands() {
+  void clientOptionsRejectWhileDisconnectedAndTimeOutCommandsAndLeaveReconnectingToTheBackend() {
     ClientOptions options =
         RedisBackend.clientOptions(
             RedisBackendOptions.builder()
@@ -86,7 +86,7 @@ class RedisBackendOptionsTest {
                 .connectTimeout(Duration.ofMillis(700))
                 .build(),
             Duration.ofMillis(120));
-    assertThat(options.isAutoReconnect()).isTrue();
+    assertThat(options.isAutoReconnect()).isFalse();
     assertThat(options.getDisconnectedBehavior())
         .isEqualTo(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS);
     assertThat(options.getConfiguredProtocolVersion()).isEqualTo(ProtocolVersion.RESP2);

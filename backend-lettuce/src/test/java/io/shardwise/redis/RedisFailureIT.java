@@ -3,7 +3,6 @@ package io.shardwise.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lettuce.core.event.connection.ReconnectAttemptEvent;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.shardwise.client.CachedValue;
@@ -13,18 +12,22 @@ import io.shardwise.testing.RedisServer;
 import io.shardwise.testing.ServerFleet;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import reactor.core.Disposable;
 
 /** Servers that are down, killed or hung. */
 class RedisFailureIT {
@@ -71,6 +74,13 @@ class RedisFailureIT {
   }
 
   private record Failure(Throwable cause, Duration after) {}
+
+  /** Live threads, but those whose name starts with {@code prefix}. */
+  private static long threadsBut(String prefix) {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.isAlive() && !t.getName().startsWith(prefix))
+        .count();
+  }
 
   private static boolean answers(NodeConnection connection) {
     try {
@@ -122,13 +132,6 @@ class RedisFailureIT {
                     RedisBackendOptions.DEFAULT_RECONNECT_DELAY_MIN,
                     RedisBackendOptions.DEFAULT_RECONNECT_DELAY_MAX))
             .build();
-    AtomicInteger reconnectAttempts = new AtomicInteger();
-    Disposable counting =
-        resources
-            .eventBus()
-            .get()
-            .filter(ReconnectAttemptEvent.class::isInstance)
-            .subscribe(event -> reconnectAttempts.incrementAndGet());
     try {
       backend =
           RedisBackend.create(RedisBackendOptions.builder().clientResources(resources).build());
@@ -136,6 +139,7 @@ class RedisFailureIT {
       Await.connected(connection);
       connection.set("k", value("v"), Duration.ZERO).join();
 
+      int attemptsBefore = ((RedisNodeConnection) connection).attempts();
       server.kill();
       long killed = System.nanoTime();
       Await.until(() -> !((RedisNodeConnection) connection).isConnected(), Duration.ofSeconds(2));
@@ -149,9 +153,10 @@ class RedisFailureIT {
       assertThat(failure(connection.incr("n", 1, 0, Duration.ZERO), System.nanoTime()).after())
           .isLessThan(FAST);
 
-      // Backing off (100 ms doubling) rather than spinning: about 5 attempts in 3 s.
+      // Backing off (100 ms doubling, the delay of the given resources) rather than spinning:
+      // about 5 attempts in 3 s.
       Thread.sleep(Math.max(0, 3000 - (System.nanoTime() - killed) / 1_000_000));
-      assertThat(reconnectAttempts.get()).isBetween(2, 8);
+      assertThat(((RedisNodeConnection) connection).attempts() - attemptsBefore).isBetween(2, 8);
 
       server.restart();
       Await.until(() -> answers(connection), Duration.ofSeconds(5));
@@ -160,11 +165,109 @@ class RedisFailureIT {
       connection.set("k", value("again"), Duration.ZERO).join();
       assertThat(connection.get("k").join()).isEqualTo(value("again"));
     } finally {
-      counting.dispose();
       backend.close();
       backend = null;
       resources.shutdown(0, 2, TimeUnit.SECONDS).get();
     }
+  }
+
+  @Test
+  void pingWhileDownMakesAtMostOneAttemptPerHundredMillisecondsWhateverTheCallers()
+      throws Exception {
+    // Background attempts 5 to 10 s apart: the attempts counted below are those of ping().
+    backend =
+        RedisBackend.create(
+            RedisBackendOptions.builder()
+                .reconnectDelay(Duration.ofSeconds(5), Duration.ofSeconds(10))
+                .build());
+    RedisNodeConnection connection = (RedisNodeConnection) backend.connect(node);
+    Await.connected(connection);
+    server.kill();
+    Await.until(() -> !connection.isConnected(), Duration.ofSeconds(2));
+    long threadsBefore = threadsBut("pinger-");
+    int attemptsBefore = connection.attempts();
+
+    // 8 threads pinging in a loop for 1 s, each ping failing (refused) before the next is sent.
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+    AtomicLong slowestNanos = new AtomicLong();
+    AtomicInteger names = new AtomicInteger();
+    ExecutorService callers =
+        Executors.newFixedThreadPool(8, r -> new Thread(r, "pinger-" + names.incrementAndGet()));
+    List<Future<Integer>> pingsPerCaller = new ArrayList<>();
+    try {
+      for (int t = 0; t < 8; t++) {
+        pingsPerCaller.add(
+            callers.submit(
+                () -> {
+                  int pings = 0;
+                  while (System.nanoTime() < end) {
+                    Failure f = failure(connection.ping(), System.nanoTime());
+                    assertThat(f.cause()).isInstanceOf(RedisUnavailableException.class);
+                    slowestNanos.accumulateAndGet(f.after().toNanos(), Math::max);
+                    pings++;
+                  }
+                  return pings;
+                }));
+      }
+      int pings = 0;
+      for (Future<Integer> p : pingsPerCaller) {
+        pings += p.get(10, TimeUnit.SECONDS);
+      }
+      int attempts = connection.attempts() - attemptsBefore;
+      Duration slowest = Duration.ofNanos(slowestNanos.get());
+      System.out.printf(
+          "[ping while down] %d pings from 8 threads in 1 s: %d connection attempts, slowest"
+              + " ping %d ms, %d more threads%n",
+          pings, attempts, slowest.toMillis(), threadsBut("pinger-") - threadsBefore);
+      // About one attempt per 100 ms: pings bring attempts forward, but not one per ping.
+      assertThat(attempts).isBetween(5, 12);
+      assertThat(pings).isGreaterThan(4 * attempts);
+      // A ping waits at most for the 100 ms spacing and a refused attempt.
+      assertThat(slowest).isLessThan(Duration.ofMillis(500));
+    } finally {
+      callers.shutdownNow();
+    }
+    // No thread per attempt or per waiting ping: at most Lettuce's pools fill up, which start
+    // their threads lazily.
+    assertThat(threadsBut("pinger-") - threadsBefore)
+        .isLessThanOrEqualTo(
+            DefaultClientResources.DEFAULT_IO_THREADS
+                + DefaultClientResources.DEFAULT_COMPUTATION_THREADS);
+
+    server.restart();
+    // Back at the first ping, though the next background attempt is seconds away.
+    long sent = System.nanoTime();
+    assertThat(connection.ping().get(2, TimeUnit.SECONDS)).isPositive();
+    assertThat(Duration.ofNanos(System.nanoTime() - sent)).isLessThan(Duration.ofMillis(500));
+    assertThat(connection.isConnected()).isTrue();
+  }
+
+  @Test
+  void runIdStaysTheSameUntilTheServerRestarts() throws Exception {
+    backend = RedisBackend.create();
+    RedisNodeConnection connection = (RedisNodeConnection) backend.connect(node);
+    Await.connected(connection);
+
+    String before = connection.runId().get(2, TimeUnit.SECONDS);
+    assertThat(before).matches("[0-9a-f]{40}").isEqualTo(server.info("server").get("run_id"));
+    assertThat(connection.runId().get(2, TimeUnit.SECONDS)).isEqualTo(before);
+
+    server.kill();
+    Await.until(() -> !connection.isConnected(), Duration.ofSeconds(2));
+    Failure down = failure(connection.runId(), System.nanoTime());
+    assertThat(down.after()).isLessThan(FAST);
+    assertThat(down.cause())
+        .isInstanceOf(RedisUnavailableException.class)
+        .hasMessageContaining("INFO failed: not connected");
+    assertThat(backend.isNodeFailure(down.cause())).isTrue();
+
+    server.restart();
+    Await.until(() -> answers(connection), Duration.ofSeconds(5));
+    String after = connection.runId().get(2, TimeUnit.SECONDS);
+    assertThat(after)
+        .matches("[0-9a-f]{40}")
+        .isNotEqualTo(before)
+        .isEqualTo(server.info("server").get("run_id"));
   }
 
   @Test

@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -48,6 +49,7 @@ class RedisSecurityIT {
   private static final String ADMIN_PASSWORD = "Adm1n-pass-7Qz";
   private static final String APP_PASSWORD = "App-pass-9Kw";
   private static final String MTLS_PASSWORD = "Mtls-pass-4Rt";
+  private static final String KEEPER_PASSWORD = "Keeper-pass-6Hs";
   private static final char[] STORE_PASSWORD = "Store-pass-2Lm".toCharArray();
   private static final Duration CONNECT_TIMEOUT = Duration.ofMillis(500);
 
@@ -59,7 +61,11 @@ class RedisSecurityIT {
   private static Path clientKey;
   private static Path clientKeyStore;
 
-  /** requirepass for the default user, and user app limited to GET/SET/DEL/MGET/PING on app:*. */
+  /**
+   * requirepass for the default user; user app limited to GET/SET/DEL/MGET/PING on app:*; user
+   * keeper with every key but none of the commands the client's failover runs on a readmitted node
+   * to delete keys (DEL, UNLINK, FLUSHDB), nor INCRBY.
+   */
   private static ServerFleet<RedisServer> auth;
   /** No password, no TLS. */
   private static ServerFleet<RedisServer> plain;
@@ -102,7 +108,9 @@ class RedisSecurityIT {
             .extraArgs(
                 "--requirepass", ADMIN_PASSWORD,
                 "--user", "app", "on", ">" + APP_PASSWORD, "~app:*",
-                "+get", "+set", "+del", "+mget", "+ping")
+                "+get", "+set", "+del", "+mget", "+ping",
+                "--user", "keeper", "on", ">" + KEEPER_PASSWORD, "~*",
+                "+get", "+set", "+mget", "+ping", "+info", "+eval", "+evalsha")
             .build()
             .start();
     plain = ServerFleet.redis(1).start();
@@ -228,6 +236,77 @@ class RedisSecurityIT {
   }
 
   @Test
+  void aclUserWithoutDelOrFlushdbGetsNodePermissionExceptionOnARestartedNodeToo() {
+    RedisServer server = auth.server(0);
+    RedisBackend backend =
+        RedisBackend.create(
+            options().username("keeper").password(Secret.of(KEEPER_PASSWORD)).build());
+    backends.add(backend);
+    RedisNodeConnection c =
+        (RedisNodeConnection) backend.connect(Node.of(server.host(), server.port()));
+    c.ready().orTimeout(10, TimeUnit.SECONDS).join();
+    String runId = await(c.runId());
+    deleteAndFlushAreRefused(backend, c, server);
+
+    // Killed and restarted (with the same ACL): what a readmitted node is, once it answers PING.
+    server.kill();
+    server.restart();
+    Await.until(() -> c.ping().handle((rtt, t) -> t == null).join(), Duration.ofSeconds(5));
+    assertThat(await(c.runId())).isNotEqualTo(runId);
+    deleteAndFlushAreRefused(backend, c, server);
+  }
+
+  /** DEL (one key or a batch) and FLUSHDB fail with a NodePermissionException, nothing else. */
+  private static void deleteAndFlushAreRefused(
+      RedisBackend backend, NodeConnection c, RedisServer server) {
+    roundTrip(c, "keeper:1");
+    String node = address(server) + ": ";
+    Throwable batch = failure(c.deleteMulti(List.of("keeper:1", "keeper:2")));
+    assertThat(batch)
+        .isInstanceOf(NodePermissionException.class)
+        .hasMessageStartingWith(node + "DEL failed: permission denied for user 'keeper'")
+        .hasMessageContaining("NOPERM")
+        .hasMessageContaining("'del' command");
+    assertThat(backend.isNodeFailure(batch)).isFalse();
+    assertThat(backend.isNodeFailure(new CompletionException(batch))).isFalse();
+    Throwable one = failure(c.delete("keeper:1"));
+    assertThat(one)
+        .isInstanceOf(NodePermissionException.class)
+        .hasMessageStartingWith(node + "DEL failed: permission denied for user 'keeper'");
+    assertThat(backend.isNodeFailure(one)).isFalse();
+    Throwable flush = failure(c.flushAll());
+    assertThat(flush)
+        .isInstanceOf(NodePermissionException.class)
+        .hasMessageStartingWith(node + "FLUSHDB failed: permission denied for user 'keeper'")
+        .hasMessageContaining("'flushdb' command");
+    assertThat(backend.isNodeFailure(flush)).isFalse();
+    // Nothing was deleted, and the node stays in service.
+    assertThat(text(await(c.get("keeper:1")))).isEqualTo("v-keeper:1");
+    assertThat(await(c.ping())).isPositive();
+  }
+
+  @Test
+  void aclRefusalInsideTheIncrScriptIsANodePermissionException() {
+    RedisServer server = auth.server(0);
+    RedisBackend backend =
+        RedisBackend.create(
+            options().username("keeper").password(Secret.of(KEEPER_PASSWORD)).build());
+    backends.add(backend);
+    NodeConnection c = backend.connect(Node.of(server.host(), server.port()));
+    c.ready().orTimeout(10, TimeUnit.SECONDS).join();
+    String counter = "keeper:counter:" + System.nanoTime();
+    // Created by SET NX, which keeper may run; adding to it needs INCRBY, which it may not.
+    assertThat(await(c.incr(counter, 1, 5, Duration.ZERO))).isEqualTo(5L);
+    Throwable t = failure(c.incr(counter, 1, 5, Duration.ZERO));
+    assertThat(t)
+        .isInstanceOf(NodePermissionException.class)
+        .hasMessageStartingWith(
+            address(server) + ": INCR failed: permission denied for user 'keeper'")
+        .hasMessageContaining("can't run this command");
+    assertThat(backend.isNodeFailure(t)).isFalse();
+  }
+
+  @Test
   void aclUserThatMayNotSelectItsDatabaseFailsToConnectWithNodePermissionException() {
     RedisNodeConnection c =
         connect(
@@ -260,8 +339,9 @@ class RedisSecurityIT {
       sleep(30);
     }
     // One connection attempt in about a second: after a security failure the next one waits for
-    // the longest reconnect delay (5 to 10 s here).
-    assertThat(c.attempts()).isEqualTo(1);
+    // the longest reconnect delay (5 to 10 s here). (Two when Lettuce lost the outcome of the
+    // first under load, which is made again at once.)
+    assertThat(c.attempts()).isBetween(1, 2);
     List<RecordingLogs.Event> errors = RecordingLogs.events("io.shardwise", Level.WARN);
     assertThat(errors).hasSize(1);
     assertThat(errors.get(0).level()).isEqualTo(Level.ERROR);

@@ -1,0 +1,164 @@
+package io.shardwise.it;
+
+import static io.shardwise.it.CacheFleet.ready;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.Codecs;
+import io.shardwise.client.NodeEvent;
+import io.shardwise.core.FailoverOptions;
+import io.shardwise.core.ShardwiseClient;
+import io.shardwise.redis.RedisBackend;
+import io.shardwise.routing.Node;
+import io.shardwise.testing.RedisServer;
+import io.shardwise.testing.ServerFleet;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * How soon the routing client readmits a Redis server that was killed and restarted, after
+ * outages of 1, 5 and 30 s: two clients watch the same fleet, one probing the ejected node with
+ * the default backoff (200 ms doubling to 5 s), one with the backoff capped at 1 s. Times run from
+ * the moment the restarted server accepts TCP connections again to the readmission event; the
+ * first probe after that moment must succeed, so readmission takes at most one probe interval
+ * plus the rejoin. Prints one row per outage.
+ */
+@Timeout(120)
+class RedisReadmissionIT {
+
+  @RegisterExtension static final ServerFleet<RedisServer> REDIS = ServerFleet.redis(3);
+
+  /** An event with the nanoTime it was received. */
+  private record Seen(long atNanos, NodeEvent event) {}
+
+  private final List<AsyncCacheClient<String>> clients = new ArrayList<>();
+
+  @AfterEach
+  void closeClients() {
+    clients.forEach(AsyncCacheClient::close);
+    clients.clear();
+    REDIS.restoreAll();
+  }
+
+  private AsyncCacheClient<String> client(FailoverOptions failover, List<Seen> events) {
+    AsyncCacheClient<String> client =
+        ready(
+            ShardwiseClient.builder()
+                .backend(RedisBackend.create())
+                .servers(String.join(",", REDIS.addresses()))
+                .timeout(CacheFleet.CLIENT_TIMEOUT)
+                .failover(failover)
+                .listener(e -> events.add(new Seen(System.nanoTime(), e)))
+                .codec(Codecs.utf8())
+                .build());
+    clients.add(client);
+    return client;
+  }
+
+  @ParameterizedTest(name = "outage of {0} s")
+  @ValueSource(ints = {1, 5, 30})
+  void aRestartedRedisIsReadmittedWithinOneProbeInterval(int outageSeconds) throws Exception {
+    REDIS.restoreAll();
+    REDIS.flushAll();
+    List<Seen> defaultEvents = new CopyOnWriteArrayList<>();
+    List<Seen> fastEvents = new CopyOnWriteArrayList<>();
+    AsyncCacheClient<String> defaultProbes = client(FailoverOptions.defaults(), defaultEvents);
+    AsyncCacheClient<String> fastProbes =
+        client(
+            FailoverOptions.builder().maxProbeInterval(Duration.ofSeconds(1)).build(), fastEvents);
+    RedisServer victim = REDIS.server(1);
+    Node node =
+        defaultProbes.nodes().stream()
+            .filter(n -> n.port() == victim.port())
+            .findFirst()
+            .orElseThrow();
+    String key = keyOn(defaultProbes, node);
+    assertThat(fastProbes.nodeFor(key)).isEqualTo(node);
+
+    long killedAt = System.nanoTime();
+    victim.kill();
+    // Requests for its key fail until each client ejects it.
+    long deadline = killedAt + TimeUnit.SECONDS.toNanos(10);
+    while (!(has(defaultEvents, node, NodeEvent::isEjection)
+        && has(fastEvents, node, NodeEvent::isEjection))) {
+      assertThat(System.nanoTime()).as("both clients ejected the node").isLessThan(deadline);
+      for (AsyncCacheClient<String> c : List.of(defaultProbes, fastProbes)) {
+        c.get(key).exceptionally(t -> null).get(5, TimeUnit.SECONDS);
+      }
+      Thread.sleep(10);
+    }
+
+    TimeUnit.NANOSECONDS.sleep(
+        Math.max(0, killedAt + TimeUnit.SECONDS.toNanos(outageSeconds) - System.nanoTime()));
+    CompletableFuture<Long> accepting = CompletableFuture.supplyAsync(() -> firstAccept(victim));
+    victim.restart();
+    long acceptedAt = accepting.get(5, TimeUnit.SECONDS);
+
+    long slow = readmittedAfter(defaultEvents, node, acceptedAt, Duration.ofSeconds(20));
+    long fast = readmittedAfter(fastEvents, node, acceptedAt, Duration.ofSeconds(20));
+    System.out.printf(
+        "[readmission] | redis, outage %2d s | probes up to every 5 s: readmitted %d ms after"
+            + " the restart | probes up to every 1 s: %d ms |%n",
+        outageSeconds, TimeUnit.NANOSECONDS.toMillis(slow), TimeUnit.NANOSECONDS.toMillis(fast));
+    // One probe interval (at most 5 s, or 1 s) and the rejoin, with margin for a loaded machine.
+    assertThat(Duration.ofNanos(slow)).isLessThan(Duration.ofMillis(6500));
+    assertThat(Duration.ofNanos(fast)).isLessThan(Duration.ofMillis(2000));
+  }
+
+  private static String keyOn(AsyncCacheClient<String> client, Node node) {
+    for (int i = 0; ; i++) {
+      String key = "readmission:" + i;
+      if (client.nodeFor(key).equals(node)) {
+        return key;
+      }
+    }
+  }
+
+  private static boolean has(List<Seen> events, Node node, Predicate<NodeEvent> kind) {
+    return events.stream().anyMatch(s -> s.event().node().equals(node) && kind.test(s.event()));
+  }
+
+  /** Nanoseconds from {@code since} to the node's first readmission after it. */
+  private static long readmittedAfter(List<Seen> events, Node node, long since, Duration within)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (System.nanoTime() < deadline) {
+      for (Seen s : events) {
+        if (s.atNanos() >= since && s.event().node().equals(node) && s.event().isReadmission()) {
+          return s.atNanos() - since;
+        }
+      }
+      Thread.sleep(5);
+    }
+    throw new AssertionError(
+        node.name() + " was not readmitted within " + within + "; events: " + events);
+  }
+
+  /** Polls until {@code server}'s port accepts a TCP connection; returns when, in nanoTime. */
+  private static long firstAccept(RedisServer server) {
+    InetSocketAddress address = new InetSocketAddress(server.host(), server.port());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      try (Socket socket = new Socket()) {
+        socket.connect(address, 100);
+        return System.nanoTime();
+      } catch (IOException refused) {
+        CacheFleet.sleep(1);
+      }
+    }
+    throw new AssertionError(server + " did not accept connections within 30 s");
+  }
+}
