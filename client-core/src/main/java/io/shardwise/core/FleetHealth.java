@@ -30,6 +30,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,6 +66,8 @@ final class FleetHealth implements AutoCloseable {
   private final ScheduledExecutorService scheduler;
   private final Failback failback;
   private final int maxEjected;
+  /** {@link #available}, as one object for the failover walks (no allocation per request). */
+  final IntPredicate isAvailable = this::available;
   /** Nodes not healthy; changed under {@code this}. */
   private int out;
 
@@ -143,7 +146,7 @@ final class FleetHealth implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    this.failback = new Failback(topology, options, this::available, metrics, scheduler);
+    this.failback = new Failback(topology, options, isAvailable, metrics, scheduler);
     // Deletes of old copies that failed are retried about once a second.
     long sweep = Math.max(1_000_000_000L, options.probeInterval().toNanos() * 5);
     scheduler.scheduleWithFixedDelay(failback::sweep, sweep, sweep, TimeUnit.NANOSECONDS);
@@ -182,7 +185,7 @@ final class FleetHealth implements AutoCloseable {
     if (options.failureMode() != FailureMode.REDISTRIBUTE) {
       return NONE;
     }
-    return order.route(keyHash, this::available).target;
+    return order.route(keyHash, isAvailable).target;
   }
 
   /** The error for a request that found no node (see {@link #select}). */

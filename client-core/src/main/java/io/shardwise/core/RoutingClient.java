@@ -293,7 +293,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     }
     try (Failback.Fence fence = failback.fence()) {
       for (int attempt = 0; attempt <= topology.nodes.size(); attempt++) {
-        FailoverOrder.Route route = health.order().route(hash, health::available);
+        FailoverOrder.Route route = health.order().route(hash, health.isAvailable);
         int target = route.target;
         if (target == FleetHealth.NONE) {
           return CompletableFuture.failedFuture(health.unavailable(primary, key));
@@ -391,7 +391,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         return FleetHealth.NONE;
       }
       for (int attempt = 0; attempt <= topology.nodes.size(); attempt++) {
-        FailoverOrder.Route route = health.order().route(hash, health::available);
+        FailoverOrder.Route route = health.order().route(hash, health.isAvailable);
         int target = route.target;
         if (target == FleetHealth.NONE) {
           unavailable.put(key, health.unavailable(primary, key));

@@ -45,7 +45,7 @@ abstract class FailbackScenarios extends FailureInjection {
 
   static final int OTHER_KEYS = 20_000;
   static final int FLAP_RUNS = Integer.getInteger("failback.flap.runs", 1);
-  static final long FLAP_SECONDS = Long.getLong("failback.flap.seconds", 12);
+  static final long FLAP_SECONDS = Long.getLong("failback.flap.seconds", 8);
   static final int CAP = FailoverOptions.defaults().maxEjectedNodes(5);
 
   /** Another application's plain client (spymemcached, Lettuce) writing keys of its own. */
@@ -300,7 +300,7 @@ abstract class FailbackScenarios extends FailureInjection {
                 StalledClientMain.class.getName(),
                 backendName(),
                 String.join(",", fleet().addresses()),
-                "10")
+                "7")
             .redirectErrorStream(true)
             .start();
     List<String> output = new CopyOnWriteArrayList<>();

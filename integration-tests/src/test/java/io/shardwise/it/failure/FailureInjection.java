@@ -172,11 +172,11 @@ abstract class FailureInjection {
     ServerHandle victim = fleet().server(2);
     Node node = nodeOf(victim);
     VersionedLoad load = new VersionedLoad(sync, KEYS, THREADS).start();
-    Thread.sleep(3000);
+    Thread.sleep(2000);
     long killAt = System.nanoTime();
     victim.kill();
     long ejectedAt = firstEvent(node, NodeEvent::isEjection, killAt, Duration.ofSeconds(5));
-    Thread.sleep(9000);
+    Thread.sleep(5000);
     load.close();
 
     assertThat(load.wrong).as("wrong values").isEmpty();
@@ -226,7 +226,7 @@ abstract class FailureInjection {
     ServerHandle victim = fleet().server(1);
     Node node = nodeOf(victim);
     VersionedLoad load = new VersionedLoad(sync, KEYS, THREADS).start();
-    Thread.sleep(3000);
+    Thread.sleep(2000);
     int threadsBefore = Thread.activeCount();
     load.watched = node;
     load.others.getIntervalHistogram(); // start both windows now
@@ -235,7 +235,7 @@ abstract class FailureInjection {
     victim.pause();
     long ejectedAt = firstEvent(node, NodeEvent::isEjection, pauseAt, Duration.ofSeconds(5));
     int maxThreads = threadsBefore;
-    long until = System.nanoTime() + 9_000_000_000L;
+    long until = System.nanoTime() + 5_000_000_000L;
     while (System.nanoTime() < until) {
       maxThreads = Math.max(maxThreads, Thread.activeCount());
       Thread.sleep(100);
