@@ -7,9 +7,6 @@ import io.shardwise.spi.NodeConnection;
 import io.shardwise.testing.RecordingLogs;
 import io.shardwise.testing.RedisServer;
 import io.shardwise.testing.ServerFleet;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -94,7 +91,8 @@ class RedisRestartRecoveryIT {
     int linesWhileDown =
         RecordingLogs.events("io.shardwise", Level.INFO).size()
             + RecordingLogs.events("io.lettuce", Level.INFO).size();
-    CompletableFuture<Long> accepting = CompletableFuture.supplyAsync(() -> firstAccept(server));
+    CompletableFuture<Long> accepting =
+        CompletableFuture.supplyAsync(() -> server.awaitAccepting(Duration.ofSeconds(30)));
     server.restart();
     long acceptedAt = accepting.get(5, TimeUnit.SECONDS);
 
@@ -145,25 +143,6 @@ class RedisRestartRecoveryIT {
     assertThat(linesWhileDown).as("log lines while down").isLessThanOrEqualTo(3);
   }
 
-  /** Polls until {@code server}'s port accepts a TCP connection; returns when, in nanoTime. */
-  private static long firstAccept(RedisServer server) {
-    InetSocketAddress address = new InetSocketAddress(server.host(), server.port());
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (System.nanoTime() < deadline) {
-      try (Socket socket = new Socket()) {
-        socket.connect(address, 100);
-        return System.nanoTime();
-      } catch (IOException refused) {
-        try {
-          Thread.sleep(1);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new AssertionError(e);
-        }
-      }
-    }
-    throw new AssertionError(server + " did not accept connections within 30 s");
-  }
 
   private static String ms(long nanos) {
     return nanos < 0 ? "never" : TimeUnit.NANOSECONDS.toMillis(nanos) + " ms";

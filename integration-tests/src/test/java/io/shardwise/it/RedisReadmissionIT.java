@@ -12,9 +12,6 @@ import io.shardwise.redis.RedisBackend;
 import io.shardwise.routing.Node;
 import io.shardwise.testing.RedisServer;
 import io.shardwise.testing.ServerFleet;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -109,7 +106,8 @@ class RedisReadmissionIT {
 
     TimeUnit.NANOSECONDS.sleep(
         Math.max(0, killedAt + TimeUnit.SECONDS.toNanos(outageSeconds) - System.nanoTime()));
-    CompletableFuture<Long> accepting = CompletableFuture.supplyAsync(() -> firstAccept(victim));
+    CompletableFuture<Long> accepting =
+        CompletableFuture.supplyAsync(() -> victim.awaitAccepting(Duration.ofSeconds(30)));
     victim.restart();
     long acceptedAt = accepting.get(5, TimeUnit.SECONDS);
 
@@ -158,18 +156,4 @@ class RedisReadmissionIT {
         node.name() + " was not readmitted within " + within + "; events: " + events);
   }
 
-  /** Polls until {@code server}'s port accepts a TCP connection; returns when, in nanoTime. */
-  private static long firstAccept(RedisServer server) {
-    InetSocketAddress address = new InetSocketAddress(server.host(), server.port());
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (System.nanoTime() < deadline) {
-      try (Socket socket = new Socket()) {
-        socket.connect(address, 100);
-        return System.nanoTime();
-      } catch (IOException refused) {
-        CacheFleet.sleep(1);
-      }
-    }
-    throw new AssertionError(server + " did not accept connections within 30 s");
-  }
 }

@@ -1,6 +1,8 @@
 package io.shardwise.testing;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.OptionalLong;
 
@@ -68,6 +70,30 @@ public abstract class ServerHandle {
   /** Whether the server answers a real request ({@code version} / {@code PING}) within 500 ms. */
   public final boolean isAnswering() {
     return Probes.answers(instance.spec(), host(), port(), ANSWER_TIMEOUT);
+  }
+
+  /**
+   * Polls (every millisecond) until the server's port accepts a TCP connection, for at most {@code
+   * within}; returns when it did, in {@link System#nanoTime()}. For measuring how soon after a
+   * restart a client gets back to a server.
+   */
+  public final long awaitAccepting(Duration within) {
+    InetSocketAddress address = new InetSocketAddress(host(), port());
+    long deadline = System.nanoTime() + within.toNanos();
+    while (System.nanoTime() < deadline) {
+      try (Socket socket = new Socket()) {
+        socket.connect(address, 100);
+        return System.nanoTime();
+      } catch (IOException refused) {
+        try {
+          Thread.sleep(1);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while waiting for " + this, e);
+        }
+      }
+    }
+    throw new IllegalStateException(this + " did not accept connections within " + within);
   }
 
   /** Graceful stop (SIGTERM, then SIGKILL after 10 s); waits until the process is gone. */
