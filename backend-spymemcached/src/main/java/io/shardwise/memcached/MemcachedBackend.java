@@ -209,23 +209,23 @@ public final class MemcachedBackend implements Backend {
    */
   @Override
   public boolean isNodeFailure(Throwable failure) {
-    Throwable t = failure;
-    while ((t instanceof CompletionException || t instanceof ExecutionException)
-        && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t instanceof MemcachedUnavailableException;
+    return unwrap(failure) instanceof MemcachedUnavailableException;
   }
 
   /** A {@link MemcachedTimeoutException}: the server did not answer in time. */
   @Override
   public boolean isTimeout(Throwable failure) {
+    Throwable t = unwrap(failure);
+    return t instanceof MemcachedTimeoutException || Backend.super.isTimeout(t);
+  }
+
+  private static Throwable unwrap(Throwable failure) {
     Throwable t = failure;
     while ((t instanceof CompletionException || t instanceof ExecutionException)
         && t.getCause() != null) {
       t = t.getCause();
     }
-    return t instanceof MemcachedTimeoutException || Backend.super.isTimeout(t);
+    return t;
   }
 
   /** Closes every open connection of this backend, then stops its threads. */

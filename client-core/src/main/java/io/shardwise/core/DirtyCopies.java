@@ -29,10 +29,6 @@ final class DirtyCopies {
     return marks.isEmpty();
   }
 
-  int size() {
-    return marks.size();
-  }
-
   /** The marked keys with their stamps, to delete and then {@link #cleaned}. */
   Map<String, Long> snapshot() {
     return Map.copyOf(marks);

@@ -354,9 +354,4 @@ final class Failback {
       throw new CompletionException(e);
     }
   }
-
-  /** Old copies on {@code node} still to be deleted (for tests and status). */
-  int oldCopies(int node) {
-    return dirty[node].size();
-  }
 }

@@ -65,10 +65,6 @@ final class Journal {
     return size.get();
   }
 
-  boolean isFull() {
-    return size.get() >= capacity;
-  }
-
   /** The recorded keys that still have to be deleted on the node itself. */
   List<String> pendingOnNode() {
     return new ArrayList<>(pending.keySet());
@@ -85,11 +81,6 @@ final class Journal {
   void emptied() {
     emptied = true;
     pending.clear();
-  }
-
-  /** Whether every recorded key is gone from the node. */
-  boolean nodeIsClean() {
-    return pending.isEmpty();
   }
 
   /**

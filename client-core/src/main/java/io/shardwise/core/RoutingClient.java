@@ -19,6 +19,7 @@ import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -292,28 +293,50 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       return CompletableFuture.failedFuture(health.unavailable(primary, key));
     }
     try (Failback.Fence fence = failback.fence()) {
-      for (int attempt = 0; attempt <= topology.nodes.size(); attempt++) {
-        FailoverOrder.Route route = health.order().route(hash, health.isAvailable);
-        int target = route.target;
-        if (target == FleetHealth.NONE) {
-          return CompletableFuture.failedFuture(health.unavailable(primary, key));
-        }
-        if (route.skippedCount == 0) {
-          return send(target, operation, c -> op.send(c, ttl)); // its node is back
-        }
-        if (!fence.enter(route)) {
-          continue; // a skipped node came back meanwhile: route again
-        }
-        ShardwiseException full = fence.record(key, route);
-        if (full != null) {
-          return CompletableFuture.failedFuture(full);
-        }
-        metrics.redirected(topology.nodes.get(primary), topology.nodes.get(target), "failover");
-        Duration capped = ttl == null ? null : failback.cap(ttl);
-        return send(target, operation, c -> op.send(c, capped));
+      int target;
+      try {
+        target = redirect(key, hash, primary, fence);
+      } catch (ShardwiseException e) {
+        return CompletableFuture.failedFuture(e);
       }
+      if (target == primary) {
+        return send(primary, operation, c -> op.send(c, ttl)); // its node is back
+      }
+      // Sent inside the fence: a readmission sees this write journaled and queued, or not at all.
+      Duration capped = ttl == null ? null : failback.cap(ttl);
+      return send(target, operation, c -> op.send(c, capped));
     }
-    throw new IllegalStateException("nodes of " + KeyRules.shorten(key) + " kept coming back while it was routed");
+  }
+
+  /**
+   * Where a write of {@code key}, whose primary is out, goes under {@link
+   * FailureMode#REDISTRIBUTE}: the next available node of its order, journaled through {@code
+   * fence} against the nodes it skips (and counted as a redirect), or the primary if it is back.
+   *
+   * @throws ShardwiseException no node is available, or the journal of a skipped node is full
+   */
+  private int redirect(String key, long hash, int primary, Failback.Fence fence) {
+    for (int attempt = 0; attempt <= topology.nodes.size(); attempt++) {
+      FailoverOrder.Route route = health.order().route(hash, health.isAvailable);
+      int target = route.target;
+      if (target == FleetHealth.NONE) {
+        throw health.unavailable(primary, key);
+      }
+      if (route.skippedCount == 0) {
+        return target;
+      }
+      if (!fence.enter(route)) {
+        continue; // a skipped node came back meanwhile: route again
+      }
+      ShardwiseException full = fence.record(key, route);
+      if (full != null) {
+        throw full;
+      }
+      metrics.redirected(topology.nodes.get(primary), topology.nodes.get(target), "failover");
+      return target;
+    }
+    throw new IllegalStateException(
+        "nodes of " + KeyRules.shorten(key) + " kept coming back while it was routed");
   }
 
   // ---- multi-key operations ------------------------------------------------------------------
@@ -349,7 +372,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       for (int i = 0; i < n; i++) {
         byNode.add(null);
       }
-      redirectedByNode = fence == null ? null : new ArrayList<>(java.util.Collections.nCopies(n, null));
+      redirectedByNode = fence == null ? null : new ArrayList<>(Collections.nCopies(n, null));
       nodeOf = new int[keys.size()];
       int index = 0;
       for (String key : keys) {
@@ -390,28 +413,14 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         unavailable.put(key, health.unavailable(primary, key));
         return FleetHealth.NONE;
       }
-      for (int attempt = 0; attempt <= topology.nodes.size(); attempt++) {
-        FailoverOrder.Route route = health.order().route(hash, health.isAvailable);
-        int target = route.target;
-        if (target == FleetHealth.NONE) {
-          unavailable.put(key, health.unavailable(primary, key));
-          return target;
-        }
-        if (route.skippedCount == 0) {
-          return add(byNode, target, key);
-        }
-        if (!fence.enter(route)) {
-          continue;
-        }
-        ShardwiseException full = fence.record(key, route);
-        if (full != null) {
-          unavailable.put(key, full);
-          return FleetHealth.NONE;
-        }
-        metrics.redirected(topology.nodes.get(primary), topology.nodes.get(target), "failover");
-        return add(redirectedByNode, target, key);
+      int target;
+      try {
+        target = redirect(key, hash, primary, fence);
+      } catch (ShardwiseException e) {
+        unavailable.put(key, e);
+        return FleetHealth.NONE;
       }
-      throw new IllegalStateException("nodes of " + KeyRules.shorten(key) + " kept coming back while it was routed");
+      return add(target == primary ? byNode : redirectedByNode, target, key);
     }
 
     private int add(List<List<String>> lists, int node, String key) {
@@ -663,9 +672,10 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     try (Failback.Fence fence = failback.fence()) {
       Plan plan = new Plan(encoded.keySet(), fence);
       errors.putAll(plan.unavailable);
+      Duration capped = failback.cap(ttl);
       for (int i = 0; i < plan.byNode.size(); i++) {
         parts.add(storeBatch(i, plan.byNode.get(i), encoded, ttl, stored, errors));
-        parts.add(storeBatch(i, plan.redirectedByNode.get(i), encoded, failback.cap(ttl), stored, errors));
+        parts.add(storeBatch(i, plan.redirectedByNode.get(i), encoded, capped, stored, errors));
       }
     }
     return afterWrites(

@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * FailureInjection} and with the client's default settings: a stalled server costs other
  * applications nothing and is never flushed; a flapping server never makes the client read an old
  * value; clients with different views of a server read old values only within the documented
- * bound; a stalled client, or every server stalled at once, ejects no more than the cap. The
+ * bound; a stalled client ejects nothing, and every server stalled at once no more than the cap. The
  * figures go to {@code target/failure-<backend>.md} with the others.
  *
  * <p>The flapping runs are short by default; {@code -Dfailback.flap.runs=5
@@ -290,7 +290,7 @@ abstract class FailbackScenarios extends FailureInjection {
   // ---- client-side trouble -------------------------------------------------------------------
 
   @Test
-  void aClientProcessThatStopsForLongerThanItsTimeoutEjectsNoMoreThanTheCap() throws Exception {
+  void aClientProcessThatStopsForLongerThanItsTimeoutEjectsNothing() throws Exception {
     String java = ProcessHandle.current().info().command().orElse("java");
     Process child =
         new ProcessBuilder(
@@ -336,7 +336,9 @@ abstract class FailbackScenarios extends FailureInjection {
         .orElseThrow(() -> new AssertionError("no result; output: " + output));
     long ejected = field(result, "ejections");
     assertThat(field(result, "stalls")).as("the client saw its own stall; output: %s", output).isPositive();
-    assertThat(ejected).as("ejections; output: %s", output).isLessThanOrEqualTo(CAP);
+    // Without the stall detection each server would find more timeouts than the threshold on
+    // waking, and the cap would be all that held: the client must eject nothing at all.
+    assertThat(ejected).as("ejections; output: %s", output).isZero();
     report(String.format(
         "| client process stopped 1.5 s (timeout 1 s) | %d ejections (cap %d) | %d timeouts not held against servers | %s |",
         ejected, CAP, field(result, "stall-discounts"), result.substring("RESULT ".length())));

@@ -18,11 +18,14 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A client process for {@link FailbackScenarios}: a Shardwise client with default settings under a
- * load of 8 threads for a given time, which the test stops (SIGSTOP) and continues from outside, as
+ * load of {@value #THREADS} threads (enough requests in flight that, when the process resumes, every
+ * server has more timeouts pending than the failure threshold) for a given time, which the test stops (SIGSTOP) and continues from outside, as
  * a long garbage-collection pause or a starved CPU would. Prints one line at the end: {@code
  * RESULT ejections=.. kept-in=.. stall-discounts=.. stalls=.. errors=.. ops=..}.
  */
 public final class StalledClientMain {
+
+  static final int THREADS = 40;
 
   private StalledClientMain() {}
 
@@ -65,7 +68,7 @@ public final class StalledClientMain {
     CacheClient<String> sync = client.sync();
     AtomicBoolean running = new AtomicBoolean(true);
     List<Thread> threads = new ArrayList<>();
-    for (int t = 0; t < 8; t++) {
+    for (int t = 0; t < THREADS; t++) {
       int thread = t;
       Thread worker = new Thread(() -> {
         SplittableRandom random = new SplittableRandom(thread);
