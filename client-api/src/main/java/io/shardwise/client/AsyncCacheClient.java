@@ -100,6 +100,24 @@ public interface AsyncCacheClient<V> extends AutoCloseable {
     return out;
   }
 
+  /**
+   * Moves the client to a new server list while it serves: nodes may be added, removed,
+   * reweighted or replaced. Connections to added nodes are opened (their first connection attempt
+   * finished) before any request is routed to them; the switch is atomic (each request sees the
+   * old list or the new one); removed nodes are closed once the requests they were sent have
+   * finished. Nodes in both lists keep their connection, health and load state.
+   *
+   * <p>A bad list (empty, duplicate servers, a router that cannot be built for it) fails the
+   * returned future with an {@link IllegalArgumentException} naming the problem, and the old list
+   * stays in force. Changes are applied one at a time, in the order they are made.
+   *
+   * @return completes with the change once the new list is in force
+   */
+  default CompletableFuture<TopologyChange> updateServers(List<Node> servers) {
+    return CompletableFuture.failedFuture(
+        new UnsupportedOperationException(getClass().getSimpleName() + " has a fixed server list"));
+  }
+
   /** Bounded-load routing: loads, caps, spills per node, and the hot keys. */
   LoadReport loadReport();
 

@@ -67,4 +67,16 @@ public interface ClientMetrics {
    * timeouts of requests that saw it are not held against their servers.
    */
   default void clientStalled(long nanos) {}
+
+  /** The server list changed at runtime (see {@link AsyncCacheClient#updateServers}). */
+  default void topologyChanged(TopologyChange change) {}
+
+  /**
+   * During a warm-up after a topology change, a read that missed on {@code newOwner} was read
+   * again from the key's previous node {@code previousOwner}; {@code hit} says whether it had it.
+   */
+  default void warmUpRead(Node previousOwner, Node newOwner, boolean hit) {}
+
+  /** During a warm-up, a value read from a key's previous node was copied to {@code newOwner}. */
+  default void warmUpCopied(Node newOwner) {}
 }

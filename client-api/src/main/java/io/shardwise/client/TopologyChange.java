@@ -1,0 +1,53 @@
+package io.shardwise.client;
+
+import io.shardwise.routing.Node;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A server list that replaced another at runtime (see {@link AsyncCacheClient#updateServers}).
+ *
+ * @param before the server list in force until the change
+ * @param after the server list in force from {@code appliedAt}
+ * @param added nodes of {@code after} that were not in {@code before}
+ * @param removed nodes of {@code before} that are not in {@code after}
+ * @param movedShare the share of keys (0 to 1) whose node changed, measured on a fixed sample of
+ *     keys with both routers
+ * @param appliedAt when requests started to see {@code after}
+ * @param warmUp how long, from {@code appliedAt}, a miss on a moved key's new node is read again
+ *     from its previous node ({@link Duration#ZERO} when warm-up is off)
+ */
+public record TopologyChange(
+    List<Node> before,
+    List<Node> after,
+    List<Node> added,
+    List<Node> removed,
+    double movedShare,
+    Instant appliedAt,
+    Duration warmUp) {
+
+  public TopologyChange {
+    before = List.copyOf(before);
+    after = List.copyOf(after);
+    added = List.copyOf(added);
+    removed = List.copyOf(removed);
+    Objects.requireNonNull(appliedAt, "appliedAt");
+    Objects.requireNonNull(warmUp, "warmUp");
+    if (!(movedShare >= 0 && movedShare <= 1)) {
+      throw new IllegalArgumentException("moved share must be in [0, 1] but was " + movedShare);
+    }
+  }
+
+  /** True when the new list is the old one: nothing changed. */
+  public boolean isEmpty() {
+    return before.equals(after);
+  }
+
+  @Override
+  public String toString() {
+    return before.size() + " -> " + after.size() + " nodes (+" + added.size() + " -" + removed.size()
+        + "), " + String.format(java.util.Locale.ROOT, "%.1f%%", movedShare * 100) + " of keys move";
+  }
+}
