@@ -42,9 +42,9 @@ final class BoundedReads {
   private final BoundedLoadSelector selector;
   private final FrequencySketch sketch;
   private final ThreadLocal<Selection> selections = ThreadLocal.withInitial(Selection::new);
-  private final ConcurrentHashMap<String, Spill> spilled = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Spill> spilled;
   /** Keys seen hot, with their hashes, for the report (a few dozen at most). */
-  private final ConcurrentHashMap<String, Long> hotKeys = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Long> hotKeys;
   private final AtomicLongArray spilledFrom;
   private final AtomicLongArray spilledTo;
   private final LongSupplier nanoClock;
@@ -53,7 +53,7 @@ final class BoundedReads {
   /** A key that may have copies on other nodes. */
   static final class Spill {
     final AtomicLong generation = new AtomicLong();
-    final Set<Integer> copies = ConcurrentHashMap.newKeySet();
+    final Set<Member> copies = ConcurrentHashMap.newKeySet();
     final Set<CompletableFuture<Void>> creating = ConcurrentHashMap.newKeySet();
     volatile long lastCopyNanos;
   }
@@ -64,9 +64,39 @@ final class BoundedReads {
     this.loads = new LoadWindow(router.size(), options, nanoClock, available);
     this.selector = BoundedLoadSelector.of(router, options.epsilon(), options.probeLimit());
     this.sketch = options.scope() == BoundedOptions.Scope.HOT ? new FrequencySketch(options.sketchCapacity()) : null;
+    this.spilled = new ConcurrentHashMap<>();
+    this.hotKeys = new ConcurrentHashMap<>();
     this.spilledFrom = new AtomicLongArray(router.size());
     this.spilledTo = new AtomicLongArray(router.size());
     this.spillTtlNanos = options.spillTtl().toNanos();
+  }
+
+  /**
+   * The bounded-load state for a new server list, carried over from this one: node {@code i} of
+   * {@code router} had index {@code previous[i]} here (-1 for a new node). Loads and spill counts
+   * of the nodes that stay carry over; the hot-key sketch and the copy registry are shared.
+   */
+  private BoundedReads(BoundedReads from, Router router, int[] previous, IntPredicate available) {
+    this.options = from.options;
+    this.nanoClock = from.nanoClock;
+    this.loads = from.loads.remapped(previous, options, available);
+    this.selector = BoundedLoadSelector.of(router, options.epsilon(), options.probeLimit());
+    this.sketch = from.sketch;
+    this.spilled = from.spilled;
+    this.hotKeys = from.hotKeys;
+    this.spilledFrom = new AtomicLongArray(router.size());
+    this.spilledTo = new AtomicLongArray(router.size());
+    for (int i = 0; i < previous.length; i++) {
+      if (previous[i] >= 0) {
+        spilledFrom.set(i, from.spilledFrom.get(previous[i]));
+        spilledTo.set(i, from.spilledTo.get(previous[i]));
+      }
+    }
+    this.spillTtlNanos = from.spillTtlNanos;
+  }
+
+  BoundedReads remapped(Router router, int[] previous, IntPredicate available) {
+    return new BoundedReads(this, router, previous, available);
   }
 
   /**

@@ -41,6 +41,7 @@ public final class ClientBuilder<V> {
   private final List<NodeEventListener> listeners = new ArrayList<>();
   private ClientMetrics metrics = ClientMetrics.NONE;
   private BoundedOptions bounded = BoundedOptions.disabled();
+  private TopologyOptions topologyOptions = TopologyOptions.defaults();
   private java.util.function.LongSupplier nanoClock = System::nanoTime;
   private final ValueCodec<V> codec;
   private final boolean codecChosen;
@@ -63,6 +64,7 @@ public final class ClientBuilder<V> {
     this.listeners.addAll(from.listeners);
     this.metrics = from.metrics;
     this.bounded = from.bounded;
+    this.topologyOptions = from.topologyOptions;
     this.nanoClock = from.nanoClock;
     this.codec = codec;
     this.codecChosen = true;
@@ -161,6 +163,15 @@ public final class ClientBuilder<V> {
     return this;
   }
 
+  /**
+   * How the client moves to a new server list given to {@link AsyncCacheClient#updateServers}
+   * (default: {@link TopologyOptions#defaults()}).
+   */
+  public ClientBuilder<V> topology(TopologyOptions options) {
+    this.topologyOptions = Objects.requireNonNull(options, "topology");
+    return this;
+  }
+
   /** The clock of the load window; for tests. */
   ClientBuilder<V> nanoClock(java.util.function.LongSupplier clock) {
     this.nanoClock = Objects.requireNonNull(clock, "clock");
@@ -240,11 +251,18 @@ public final class ClientBuilder<V> {
       throw e;
     }
     awaitFirstAttempts(connections);
-    Topology topology = new Topology(r, hashTag, connections);
-    FleetHealth health = new FleetHealth(topology, backend, failover, listeners, metrics);
-    BoundedReads boundedReads =
-        bounded.enabled() ? new BoundedReads(r, bounded, nanoClock, health::available) : null;
-    return new RoutingClient<>(
-        backend, topology, health, codec, requestTimeout, max, routerDescription, metrics, boundedReads);
+    Member[] members = new Member[connections.length];
+    for (int i = 0; i < members.length; i++) {
+      members[i] = new Member(r.nodes().get(i), connections[i]);
+    }
+    Topology topology = Topologies.initial(r, hashTag, members, bounded, nanoClock);
+    FleetHealth health = new FleetHealth(backend, failover, listeners, metrics);
+    for (Member m : members) {
+      health.admit(m);
+    }
+    health.resize(members.length);
+    Topologies.Settings settings =
+        new Topologies.Settings(router, hashTag, requestTimeout, bounded, nanoClock, topologyOptions);
+    return new RoutingClient<>(backend, topology, health, codec, requestTimeout, max, routerDescription, metrics, settings);
   }
 }

@@ -6,7 +6,7 @@ import io.shardwise.spi.KeyRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -18,7 +18,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.function.IntPredicate;
+import java.util.Set;
 
 /**
  * The failback protocol: what keeps a node that comes back, and the nodes that took its keys while
@@ -57,41 +57,34 @@ final class Failback {
   /** Rounds of deletes outside the fence before the last one is done inside it. */
   private static final int OPEN_ROUNDS = 4;
 
-  private final Topology topology;
   private final FailoverOptions options;
-  private final IntPredicate available;
   private final ClientMetrics metrics;
   private final boolean tracking;
-  private final Journal[] journals;
-  private final DirtyCopies[] dirty;
-  private final ReentrantReadWriteLock[] fences;
-  private final AtomicBoolean[] cleaning;
   private final AtomicLong readmissions = new AtomicLong();
   private final Executor healthThread;
 
-  Failback(
-      Topology topology,
-      FailoverOptions options,
-      IntPredicate available,
-      ClientMetrics metrics,
-      Executor healthThread) {
+  /** One member's journal, old-copy marks and fence. */
+  static final class Slot {
+    final Journal journal;
+    final DirtyCopies dirty = new DirtyCopies();
+    final ReentrantReadWriteLock fence = new ReentrantReadWriteLock();
+    final AtomicBoolean cleaning = new AtomicBoolean();
+
+    Slot(int capacity) {
+      this.journal = new Journal(capacity);
+    }
+  }
+
+  Failback(FailoverOptions options, ClientMetrics metrics, Executor healthThread) {
     this.healthThread = healthThread;
-    this.topology = topology;
     this.options = options;
-    this.available = available;
     this.metrics = metrics;
     this.tracking = options.rejoinPolicy() != RejoinPolicy.KEEP;
-    int n = topology.nodes.size();
-    this.journals = new Journal[n];
-    this.dirty = new DirtyCopies[n];
-    this.fences = new ReentrantReadWriteLock[n];
-    this.cleaning = new AtomicBoolean[n];
-    for (int i = 0; i < n; i++) {
-      journals[i] = new Journal(options.journalCapacity());
-      dirty[i] = new DirtyCopies();
-      fences[i] = new ReentrantReadWriteLock();
-      cleaning[i] = new AtomicBoolean();
-    }
+  }
+
+  /** Gives a new member its journal and fence. */
+  void admit(Member m) {
+    m.failback = new Slot(options.journalCapacity());
   }
 
   /**
@@ -104,13 +97,13 @@ final class Failback {
   }
 
   /** Whether the copy of {@code key} on {@code node} may be older than what its own node holds. */
-  boolean isOldCopy(int node, String key) {
-    return tracking && dirty[node].contains(key);
+  boolean isOldCopy(Member node, String key) {
+    return tracking && node.failback.dirty.contains(key);
   }
 
   /** Keys journaled against {@code node} while it is out. */
-  int journaled(int node) {
-    return journals[node].size();
+  int journaled(Member node) {
+    return node.failback.journal.size();
   }
 
   // ---- writes ----------------------------------------------------------------------------------
@@ -120,32 +113,33 @@ final class Failback {
    * after the operation's requests have been handed to their connections.
    */
   final class Fence implements AutoCloseable {
-    private int[] held = new int[2];
+    private Member[] held = new Member[2];
     private int count;
 
     /**
-     * Holds the fence of every skipped node of {@code route} and checks that each is still out.
+     * Holds the fence of every skipped node of {@code route} (indexes of {@code t}) and checks
+     * that each is still out.
      *
      * @return false if one of them is back (the caller routes again)
      */
-    boolean enter(FailoverOrder.Route route) {
+    boolean enter(Topology t, FailoverOrder.Route route) {
       for (int i = 0; i < route.skippedCount; i++) {
-        int node = route.skipped[i];
+        Member node = t.members[route.skipped[i]];
         hold(node);
-        if (available.test(node)) {
+        if (node.available()) {
           return false;
         }
       }
       return true;
     }
 
-    private void hold(int node) {
+    private void hold(Member node) {
       for (int i = 0; i < count; i++) {
         if (held[i] == node) {
           return;
         }
       }
-      fences[node].readLock().lock();
+      node.failback.fence.readLock().lock();
       if (count == held.length) {
         held = Arrays.copyOf(held, count * 2);
       }
@@ -156,16 +150,17 @@ final class Failback {
      * Journals {@code key} against every skipped node of {@code route} (which {@link #enter} has
      * fenced). Returns null, or the error for the caller if a journal is full.
      */
-    NodeUnavailableException record(String key, FailoverOrder.Route route) {
+    NodeUnavailableException record(Topology t, String key, FailoverOrder.Route route) {
       if (!tracking) {
         return null;
       }
+      Member target = t.members[route.target];
       for (int i = 0; i < route.skippedCount; i++) {
-        int node = route.skipped[i];
-        if (!journals[node].record(key, route.target)) {
-          metrics.journalFull(topology.nodes.get(node));
+        Member node = t.members[route.skipped[i]];
+        if (!node.failback.journal.record(key, target)) {
+          metrics.journalFull(node.node);
           return new NodeUnavailableException(
-              topology.nodes.get(node),
+              node.node,
               "is out and its journal of "
                   + options.journalCapacity()
                   + " keys written elsewhere is full, so "
@@ -181,7 +176,8 @@ final class Failback {
     @Override
     public void close() {
       for (int i = 0; i < count; i++) {
-        fences[held[i]].readLock().unlock();
+        held[i].failback.fence.readLock().unlock();
+        held[i] = null;
       }
       count = 0;
     }
@@ -200,8 +196,8 @@ final class Failback {
    * fence, on the health thread. Completes with what was done, in words; fails (the node stays
    * out) if a delete or flush was refused or timed out.
    */
-  CompletableFuture<String> rejoin(int x, Runnable flip) {
-    Journal journal = journals[x];
+  CompletableFuture<String> rejoin(Member x, Runnable flip) {
+    Journal journal = x.failback.journal;
     switch (options.rejoinPolicy()) {
       case KEEP:
         return CompletableFuture.supplyAsync(
@@ -214,7 +210,7 @@ final class Failback {
         if (journal.size() == 0) {
           return readmit(x, flip).thenApply(done -> "rejoin policy flush: " + done.describe("it kept its data"));
         }
-        return step(topology.connections[x].flushAll())
+        return step(x.connection.flushAll())
             .thenCompose(
                 flushed -> {
                   journal.emptied();
@@ -246,8 +242,8 @@ final class Failback {
    * Deletes the journaled keys on {@code x} without holding its fence, a few rounds (writes keep
    * adding keys meanwhile); the last keys are deleted inside the fence by {@link #readmit}.
    */
-  private CompletableFuture<Void> deleteRounds(int x, int round) {
-    Journal journal = journals[x];
+  private CompletableFuture<Void> deleteRounds(Member x, int round) {
+    Journal journal = x.failback.journal;
     List<String> pending = journal.pendingOnNode();
     if (pending.isEmpty() || round == OPEN_ROUNDS) {
       return CompletableFuture.completedFuture(null);
@@ -266,12 +262,12 @@ final class Failback {
    * hands the journal over to the nodes that hold the copies, and flips {@code x} to healthy.
    * Then starts deleting those copies.
    */
-  private CompletableFuture<Readmitted> readmit(int x, Runnable flip) {
+  private CompletableFuture<Readmitted> readmit(Member x, Runnable flip) {
     return CompletableFuture.supplyAsync(
         () -> {
-          Journal journal = journals[x];
-          Map<String, int[]> moved;
-          ReentrantReadWriteLock.WriteLock fence = fences[x].writeLock();
+          Journal journal = x.failback.journal;
+          Map<String, Member[]> moved;
+          ReentrantReadWriteLock.WriteLock fence = x.failback.fence.writeLock();
           fence.lock();
           try {
             List<String> late = journal.pendingOnNode();
@@ -283,18 +279,18 @@ final class Failback {
             long stamp = readmissions.incrementAndGet();
             moved.forEach(
                 (key, targets) -> {
-                  for (int t : targets) {
-                    dirty[t].mark(key, stamp);
+                  for (Member t : targets) {
+                    t.failback.dirty.mark(key, stamp);
                   }
                 });
             flip.run();
           } finally {
             fence.unlock();
           }
-          BitSet holders = new BitSet();
-          moved.values().forEach(targets -> Arrays.stream(targets).forEach(holders::set));
-          holders.stream().forEach(this::deleteOldCopies);
-          return new Readmitted(moved.size(), holders.cardinality());
+          Set<Member> holders = new LinkedHashSet<>();
+          moved.values().forEach(targets -> holders.addAll(Arrays.asList(targets)));
+          holders.forEach(this::deleteOldCopies);
+          return new Readmitted(moved.size(), holders.size());
         },
         healthThread);
   }
@@ -304,9 +300,10 @@ final class Failback {
    * deletes covered. Called after a readmission and by the periodic sweep, which retries what
    * failed.
    */
-  void deleteOldCopies(int node) {
-    DirtyCopies copies = dirty[node];
-    if (copies.isEmpty() || !available.test(node) || !cleaning[node].compareAndSet(false, true)) {
+  void deleteOldCopies(Member node) {
+    DirtyCopies copies = node.failback.dirty;
+    AtomicBoolean cleaning = node.failback.cleaning;
+    if (copies.isEmpty() || node.retired || !node.available() || !cleaning.compareAndSet(false, true)) {
       return;
     }
     Map<String, Long> marked = copies.snapshot();
@@ -316,23 +313,23 @@ final class Failback {
               if (failure == null) {
                 copies.cleaned(marked);
               }
-              cleaning[node].set(false);
+              cleaning.set(false);
             });
   }
 
   /** Retries the deletes of old copies that failed; run periodically on the health thread. */
-  void sweep() {
-    for (int node = 0; node < dirty.length; node++) {
+  void sweep(Member[] members) {
+    for (Member node : members) {
       deleteOldCopies(node);
     }
   }
 
   /** Deletes {@code keys} on {@code node} in batches; completes when all are confirmed. */
-  private CompletableFuture<Void> deleteOn(int node, List<String> keys) {
+  private CompletableFuture<Void> deleteOn(Member node, List<String> keys) {
     List<CompletableFuture<?>> parts = new ArrayList<>();
     for (int i = 0; i < keys.size(); i += DELETE_CHUNK) {
       List<String> chunk = new ArrayList<>(keys.subList(i, Math.min(keys.size(), i + DELETE_CHUNK)));
-      parts.add(step(topology.connections[node].deleteMulti(chunk)));
+      parts.add(step(node.connection.deleteMulti(chunk)));
     }
     return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0]));
   }

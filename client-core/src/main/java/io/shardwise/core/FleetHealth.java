@@ -30,7 +30,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.IntPredicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,27 +56,27 @@ final class FleetHealth implements AutoCloseable {
   /** {@link #select} result when no node is available. */
   static final int NONE = FailoverOrder.NONE;
 
-  private final Topology topology;
   private final Backend backend;
   private final FailoverOptions options;
   private final List<NodeEventListener> listeners;
   private final ClientMetrics metrics;
-  private final NodeHealth[] nodes;
-  private final FailoverOrder order;
+  private final CircuitBreakerConfig breakerConfig;
   private final ScheduledExecutorService scheduler;
   private final Failback failback;
-  private final int maxEjected;
-  /** {@link #available}, as one object for the failover walks (no allocation per request). */
-  final IntPredicate isAvailable = this::available;
+  /** The most nodes timeouts may keep out, for the current fleet size; changed under {@code this}. */
+  private int maxEjected;
+  /** Nodes in the current server list; changed under {@code this}. */
+  private int fleetSize;
   /** Nodes not healthy; changed under {@code this}. */
   private int out;
 
   private DeadlineScanner stalls;
+  private volatile Supplier<Topology> topology = () -> null;
   private volatile boolean closed;
 
   /** One node's circuit and state. */
   final class NodeHealth {
-    final int index;
+    final Member member;
     final Node node;
     final CircuitBreaker breaker;
     volatile NodeState state = NodeState.HEALTHY;
@@ -97,9 +97,9 @@ final class FleetHealth implements AutoCloseable {
      */
     volatile int successesSinceFailure = Integer.MAX_VALUE;
 
-    NodeHealth(int index, Node node, CircuitBreakerConfig config) {
-      this.index = index;
-      this.node = node;
+    NodeHealth(Member member, CircuitBreakerConfig config) {
+      this.member = member;
+      this.node = member.node;
       this.breaker = CircuitBreaker.of("shardwise:" + node.name(), config);
       // No event consumers on the breaker: with one registered, Resilience4j builds an event
       // object for every recorded success. The client ejects on the failure count itself.
@@ -111,17 +111,15 @@ final class FleetHealth implements AutoCloseable {
   }
 
   FleetHealth(
-      Topology topology,
       Backend backend,
       FailoverOptions options,
       List<NodeEventListener> listeners,
       ClientMetrics metrics) {
-    this.topology = topology;
     this.backend = backend;
     this.options = options;
     this.listeners = List.copyOf(listeners);
     this.metrics = metrics;
-    CircuitBreakerConfig config =
+    this.breakerConfig =
         CircuitBreakerConfig.custom()
             // Open after `threshold` failures in a row: a window of that many calls, all failed.
             .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
@@ -133,12 +131,6 @@ final class FleetHealth implements AutoCloseable {
             .waitDurationInOpenState(Duration.ofDays(365))
             .writableStackTraceEnabled(false)
             .build();
-    this.nodes = new NodeHealth[topology.nodes.size()];
-    for (int i = 0; i < nodes.length; i++) {
-      nodes[i] = new NodeHealth(i, topology.nodes.get(i), config);
-    }
-    this.maxEjected = options.maxEjectedNodes(nodes.length);
-    this.order = new FailoverOrder(topology.router);
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -146,10 +138,77 @@ final class FleetHealth implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    this.failback = new Failback(topology, options, isAvailable, metrics, scheduler);
+    this.failback = new Failback(options, metrics, scheduler);
     // Deletes of old copies that failed are retried about once a second.
     long sweep = Math.max(1_000_000_000L, options.probeInterval().toNanos() * 5);
-    scheduler.scheduleWithFixedDelay(failback::sweep, sweep, sweep, TimeUnit.NANOSECONDS);
+    scheduler.scheduleWithFixedDelay(
+        () -> {
+          Topology t = topology.get();
+          if (t != null) {
+            failback.sweep(t.members);
+          }
+        },
+        sweep,
+        sweep,
+        TimeUnit.NANOSECONDS);
+  }
+
+  /** Starts keeping the health of a new member, healthy. */
+  void admit(Member m) {
+    m.health = new NodeHealth(m, breakerConfig);
+    failback.admit(m);
+  }
+
+  /**
+   * A member that joins the fleet but did not answer its first probe: it starts out, and is
+   * probed and readmitted as an ejected node is, so that no key is routed to it before it answers.
+   */
+  void startEjected(Member m, Throwable cause) {
+    NodeHealth h = m.health;
+    synchronized (this) {
+      out++;
+      h.state = NodeState.EJECTED;
+    }
+    h.breaker.transitionToOpenState();
+    h.lastFailure = cause;
+    h.ejectedAtNanos = System.nanoTime();
+    h.since = Instant.now();
+    synchronized (h) {
+      h.probeDelayNanos = options.probeInterval().toNanos();
+    }
+    String detail = "joins the fleet out: it did not answer when it was added: " + describe(cause);
+    h.detail = detail;
+    transition(h, NodeState.HEALTHY, NodeState.EJECTED, detail, cause);
+    scheduleProbe(h);
+  }
+
+  /** The fleet now has {@code size} nodes: the ejection cap follows. */
+  synchronized void resize(int size) {
+    fleetSize = size;
+    maxEjected = options.maxEjectedNodes(size);
+  }
+
+  /** {@code m} left the fleet: it is no longer probed, and no longer counts as out. */
+  void retire(Member m) {
+    synchronized (this) {
+      if (m.retired) {
+        return;
+      }
+      m.retired = true;
+      if (m.health.state != NodeState.HEALTHY) {
+        out--;
+      }
+    }
+  }
+
+  /** The executor that runs probes, readmissions and topology changes, one at a time. */
+  ScheduledExecutorService scheduler() {
+    return scheduler;
+  }
+
+  /** Tells this health where the current topology is (for the sweep of old copies). */
+  void watchTopology(Supplier<Topology> current) {
+    this.topology = current;
   }
 
   /** Tells this health which scanner sees the client's stalls. */
@@ -165,48 +224,41 @@ final class FleetHealth implements AutoCloseable {
     return failback;
   }
 
-  FailoverOrder order() {
-    return order;
-  }
-
-  boolean available(int index) {
-    return nodes[index].available();
-  }
 
   /**
    * The node a request for a key with this hash and primary goes to under the failure mode: the
    * primary if it is available; with {@link FailureMode#REDISTRIBUTE} the first available node of
    * the key's preference order; else {@link #NONE}.
    */
-  int select(long keyHash, int primary) {
-    if (nodes[primary].available()) {
+  int select(Topology t, long keyHash, int primary) {
+    if (t.members[primary].available()) {
       return primary;
     }
     if (options.failureMode() != FailureMode.REDISTRIBUTE) {
       return NONE;
     }
-    return order.route(keyHash, isAvailable).target;
+    return t.order.route(keyHash, t.available).target;
   }
 
   /** The error for a request that found no node (see {@link #select}). */
-  ShardwiseException unavailable(int primary, String key) {
+  ShardwiseException unavailable(Topology t, int primary, String key) {
     if (options.failureMode() != FailureMode.REDISTRIBUTE) {
-      NodeHealth h = nodes[primary];
+      NodeHealth h = t.members[primary].health;
       return new NodeUnavailableException(
           h.node,
           "ejected (" + h.state.name().toLowerCase(Locale.ROOT) + "); failure mode "
               + options.failureMode().id() + " does not send " + KeyRules.shorten(key) + " elsewhere");
     }
     return new NoNodeAvailableException(
-        "no node is available for " + KeyRules.shorten(key) + ": all " + nodes.length + " nodes are ejected");
+        "no node is available for " + KeyRules.shorten(key) + ": all " + t.members.length + " nodes are ejected");
   }
 
   // ---- detection -------------------------------------------------------------------------------
 
   /** Records the outcome of one request on a node's circuit; returns its latency. */
-  long record(int index, long startNanos, Throwable failure) {
+  long record(Member m, long startNanos, Throwable failure) {
     long took = System.nanoTime() - startNanos;
-    NodeHealth h = nodes[index];
+    NodeHealth h = m.health;
     if (failure != null && isNodeFailure(failure)) {
       boolean timeout = isTimeout(failure);
       if (timeout && stalls != null && stalls.stalledSince(startNanos)) {
@@ -282,7 +334,7 @@ final class FleetHealth implements AutoCloseable {
 
   private void eject(NodeHealth h, boolean timeout) {
     synchronized (this) {
-      if (h.state != NodeState.HEALTHY || closed) {
+      if (h.state != NodeState.HEALTHY || closed || h.member.retired) {
         return;
       }
       if (timeout && out >= maxEjected) {
@@ -313,7 +365,7 @@ final class FleetHealth implements AutoCloseable {
     }
     String reason =
         "times out (" + options.failureThreshold() + " in a row; last: " + describe(h.lastFailure)
-            + ") but is not ejected: " + out + " of " + nodes.length + " nodes are out, the most that"
+            + ") but is not ejected: " + out + " of " + fleetSize + " nodes are out, the most that"
             + " timeouts may keep out (max-ejected-percent " + options.maxEjectedPercent() + "); many"
             + " nodes timing out at once points at this client (a pause, a starved CPU)";
     h.keptIn = reason;
@@ -322,7 +374,7 @@ final class FleetHealth implements AutoCloseable {
   }
 
   private void scheduleProbe(NodeHealth h) {
-    if (closed) {
+    if (closed || h.member.retired) {
       return;
     }
     long delay;
@@ -340,7 +392,7 @@ final class FleetHealth implements AutoCloseable {
   }
 
   private void probe(NodeHealth h) {
-    if (closed) {
+    if (closed || h.member.retired) {
       return;
     }
     if (h.state == NodeState.EJECTED) {
@@ -354,7 +406,7 @@ final class FleetHealth implements AutoCloseable {
           null);
     }
     try {
-      topology.connections[h.index]
+      h.member.connection
           .ping()
           .orTimeout(options.probeTimeout().toNanos(), TimeUnit.NANOSECONDS)
           .whenCompleteAsync(
@@ -376,7 +428,7 @@ final class FleetHealth implements AutoCloseable {
   /** The node answered its probe: the rejoin step, then readmission (or another probe). */
   private void rejoin(NodeHealth h) {
     failback
-        .rejoin(h.index, () -> readmitted(h))
+        .rejoin(h.member, () -> readmitted(h))
         .whenCompleteAsync(
             (detail, failure) -> {
               if (failure == null) {
@@ -396,7 +448,9 @@ final class FleetHealth implements AutoCloseable {
     h.breaker.transitionToClosedState();
     h.successesSinceFailure = Integer.MAX_VALUE; // a closed breaker starts with an empty window
     synchronized (this) {
-      out--;
+      if (!h.member.retired) {
+        out--;
+      }
       h.state = NodeState.HEALTHY;
     }
     h.since = Instant.now();
@@ -448,18 +502,20 @@ final class FleetHealth implements AutoCloseable {
     return h.node.hasExplicitName() ? h.node.name() + " (" + h.node.address() + ")" : h.node.name();
   }
 
-  Map<Node, NodeState> states() {
+  Map<Node, NodeState> states(Topology t) {
     Map<Node, NodeState> result = new LinkedHashMap<>();
-    for (NodeHealth h : nodes) {
-      result.put(h.node, h.state);
+    for (int i = 0; i < t.members.length; i++) {
+      result.put(t.nodes.get(i), t.members[i].health.state);
     }
     return result;
   }
 
-  Map<Node, NodeStatus> status() {
+  Map<Node, NodeStatus> status(Topology t) {
     Map<Node, NodeStatus> result = new LinkedHashMap<>();
-    for (NodeHealth h : nodes) {
-      result.put(h.node, new NodeStatus(h.node, h.state, h.since, h.detail, failback.journaled(h.index)));
+    for (int i = 0; i < t.members.length; i++) {
+      NodeHealth h = t.members[i].health;
+      Node node = t.nodes.get(i);
+      result.put(node, new NodeStatus(node, h.state, h.since, h.detail, failback.journaled(h.member)));
     }
     return result;
   }

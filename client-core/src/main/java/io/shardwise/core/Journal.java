@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class Journal {
 
   private final int capacity;
-  private final ConcurrentHashMap<String, int[]> targets = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Member[]> targets = new ConcurrentHashMap<>();
   /** Recorded keys not yet deleted on the node itself. */
   private final ConcurrentHashMap<String, Boolean> pending = new ConcurrentHashMap<>();
   private final AtomicInteger size = new AtomicInteger();
@@ -36,14 +36,14 @@ final class Journal {
    *
    * @return false, recording nothing, when the journal is full and does not hold the key yet
    */
-  boolean record(String key, int target) {
-    int[] known = targets.get(key);
+  boolean record(String key, Member target) {
+    Member[] known = targets.get(key);
     if (known == null) {
       if (size.incrementAndGet() > capacity) {
         size.decrementAndGet();
         return false;
       }
-      int[] raced = targets.putIfAbsent(key, new int[] {target});
+      Member[] raced = targets.putIfAbsent(key, new Member[] {target});
       if (raced != null) {
         size.decrementAndGet();
         known = raced;
@@ -55,7 +55,7 @@ final class Journal {
       }
     }
     if (!contains(known, target)) {
-      targets.merge(key, new int[] {target}, Journal::union);
+      targets.merge(key, new Member[] {target}, Journal::union);
     }
     return true;
   }
@@ -87,8 +87,8 @@ final class Journal {
    * Empties the journal for the next outage and returns what it held: each key with the nodes
    * that received its writes. Called with the node's fence held, so nothing is recorded meanwhile.
    */
-  Map<String, int[]> drain() {
-    Map<String, int[]> all = Map.copyOf(targets);
+  Map<String, Member[]> drain() {
+    Map<String, Member[]> all = Map.copyOf(targets);
     targets.clear();
     pending.clear();
     size.set(0);
@@ -96,8 +96,8 @@ final class Journal {
     return all;
   }
 
-  private static boolean contains(int[] nodes, int node) {
-    for (int n : nodes) {
+  private static boolean contains(Member[] nodes, Member node) {
+    for (Member n : nodes) {
       if (n == node) {
         return true;
       }
@@ -105,10 +105,10 @@ final class Journal {
     return false;
   }
 
-  private static int[] union(int[] a, int[] b) {
-    int[] out = Arrays.copyOf(a, a.length + b.length);
+  private static Member[] union(Member[] a, Member[] b) {
+    Member[] out = Arrays.copyOf(a, a.length + b.length);
     int n = a.length;
-    for (int x : b) {
+    for (Member x : b) {
       if (!contains(a, x)) {
         out[n++] = x;
       }

@@ -34,6 +34,34 @@ final class LoadWindow implements LoadView {
     this.available = available;
   }
 
+  /**
+   * A window for a new server list that starts with the counts of this one: node {@code i} of the
+   * new list had index {@code previous[i]} here, or -1 if it is new (it starts at 0). The total
+   * is the sum of the nodes that stay.
+   */
+  LoadWindow remapped(int[] previous, BoundedOptions options, IntPredicate newAvailable) {
+    LoadWindow w = new LoadWindow(previous.length, options, nanoClock, newAvailable);
+    for (int i = 0; i < previous.length; i++) {
+      if (previous[i] < 0) {
+        continue;
+      }
+      for (int b = 0; b < buckets; b++) {
+        int from = previous[i] * buckets + b;
+        long stamp = stamps.get(from);
+        long count = counts.get(from);
+        w.stamps.set(i * buckets + b, stamp);
+        w.counts.set(i * buckets + b, count);
+        int total = previous.length * buckets + b;
+        if (w.stamps.get(total) != stamp) {
+          w.stamps.set(total, stamp);
+          w.counts.set(total, 0);
+        }
+        w.counts.addAndGet(total, count);
+      }
+    }
+    return w;
+  }
+
   /** Counts one request to {@code node}. */
   void record(int node) {
     long tick = nanoClock.getAsLong() / resolutionNanos;

@@ -11,6 +11,7 @@ import io.shardwise.client.NodeState;
 import io.shardwise.client.NodeStatus;
 import io.shardwise.client.NodeTimeoutException;
 import io.shardwise.client.ShardwiseException;
+import io.shardwise.client.TopologyChange;
 import io.shardwise.client.ValueCodec;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
@@ -43,7 +44,9 @@ import java.util.function.Function;
 final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   private final Backend backend;
-  private final Topology topology;
+  /** The current topology; replaced whole by {@link #updateServers}. */
+  private volatile Topology topology;
+  private final Topologies topologies;
   private final FleetHealth health;
   private final ValueCodec<V> codec;
   private final KeyRules keyRules;
@@ -54,8 +57,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final boolean retrying;
   private final ClientMetrics metrics;
   private final DeadlineScanner deadlines;
-  /** Null when bounded loads are off. */
-  private final BoundedReads bounded;
+  private final WarmUp warmUp;
   private final String description;
   private final CacheClient<V> sync;
   private volatile boolean closed;
@@ -69,15 +71,17 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       int maxValueBytes,
       String routerDescription,
       ClientMetrics metrics,
-      BoundedReads bounded) {
+      Topologies.Settings settings) {
     this.backend = backend;
     this.metrics = metrics;
-    this.bounded = bounded;
     this.deadlines = new DeadlineScanner(timeout.toNanos(), metrics::clientStalled);
     health.watchStalls(deadlines);
     this.failback = health.failback();
     this.topology = topology;
     this.health = health;
+    health.watchTopology(() -> this.topology);
+    this.warmUp = new WarmUp(settings.options().copyTtl(), metrics);
+    this.topologies = new Topologies(settings, backend, health, metrics, () -> this.topology, t -> this.topology = t);
     this.codec = codec;
     this.keyRules = backend.keyRules();
     this.timeout = timeout;
@@ -85,9 +89,54 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     FailoverOptions failover = health.options();
     this.redistributing = failover.failureMode() == FailureMode.REDISTRIBUTE;
     this.retrying = failover.failureMode() == FailureMode.RETRY && failover.retryAttempts() > 0;
-    this.description =
-        "shardwise(" + backend.name() + ", " + routerDescription + ", " + topology.nodes.size() + " nodes)";
+    this.description = "shardwise(" + backend.name() + ", " + routerDescription + ")";
     this.sync = new SyncCacheClient<>(this, timeout);
+  }
+
+  // ---- topology snapshots ------------------------------------------------------------------
+
+  /**
+   * The current topology, counted as in use until {@link #exit}: re-read after counting, so that a
+   * topology replaced meanwhile is never used (see {@link Topologies} for why that matters).
+   */
+  private Topology enter() {
+    while (true) {
+      Topology t = topology;
+      t.active.increment();
+      if (topology == t) {
+        return t;
+      }
+      t.active.decrement();
+    }
+  }
+
+  private static void exit(Topology t) {
+    t.active.decrement();
+  }
+
+  /** Runs {@code body} on the current topology, which stays in use until its future completes. */
+  private <R> CompletableFuture<R> inTopology(Function<Topology, CompletableFuture<R>> body) {
+    Topology t = enter();
+    CompletableFuture<R> f;
+    try {
+      f = body.apply(t);
+    } catch (RuntimeException | Error e) {
+      exit(t);
+      throw e;
+    }
+    f.whenComplete((r, x) -> exit(t));
+    return f;
+  }
+
+  /** Where a key stands in a server-list change: the phase, or DONE when it did not move. */
+  private static Transition.Phase phaseOf(Topology t, int previousOwner) {
+    return previousOwner < 0 ? Transition.Phase.DONE : t.transition.phase(System.nanoTime());
+  }
+
+  /** The index in {@code t.transition.previous} of the node {@code key} moved from, or -1. */
+  private static int movedFrom(Topology t, String key, int primary) {
+    Transition tr = t.transition;
+    return tr == null ? -1 : tr.previousOwner(key, t.members[primary]);
   }
 
   // ---- single-key operations -----------------------------------------------------------------
@@ -95,35 +144,87 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<V> get(String key) {
     validate(key);
-    long hash = topology.hash(key);
-    int primary = topology.router.primary(hash);
+    return inTopology(t -> get(t, key));
+  }
+
+  private CompletableFuture<V> get(Topology t, String key) {
+    long hash = t.hash(key);
+    int primary = t.router.primary(hash);
+    int previous = movedFrom(t, key, primary);
+    switch (phaseOf(t, previous)) {
+      case SETTLING:
+        Topology before = t.transition.previous;
+        return get(before, key, before.hash(key), previous);
+      case WARMING:
+        if (t.members[primary].available()) {
+          return warmGet(t, key, hash, primary, previous).thenApply(this::decodeOrNull);
+        }
+        return get(t, key, hash, primary);
+      default:
+        return get(t, key, hash, primary);
+    }
+  }
+
+  /** A read routed on {@code t} (the primary, a spill or a failover node), decoded. */
+  private CompletableFuture<V> get(Topology t, String key, long hash, int primary) {
+    BoundedReads bounded = t.bounded;
     if (bounded != null) {
       int chosen = bounded.selectRead(key, hash);
-      if (chosen >= 0 && chosen != primary && health.available(primary)) {
-        return spilledGet(key, primary, chosen).thenApply(this::decodeOrNull);
+      if (chosen >= 0 && chosen != primary && t.members[primary].available()) {
+        return spilledGet(t, key, primary, chosen).thenApply(this::decodeOrNull);
       }
     }
-    int node = select(hash, primary);
+    int node = select(t, hash, primary);
     if (node == FleetHealth.NONE) {
-      return CompletableFuture.failedFuture(health.unavailable(primary, key));
+      return CompletableFuture.failedFuture(health.unavailable(t, primary, key));
     }
-    if (node != primary && failback.isOldCopy(node, key)) {
-      metrics.oldCopySkipped(topology.nodes.get(node));
+    if (node != primary && failback.isOldCopy(t.members[node], key)) {
+      metrics.oldCopySkipped(t.nodes.get(node));
       return CompletableFuture.completedFuture(null);
     }
     // Without retries the value is decoded in the stage that handles the reply: no stage of its own.
     return retrying
-        ? send(node, "get", c -> c.get(key), true).thenApply(this::decodeOrNull)
-        : call(node, "get", c -> c.get(key), true, this::decodeOrNull);
+        ? send(t, node, "get", c -> c.get(key), true).thenApply(this::decodeOrNull)
+        : call(t, node, "get", c -> c.get(key), true, this::decodeOrNull);
+  }
+
+  /**
+   * A read of a moved key while warming up: its new node, and after a miss there its previous
+   * node, whose hit is copied to the new node (see {@link WarmUp}).
+   */
+  private CompletableFuture<CachedValue> warmGet(Topology t, String key, long hash, int primary, int previous) {
+    long generation = warmUp.generation(key);
+    Member owner = t.members[primary];
+    Member before = t.transition.previous.members[previous];
+    return send(t, primary, "get", c -> c.get(key), true)
+        .thenCompose(
+            found -> {
+              if (found != null || !before.available() || before.retired) {
+                return CompletableFuture.completedFuture(found);
+              }
+              return call(before, "warmUpGet", c -> c.get(key), false, Function.identity())
+                  .handle(
+                      (old, failure) -> {
+                        if (failure != null) {
+                          return null; // the previous node could not say: a miss, as without warm-up
+                        }
+                        metrics.warmUpRead(before.node, owner.node, old != null);
+                        if (old != null) {
+                          warmUp.copy(key, old, generation, owner, this::sendTo);
+                        }
+                        return old;
+                      });
+            });
   }
 
   /**
    * A read that spilled from its over-cap primary to {@code node}: the copy there if it has one,
    * else the primary's value, which is then left there as a copy (see {@link BoundedReads}).
    */
-  private CompletableFuture<CachedValue> spilledGet(String key, int primary, int node) {
-    metrics.redirected(topology.nodes.get(primary), topology.nodes.get(node), "spill");
-    return send(node, "get", c -> c.get(key))
+  private CompletableFuture<CachedValue> spilledGet(Topology t, String key, int primary, int node) {
+    metrics.redirected(t.nodes.get(primary), t.nodes.get(node), "spill");
+    BoundedReads bounded = t.bounded;
+    return send(t, node, "get", c -> c.get(key))
         .exceptionally(failure -> null) // the spill node failed: read the primary instead
         .thenCompose(
             copy -> {
@@ -132,11 +233,11 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
               }
               BoundedReads.Spill spill = bounded.spillFor(key);
               long generation = spill == null ? 0 : spill.generation.get();
-              return send(primary, "getFallback", c -> c.get(key))
+              return send(t, primary, "getFallback", c -> c.get(key))
                   .thenApply(
                       value -> {
                         if (value != null && spill != null) {
-                          leaveCopy(spill, generation, key, node, value);
+                          leaveCopy(bounded, spill, generation, key, t.members[node], value);
                         }
                         return value;
                       });
@@ -144,7 +245,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   }
 
   /** Writes a copy for a spilled read, unless a write of the key came in between. */
-  private void leaveCopy(BoundedReads.Spill spill, long generation, String key, int node, CachedValue value) {
+  private void leaveCopy(
+      BoundedReads bounded, BoundedReads.Spill spill, long generation, String key, Member node, CachedValue value) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     spill.creating.add(done); // before the check: a writer that bumps after it waits for us
     if (spill.generation.get() != generation) {
@@ -153,11 +255,11 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     }
     spill.copies.add(node);
     spill.lastCopyNanos = bounded.now();
-    send(node, "addCopy", c -> c.add(key, value, bounded.options.spillTtl()))
+    sendTo(node, "addCopy", c -> c.add(key, value, bounded.options.spillTtl()))
         .whenComplete(
             (stored, failure) -> {
               if (spill.generation.get() != generation) {
-                send(node, "deleteCopy", c -> c.delete(key)).whenComplete((x, y) -> finish(spill, done));
+                sendTo(node, "deleteCopy", c -> c.delete(key)).whenComplete((x, y) -> finish(spill, done));
               } else {
                 finish(spill, done);
               }
@@ -173,14 +275,14 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
    * Completes {@code write} only after the copies of its key, if reads of it spilled, are gone:
    * the generation moves on, the copy creations under way finish, the copies are deleted.
    */
-  private <T> CompletableFuture<T> afterWrite(String key, CompletableFuture<T> write) {
-    if (bounded == null) {
+  private <T> CompletableFuture<T> afterWrite(Topology t, String key, CompletableFuture<T> write) {
+    if (t.bounded == null) {
       return write;
     }
-    return write.handle((v, t) -> (Void) null).thenCompose(x -> dropCopies(key)).thenCompose(x -> write);
+    return write.handle((v, x) -> (Void) null).thenCompose(x -> dropCopies(t.bounded, key)).thenCompose(x -> write);
   }
 
-  private CompletableFuture<Void> dropCopies(String key) {
+  private CompletableFuture<Void> dropCopies(BoundedReads bounded, String key) {
     BoundedReads.Spill spill = bounded.spilled(key);
     if (spill == null) {
       return CompletableFuture.completedFuture(null);
@@ -191,8 +293,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         .thenCompose(
             x -> {
               List<CompletableFuture<?>> deletes = new ArrayList<>();
-              for (int node : spill.copies) {
-                deletes.add(send(node, "deleteCopy", c -> c.delete(key)).handle((r, t) -> null));
+              for (Member node : spill.copies) {
+                deletes.add(sendTo(node, "deleteCopy", c -> c.delete(key)).handle((r, y) -> null));
               }
               return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
             });
@@ -203,7 +305,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     CachedValue encoded = encode(key, value);
     checkTtl(ttl);
-    return afterWrite(key, write(key, "set", ttl, (c, t) -> c.set(key, encoded, t)));
+    return inTopology(t -> afterWrite(t, key, write(t, key, "set", ttl, (c, d) -> c.set(key, encoded, d))));
   }
 
   @Override
@@ -211,20 +313,20 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     CachedValue encoded = encode(key, value);
     checkTtl(ttl);
-    return afterWrite(key, write(key, "add", ttl, (c, t) -> c.add(key, encoded, t)));
+    return inTopology(t -> afterWrite(t, key, write(t, key, "add", ttl, (c, d) -> c.add(key, encoded, d))));
   }
 
   @Override
   public CompletableFuture<Boolean> delete(String key) {
     validate(key);
-    return afterWrite(key, write(key, "delete", null, (c, t) -> c.delete(key)));
+    return inTopology(t -> afterWrite(t, key, write(t, key, "delete", null, (c, d) -> c.delete(key))));
   }
 
   @Override
   public CompletableFuture<Boolean> touch(String key, Duration ttl) {
     validate(key);
     checkTtl(ttl);
-    return write(key, "touch", ttl, (c, t) -> c.touch(key, t));
+    return inTopology(t -> write(t, key, "touch", ttl, (c, d) -> c.touch(key, d)));
   }
 
   @Override
@@ -240,21 +342,23 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private CompletableFuture<Long> counter(String key, long signedDelta, long initial, Duration ttl) {
     validate(key);
     checkTtl(ttl);
-    return afterWrite(key, write(key, "incr", ttl, (c, t) -> c.incr(key, signedDelta, initial, t)));
+    return inTopology(
+        t -> afterWrite(t, key, write(t, key, "incr", ttl, (c, d) -> c.incr(key, signedDelta, initial, d))));
   }
 
   @Override
   public CompletableFuture<Duration> ping(Node node) {
     checkOpen();
-    return call(topology.indexOf(node), "ping", NodeConnection::ping);
+    return inTopology(t -> call(t, t.indexOf(node), "ping", NodeConnection::ping));
   }
 
   @Override
   public Map<Node, CompletableFuture<Duration>> pingAll() {
     checkOpen();
+    Topology t = topology;
     Map<Node, CompletableFuture<Duration>> out = new LinkedHashMap<>();
-    for (int i = 0; i < topology.nodes.size(); i++) {
-      out.put(topology.nodes.get(i), call(i, "ping", NodeConnection::ping));
+    for (int i = 0; i < t.nodes.size(); i++) {
+      out.put(t.nodes.get(i), sendTo(t.members[i], "ping", NodeConnection::ping));
     }
     return out;
   }
@@ -264,10 +368,10 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
    * next available node of the key's preference order (counted as a redirect), or {@link
    * FleetHealth#NONE}.
    */
-  private int select(long hash, int primary) {
-    int node = health.select(hash, primary);
+  private int select(Topology t, long hash, int primary) {
+    int node = health.select(t, hash, primary);
     if (node != FleetHealth.NONE && node != primary) {
-      metrics.redirected(topology.nodes.get(primary), topology.nodes.get(node), "failover");
+      metrics.redirected(t.nodes.get(primary), t.nodes.get(node), "failover");
     }
     return node;
   }
@@ -279,32 +383,74 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   }
 
   /**
-   * Routes a write of one key and sends it. While the key's node is out the write goes to the next
-   * available node of its order, through the {@link Failback} fence: journaled against the nodes
-   * it skips and with its TTL capped at the failover TTL.
+   * A write of one key on topology {@code t}. A key that moved in a server-list change still being
+   * applied is written where its reads go, and deleted where they do not (see {@link Transition}).
    */
-  private <T> CompletableFuture<T> write(String key, String operation, Duration ttl, WriteOp<T> op) {
-    long hash = topology.hash(key);
-    int primary = topology.router.primary(hash);
-    if (health.available(primary)) {
-      return send(primary, operation, c -> op.send(c, ttl));
+  private <T> CompletableFuture<T> write(Topology t, String key, String operation, Duration ttl, WriteOp<T> op) {
+    long hash = t.hash(key);
+    int primary = t.router.primary(hash);
+    int previous = movedFrom(t, key, primary);
+    Transition.Phase phase = phaseOf(t, previous);
+    if (phase == Transition.Phase.DONE && !warmUp.copying()) {
+      return write(t, key, hash, primary, operation, ttl, op);
+    }
+    warmUp.bump(key); // before anything is sent: a copy made from an older read is not kept
+    CompletableFuture<T> written;
+    Member stale = null;
+    if (phase == Transition.Phase.SETTLING) {
+      Topology before = t.transition.previous;
+      written = write(before, key, before.hash(key), previous, operation, ttl, op);
+      stale = t.members[primary];
+    } else {
+      written = write(t, key, hash, primary, operation, ttl, op);
+      if (phase == Transition.Phase.WARMING) {
+        stale = t.transition.previous.members[previous];
+      }
+    }
+    if (stale == null || stale.retired || !stale.available()) {
+      return written.handle((r, f) -> (Void) null).thenCompose(x -> warmUp.awaitCopies(key)).thenCompose(x -> written);
+    }
+    Member from = stale;
+    CompletableFuture<Boolean> cleared = sendTo(from, "moveDelete", c -> c.delete(key));
+    return CompletableFuture.allOf(written, cleared)
+        .handle((x, y) -> (Void) null)
+        .thenCompose(x -> warmUp.awaitCopies(key))
+        .thenCompose(
+            x -> {
+              Throwable kept = cleared.handle((r, f) -> f).join();
+              if (kept != null && !written.isCompletedExceptionally()) {
+                return CompletableFuture.<T>failedFuture(movedCopyKept(from, kept));
+              }
+              return written;
+            });
+  }
+
+  /**
+   * Routes a write of one key on {@code t} and sends it. While the key's node is out the write goes
+   * to the next available node of its order, through the {@link Failback} fence: journaled against
+   * the nodes it skips and with its TTL capped at the failover TTL.
+   */
+  private <T> CompletableFuture<T> write(
+      Topology t, String key, long hash, int primary, String operation, Duration ttl, WriteOp<T> op) {
+    if (t.members[primary].available()) {
+      return send(t, primary, operation, c -> op.send(c, ttl));
     }
     if (!redistributing) {
-      return CompletableFuture.failedFuture(health.unavailable(primary, key));
+      return CompletableFuture.failedFuture(health.unavailable(t, primary, key));
     }
     try (Failback.Fence fence = failback.fence()) {
       int target;
       try {
-        target = redirect(key, hash, primary, fence);
+        target = redirect(t, key, hash, primary, fence);
       } catch (ShardwiseException e) {
         return CompletableFuture.failedFuture(e);
       }
       if (target == primary) {
-        return send(primary, operation, c -> op.send(c, ttl)); // its node is back
+        return send(t, primary, operation, c -> op.send(c, ttl)); // its node is back
       }
       // Sent inside the fence: a readmission sees this write journaled and queued, or not at all.
       Duration capped = ttl == null ? null : failback.cap(ttl);
-      return send(target, operation, c -> op.send(c, capped));
+      return send(t, target, operation, c -> op.send(c, capped));
     }
   }
 
@@ -315,24 +461,24 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
    *
    * @throws ShardwiseException no node is available, or the journal of a skipped node is full
    */
-  private int redirect(String key, long hash, int primary, Failback.Fence fence) {
-    for (int attempt = 0; attempt <= topology.nodes.size(); attempt++) {
-      FailoverOrder.Route route = health.order().route(hash, health.isAvailable);
+  private int redirect(Topology t, String key, long hash, int primary, Failback.Fence fence) {
+    for (int attempt = 0; attempt <= t.nodes.size(); attempt++) {
+      FailoverOrder.Route route = t.order.route(hash, t.available);
       int target = route.target;
       if (target == FleetHealth.NONE) {
-        throw health.unavailable(primary, key);
+        throw health.unavailable(t, primary, key);
       }
       if (route.skippedCount == 0) {
         return target;
       }
-      if (!fence.enter(route)) {
+      if (!fence.enter(t, route)) {
         continue; // a skipped node came back meanwhile: route again
       }
-      ShardwiseException full = fence.record(key, route);
+      ShardwiseException full = fence.record(t, key, route);
       if (full != null) {
         throw full;
       }
-      metrics.redirected(topology.nodes.get(primary), topology.nodes.get(target), "failover");
+      metrics.redirected(t.nodes.get(primary), t.nodes.get(target), "failover");
       return target;
     }
     throw new IllegalStateException(
@@ -343,6 +489,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   /** Keys grouped by the node chosen for them; keys with no available node are already errors. */
   private final class Plan {
+    final Topology t;
     final List<List<String>> byNode = new ArrayList<>();
     /**
      * Writes sent elsewhere because their node is out, per node they go to: they are sent as
@@ -359,16 +506,17 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     final Map<String, Integer> spilledReads = new HashMap<>();
 
     /** A read plan. */
-    Plan(Collection<String> keys) {
-      this(keys, null);
+    Plan(Topology t, Collection<String> keys) {
+      this(t, keys, null);
     }
 
     /**
      * A write plan when {@code fence} is given: keys of nodes that are out are journaled through
      * it, which the caller holds until the batches are sent.
      */
-    Plan(Collection<String> keys, Failback.Fence fence) {
-      int n = topology.nodes.size();
+    Plan(Topology t, Collection<String> keys, Failback.Fence fence) {
+      this.t = t;
+      int n = t.nodes.size();
       for (int i = 0; i < n; i++) {
         byNode.add(null);
       }
@@ -377,28 +525,28 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       int index = 0;
       for (String key : keys) {
         int at = index++;
-        long hash = topology.hash(key);
-        int primary = topology.router.primary(hash);
+        long hash = t.hash(key);
+        int primary = t.router.primary(hash);
         nodeOf[at] = fence == null ? routeRead(key, hash, primary) : routeWrite(key, hash, primary, fence);
       }
     }
 
     private int routeRead(String key, long hash, int primary) {
-      if (bounded != null) {
-        int chosen = bounded.selectRead(key, hash);
-        if (chosen >= 0 && chosen != primary && health.available(primary)) {
-          metrics.redirected(topology.nodes.get(primary), topology.nodes.get(chosen), "spill");
+      if (t.bounded != null) {
+        int chosen = t.bounded.selectRead(key, hash);
+        if (chosen >= 0 && chosen != primary && t.members[primary].available()) {
+          metrics.redirected(t.nodes.get(primary), t.nodes.get(chosen), "spill");
           spilledReads.put(key, primary);
           return add(byNode, chosen, key);
         }
       }
-      int node = select(hash, primary);
+      int node = select(t, hash, primary);
       if (node == FleetHealth.NONE) {
-        unavailable.put(key, health.unavailable(primary, key));
+        unavailable.put(key, health.unavailable(t, primary, key));
         return node;
       }
-      if (node != primary && failback.isOldCopy(node, key)) {
-        metrics.oldCopySkipped(topology.nodes.get(node));
+      if (node != primary && failback.isOldCopy(t.members[node], key)) {
+        metrics.oldCopySkipped(t.nodes.get(node));
         return OLD_COPY;
       }
       return add(byNode, node, key);
@@ -406,16 +554,16 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
     /** {@link RoutingClient#write}'s routing, for one key of a batch. */
     private int routeWrite(String key, long hash, int primary, Failback.Fence fence) {
-      if (health.available(primary)) {
+      if (t.members[primary].available()) {
         return add(byNode, primary, key);
       }
       if (!redistributing) {
-        unavailable.put(key, health.unavailable(primary, key));
+        unavailable.put(key, health.unavailable(t, primary, key));
         return FleetHealth.NONE;
       }
       int target;
       try {
-        target = redirect(key, hash, primary, fence);
+        target = redirect(t, key, hash, primary, fence);
       } catch (ShardwiseException e) {
         unavailable.put(key, e);
         return FleetHealth.NONE;
@@ -444,6 +592,148 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     return pending.done.thenApply(x -> pending.result());
   }
 
+  /** Validates the keys, sends one request per node, and returns at once. */
+  PendingGetMulti startGetMulti(Collection<String> keys) {
+    Set<String> distinct = validated(keys);
+    Topology t = enter();
+    PendingGetMulti pending;
+    try {
+      pending = t.transition == null ? startGetMulti(t, distinct) : startMovingGetMulti(t, distinct);
+    } catch (RuntimeException | Error e) {
+      exit(t);
+      throw e;
+    }
+    pending.done.whenComplete((x, y) -> exit(t));
+    return pending;
+  }
+
+  /**
+   * A getMulti during a server-list change: keys that moved are read where {@link Transition}
+   * says, and while warming up, moved keys that missed on their new node are read on their
+   * previous one (one batch per node) and copied over.
+   */
+  private PendingGetMulti startMovingGetMulti(Topology t, Set<String> distinct) {
+    Transition tr = t.transition;
+    Transition.Phase phase = tr.phase(System.nanoTime());
+    Map<String, Integer> moved = new HashMap<>();
+    if (phase != Transition.Phase.DONE) {
+      for (String key : distinct) {
+        int primary = t.primary(key);
+        int previous = tr.previousOwner(key, t.members[primary]);
+        if (previous >= 0 && (phase == Transition.Phase.SETTLING || t.members[primary].available())) {
+          moved.put(key, previous);
+        }
+      }
+    }
+    if (moved.isEmpty()) {
+      return startGetMulti(t, distinct);
+    }
+    if (phase == Transition.Phase.SETTLING) {
+      Set<String> stay = new LinkedHashSet<>(distinct);
+      stay.removeAll(moved.keySet());
+      PendingGetMulti here = startGetMulti(t, stay);
+      PendingGetMulti before = startGetMulti(tr.previous, moved.keySet());
+      return new PendingGetMulti(
+          CompletableFuture.allOf(here.done, before.done), () -> merge(distinct, here.result(), before.result()));
+    }
+    Map<String, Long> generations = new HashMap<>();
+    moved.keySet().forEach(key -> generations.put(key, warmUp.generation(key)));
+    PendingGetMulti first = startGetMulti(t, distinct);
+    Map<String, Object> warmed = new ConcurrentHashMap<>();
+    CompletableFuture<Void> done =
+        first.done.thenCompose(
+            x -> {
+              MultiResult<V> r = first.result();
+              Map<Member, List<String>> byPrevious = new LinkedHashMap<>();
+              for (String key : r.misses()) {
+                Integer previous = moved.get(key);
+                if (previous != null) {
+                  Member before = tr.previous.members[previous];
+                  if (before.available() && !before.retired) {
+                    byPrevious.computeIfAbsent(before, m -> new ArrayList<>()).add(key);
+                  }
+                }
+              }
+              List<CompletableFuture<Void>> parts = new ArrayList<>();
+              byPrevious.forEach(
+                  (before, batch) ->
+                      parts.add(
+                          call(before, "warmUpGetMulti", c -> c.getMulti(batch), false, Function.identity())
+                              .handle(
+                                  (found, failure) -> {
+                                    if (failure != null) {
+                                      return null; // the previous node could not say: misses
+                                    }
+                                    for (String key : batch) {
+                                      CachedValue cv = found.get(key);
+                                      Member owner = t.members[t.primary(key)];
+                                      metrics.warmUpRead(before.node, owner.node, cv != null);
+                                      if (cv == null) {
+                                        continue;
+                                      }
+                                      try {
+                                        warmed.put(key, new SecondRoundHit<>(codec.decode(cv)));
+                                      } catch (RuntimeException e) {
+                                        warmed.put(key, asShardwise(before, e));
+                                        continue;
+                                      }
+                                      warmUp.copy(key, cv, generations.get(key), owner, this::sendTo);
+                                    }
+                                    return null;
+                                  })));
+              return allOf(parts);
+            });
+    return new PendingGetMulti(done, () -> merge(distinct, first.result(), warmed));
+  }
+
+  /** The outcome of each key of {@code keys}, in order, from the first part that has it. */
+  @SafeVarargs
+  private MultiResult<V> merge(Set<String> keys, MultiResult<V>... parts) {
+    MultiResult.Builder<V> out = MultiResult.builder(keys.size());
+    for (String key : keys) {
+      for (MultiResult<V> part : parts) {
+        if (part.values().containsKey(key)) {
+          out.hit(key, part.values().get(key));
+          break;
+        }
+        if (part.errors().containsKey(key)) {
+          out.error(key, part.errors().get(key));
+          break;
+        }
+        if (part.misses().contains(key)) {
+          out.miss(key);
+          break;
+        }
+      }
+    }
+    return out.build();
+  }
+
+  /** {@code first}, with the outcomes of the keys read again while warming up in place of its misses. */
+  private MultiResult<V> merge(Set<String> keys, MultiResult<V> first, Map<String, Object> warmed) {
+    if (warmed.isEmpty()) {
+      return first;
+    }
+    MultiResult.Builder<V> out = MultiResult.builder(keys.size());
+    for (String key : keys) {
+      Object again = warmed.get(key);
+      if (again instanceof SecondRoundHit<?> hit) {
+        @SuppressWarnings("unchecked")
+        V value = (V) hit.value();
+        out.hit(key, value);
+      } else if (again instanceof ShardwiseException e) {
+        out.error(key, e);
+      } else if (first.values().containsKey(key)) {
+        out.hit(key, first.values().get(key));
+      } else if (first.errors().containsKey(key)) {
+        out.error(key, first.errors().get(key));
+      } else {
+        out.miss(key);
+      }
+    }
+    return out.build();
+  }
+
   /**
    * A getMulti in flight: {@link #done} completes (never exceptionally: a node's failure is its
    * keys' error) when every node has answered, and {@link #result()} then builds the result.
@@ -452,30 +742,22 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
    */
   final class PendingGetMulti {
     final CompletableFuture<Void> done;
-    private final Set<String> distinct;
-    private final Plan plan;
-    private final Object[] replies;
-    private final Map<String, Object> secondRound;
+    private final java.util.function.Supplier<MultiResult<V>> result;
 
-    PendingGetMulti(
-        CompletableFuture<Void> done, Set<String> distinct, Plan plan, Object[] replies, Map<String, Object> secondRound) {
+    PendingGetMulti(CompletableFuture<Void> done, java.util.function.Supplier<MultiResult<V>> result) {
       this.done = done;
-      this.distinct = distinct;
-      this.plan = plan;
-      this.replies = replies;
-      this.secondRound = secondRound;
+      this.result = result;
     }
 
     /** The result, in the caller's key order; only once {@link #done} has completed. */
     MultiResult<V> result() {
-      return assemble(distinct, plan, replies, secondRound);
+      return result.get();
     }
   }
 
-  /** Validates the keys, sends one request per node, and returns at once. */
-  PendingGetMulti startGetMulti(Collection<String> keys) {
-    Set<String> distinct = validated(keys);
-    Plan plan = new Plan(distinct);
+  /** Sends one getMulti request per node of {@code t}, and returns at once. */
+  private PendingGetMulti startGetMulti(Topology t, Set<String> distinct) {
+    Plan plan = new Plan(t, distinct);
     // Per node, its reply (the map of hits) or its failure; read once all parts are done.
     Object[] replies = new Object[plan.byNode.size()];
     List<CompletableFuture<Void>> parts = new ArrayList<>();
@@ -486,26 +768,23 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       }
       int node = i;
       parts.add(
-          send(node, "getMulti", c -> c.getMulti(nodeKeys))
+          send(t, node, "getMulti", c -> c.getMulti(nodeKeys))
               .handle(
                   (found, failure) -> {
                     if (failure == null) {
-                      metrics.reads(topology.nodes.get(node), found.size(), nodeKeys.size() - found.size());
+                      metrics.reads(t.nodes.get(node), found.size(), nodeKeys.size() - found.size());
                     }
                     replies[node] = failure != null ? failure : found;
                     return null;
                   }));
     }
     if (plan.spilledReads.isEmpty()) {
-      return new PendingGetMulti(allOf(parts), distinct, plan, replies, Map.of());
+      return new PendingGetMulti(allOf(parts), () -> assemble(distinct, plan, replies, Map.of()));
     }
     Map<String, Object> secondRound = new ConcurrentHashMap<>();
     return new PendingGetMulti(
         allOf(parts).thenCompose(x -> readSpilledMisses(plan, replies, secondRound)),
-        distinct,
-        plan,
-        replies,
-        secondRound);
+        () -> assemble(distinct, plan, replies, secondRound));
   }
 
   /** A hit of the second round of a bounded getMulti (its value may be null). */
@@ -547,7 +826,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       }
       Object reply = replies[node];
       if (reply instanceof Throwable failure) {
-        result.error(key, asShardwise(node, failure));
+        result.error(key, asShardwise(plan.t.members[node], failure));
         continue;
       }
       @SuppressWarnings("unchecked")
@@ -561,7 +840,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         value = codec.decode(cv);
       } catch (RuntimeException e) {
         // A value that cannot be decoded is that key's error.
-        result.error(key, asShardwise(node, e));
+        result.error(key, asShardwise(plan.t.members[node], e));
         continue;
       }
       result.hit(key, value);
@@ -598,19 +877,19 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
           Map<String, BoundedReads.Spill> spills = new HashMap<>();
           Map<String, Long> generations = new HashMap<>();
           for (String key : keys) {
-            BoundedReads.Spill spill = bounded.spillFor(key);
+            BoundedReads.Spill spill = plan.t.bounded.spillFor(key);
             if (spill != null) {
               spills.put(key, spill);
               generations.put(key, spill.generation.get());
             }
           }
           parts.add(
-              send(primary, "getMultiFallback", c -> c.getMulti(keys))
+              send(plan.t, primary, "getMultiFallback", c -> c.getMulti(keys))
                   .handle(
                       (found, failure) -> {
                         for (String key : keys) {
                           if (failure != null) {
-                            secondRound.put(key, asShardwise(primary, failure));
+                            secondRound.put(key, asShardwise(plan.t.members[primary], failure));
                             continue;
                           }
                           CachedValue cv = found.get(key);
@@ -621,12 +900,13 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                           try {
                             secondRound.put(key, new SecondRoundHit<>(codec.decode(cv)));
                           } catch (RuntimeException e) {
-                            secondRound.put(key, asShardwise(primary, e));
+                            secondRound.put(key, asShardwise(plan.t.members[primary], e));
                             continue;
                           }
                           BoundedReads.Spill spill = spills.get(key);
                           if (spill != null) {
-                            leaveCopy(spill, generations.get(key), key, spillNode.get(key), cv);
+                            leaveCopy(
+                                plan.t.bounded, spill, generations.get(key), key, plan.t.members[spillNode.get(key)], cv);
                           }
                         }
                         return null;
@@ -636,23 +916,107 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   }
 
   /** Runs {@link #dropCopies} for every key of a finished multi-key write. */
-  private <T> CompletableFuture<T> afterWrites(Collection<String> keys, CompletableFuture<T> writes) {
+  private <T> CompletableFuture<T> afterWrites(Topology t, Collection<String> keys, CompletableFuture<T> writes) {
+    BoundedReads bounded = t.bounded;
     if (bounded == null) {
       return writes;
     }
     return writes
-        .handle((v, t) -> (Void) null)
+        .handle((v, x) -> (Void) null)
         .thenCompose(
             x -> {
               List<CompletableFuture<?>> drops = new ArrayList<>();
               for (String key : keys) {
                 if (bounded.spilled(key) != null) {
-                  drops.add(dropCopies(key));
+                  drops.add(dropCopies(bounded, key));
                 }
               }
               return CompletableFuture.allOf(drops.toArray(new CompletableFuture<?>[0]));
             })
         .thenCompose(x -> writes);
+  }
+
+  /**
+   * The keys of a multi-key write during a server-list change, split by where they are written
+   * (see {@link Transition}): keys still settling are written on the previous topology; every moved
+   * key is also deleted where its reads no longer go.
+   */
+  private final class MovingWrite {
+    final Set<String> onPrevious = new LinkedHashSet<>();
+    final Set<String> onCurrent = new LinkedHashSet<>();
+    final Map<Member, List<String>> staleCopies = new LinkedHashMap<>();
+
+    MovingWrite(Topology t, Collection<String> keys) {
+      Transition tr = t.transition;
+      Transition.Phase phase = tr == null ? Transition.Phase.DONE : tr.phase(System.nanoTime());
+      boolean copying = warmUp.copying();
+      for (String key : keys) {
+        int primary = t.primary(key);
+        int previous = phase == Transition.Phase.DONE ? -1 : tr.previousOwner(key, t.members[primary]);
+        if (previous >= 0 || copying) {
+          warmUp.bump(key);
+        }
+        if (previous < 0) {
+          onCurrent.add(key);
+          continue;
+        }
+        Member stale;
+        if (phase == Transition.Phase.SETTLING) {
+          onPrevious.add(key);
+          stale = t.members[primary];
+        } else {
+          onCurrent.add(key);
+          stale = tr.previous.members[previous];
+        }
+        if (stale.available() && !stale.retired) {
+          staleCopies.computeIfAbsent(stale, m -> new ArrayList<>()).add(key);
+        }
+      }
+    }
+
+    /**
+     * Deletes the stale copies; completes when they and the copies under way are gone. A key whose
+     * stale copy could not be deleted has its result in {@code results} (the lock of both maps)
+     * replaced by an error in {@code errors}.
+     */
+    CompletableFuture<Void> clear(Map<String, ?> results, Map<String, ShardwiseException> errors) {
+      List<CompletableFuture<Void>> parts = new ArrayList<>();
+      staleCopies.forEach(
+          (stale, keys) ->
+              parts.add(
+                  sendTo(stale, "moveDelete", c -> c.deleteMulti(keys))
+                      .handle(
+                          (r, failure) -> {
+                            if (failure != null) {
+                              ShardwiseException e = movedCopyKept(stale, failure);
+                              synchronized (results) {
+                                for (String k : keys) {
+                                  if (results.remove(k) != null) {
+                                    errors.put(k, e);
+                                  }
+                                }
+                              }
+                            }
+                            return null;
+                          })));
+      return allOf(parts)
+          .thenCompose(
+              x -> {
+                List<CompletableFuture<Void>> waits = new ArrayList<>();
+                staleCopies.values().forEach(keys -> keys.forEach(k -> waits.add(warmUp.awaitCopies(k))));
+                return allOf(waits);
+              });
+    }
+  }
+
+  /** The error of a write whose key's copy on the node it moved from could not be deleted. */
+  private ShardwiseException movedCopyKept(Member stale, Throwable failure) {
+    ShardwiseException cause = asShardwise(stale, failure);
+    return new NodeException(
+        stale.node,
+        "the key was written, but its copy on the node it moved from could not be deleted ("
+            + cause.getMessage() + "); write it again",
+        cause);
   }
 
   @Override
@@ -666,24 +1030,60 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       keyRules.validate(e.getKey());
       encoded.put(e.getKey(), encode(e.getKey(), e.getValue()));
     }
-    Map<String, Boolean> stored = new HashMap<>();
-    Map<String, ShardwiseException> errors = new LinkedHashMap<>();
+    return inTopology(
+        t -> {
+          Map<String, Boolean> stored = new HashMap<>();
+          Map<String, ShardwiseException> errors = new LinkedHashMap<>();
+          if (t.transition == null && !warmUp.copying()) {
+            return afterWrites(
+                t,
+                encoded.keySet(),
+                storeAll(t, encoded.keySet(), encoded, ttl, stored, errors)
+                    .thenApply(x -> ordered(encoded.keySet(), stored, Set.of(), errors)));
+          }
+          MovingWrite moving = new MovingWrite(t, encoded.keySet());
+          CompletableFuture<Void> written =
+              CompletableFuture.allOf(
+                  storeAll(t, moving.onCurrent, encoded, ttl, stored, errors),
+                  storeAll(t.transition.previous, moving.onPrevious, encoded, ttl, stored, errors));
+          return afterWrites(
+              t,
+              encoded.keySet(),
+              written
+                  .thenCompose(x -> moving.clear(stored, errors))
+                  .thenApply(x -> ordered(encoded.keySet(), stored, Set.of(), errors)));
+        });
+  }
+
+  /** Stores {@code keys} on topology {@code t}: one batch per node, and one per node for redirected keys. */
+  private CompletableFuture<Void> storeAll(
+      Topology t,
+      Collection<String> keys,
+      Map<String, CachedValue> encoded,
+      Duration ttl,
+      Map<String, Boolean> stored,
+      Map<String, ShardwiseException> errors) {
+    if (keys.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
     List<CompletableFuture<Void>> parts = new ArrayList<>();
     try (Failback.Fence fence = failback.fence()) {
-      Plan plan = new Plan(encoded.keySet(), fence);
-      errors.putAll(plan.unavailable);
+      Plan plan = new Plan(t, keys, fence);
+      synchronized (stored) {
+        errors.putAll(plan.unavailable);
+      }
       Duration capped = failback.cap(ttl);
       for (int i = 0; i < plan.byNode.size(); i++) {
-        parts.add(storeBatch(i, plan.byNode.get(i), encoded, ttl, stored, errors));
-        parts.add(storeBatch(i, plan.redirectedByNode.get(i), encoded, capped, stored, errors));
+        parts.add(storeBatch(t, i, plan.byNode.get(i), encoded, ttl, stored, errors));
+        parts.add(storeBatch(t, i, plan.redirectedByNode.get(i), encoded, capped, stored, errors));
       }
     }
-    return afterWrites(
-        encoded.keySet(), allOf(parts).thenApply(x -> ordered(encoded.keySet(), stored, Set.of(), errors)));
+    return allOf(parts);
   }
 
   /** One setMulti batch to one node; each key's outcome goes to {@code stored} or {@code errors}. */
   private CompletableFuture<Void> storeBatch(
+      Topology t,
       int node,
       List<String> nodeKeys,
       Map<String, CachedValue> encoded,
@@ -697,7 +1097,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     for (String key : nodeKeys) {
       batch.put(key, encoded.get(key));
     }
-    return send(node, "setMulti", c -> c.setMulti(batch, ttl))
+    return send(t, node, "setMulti", c -> c.setMulti(batch, ttl))
         .handle(
             (failedKeys, failure) -> {
               synchronized (stored) {
@@ -706,7 +1106,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                   if (keyFailure == null) {
                     stored.put(key, Boolean.TRUE);
                   } else {
-                    errors.put(key, asShardwise(node, keyFailure));
+                    errors.put(key, asShardwise(t.members[node], keyFailure));
                   }
                 }
               }
@@ -717,27 +1117,55 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Collection<String> keys) {
     Set<String> distinct = validated(keys);
-    Map<String, Boolean> deleted = new HashMap<>();
-    Map<String, ShardwiseException> errors = new LinkedHashMap<>();
+    return inTopology(
+        t -> {
+          Map<String, Boolean> deleted = new HashMap<>();
+          Map<String, ShardwiseException> errors = new LinkedHashMap<>();
+          if (t.transition == null && !warmUp.copying()) {
+            return afterWrites(
+                t,
+                distinct,
+                deleteAll(t, distinct, deleted, errors).thenApply(x -> ordered(distinct, deleted, Set.of(), errors)));
+          }
+          MovingWrite moving = new MovingWrite(t, distinct);
+          CompletableFuture<Void> done =
+              CompletableFuture.allOf(
+                  deleteAll(t, moving.onCurrent, deleted, errors),
+                  deleteAll(t.transition.previous, moving.onPrevious, deleted, errors));
+          return afterWrites(
+              t,
+              distinct,
+              done.thenCompose(x -> moving.clear(deleted, errors)).thenApply(x -> ordered(distinct, deleted, Set.of(), errors)));
+        });
+  }
+
+  /** Deletes {@code keys} on topology {@code t}, one batch per node. */
+  private CompletableFuture<Void> deleteAll(
+      Topology t, Collection<String> keys, Map<String, Boolean> deleted, Map<String, ShardwiseException> errors) {
+    if (keys.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
     List<CompletableFuture<Void>> parts = new ArrayList<>();
     try (Failback.Fence fence = failback.fence()) {
-      Plan plan = new Plan(distinct, fence);
-      errors.putAll(plan.unavailable);
+      Plan plan = new Plan(t, keys, fence);
+      synchronized (deleted) {
+        errors.putAll(plan.unavailable);
+      }
       for (int i = 0; i < plan.byNode.size(); i++) {
-        parts.add(deleteBatch(i, plan.byNode.get(i), deleted, errors));
-        parts.add(deleteBatch(i, plan.redirectedByNode.get(i), deleted, errors));
+        parts.add(deleteBatch(t, i, plan.byNode.get(i), deleted, errors));
+        parts.add(deleteBatch(t, i, plan.redirectedByNode.get(i), deleted, errors));
       }
     }
-    return afterWrites(distinct, allOf(parts).thenApply(x -> ordered(distinct, deleted, Set.of(), errors)));
+    return allOf(parts);
   }
 
   /** One deleteMulti batch to one node; each key's outcome goes to {@code deleted} or {@code errors}. */
   private CompletableFuture<Void> deleteBatch(
-      int node, List<String> nodeKeys, Map<String, Boolean> deleted, Map<String, ShardwiseException> errors) {
+      Topology t, int node, List<String> nodeKeys, Map<String, Boolean> deleted, Map<String, ShardwiseException> errors) {
     if (nodeKeys == null) {
       return CompletableFuture.completedFuture(null);
     }
-    return send(node, "deleteMulti", c -> c.deleteMulti(nodeKeys))
+    return send(t, node, "deleteMulti", c -> c.deleteMulti(nodeKeys))
         .handle(
             (result, failure) -> {
               synchronized (deleted) {
@@ -749,8 +1177,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                     errors.put(
                         key,
                         failure != null
-                            ? asShardwise(node, failure)
-                            : new NodeException(topology.nodes.get(node), "no result for this key", null));
+                            ? asShardwise(t.members[node], failure)
+                            : new NodeException(t.nodes.get(node), "no result for this key", null));
                   }
                 }
               }
@@ -801,8 +1229,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   /** {@link #call}, retried on the same node after a node failure with {@link FailureMode#RETRY}. */
   private <T> CompletableFuture<T> send(
-      int node, String operation, Function<NodeConnection, CompletableFuture<T>> op) {
-    return send(node, operation, op, false);
+      Topology t, int node, String operation, Function<NodeConnection, CompletableFuture<T>> op) {
+    return send(t, node, operation, op, false);
   }
 
   /**
@@ -810,19 +1238,26 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
    * ClientMetrics#reads} as one hit or one miss.
    */
   private <T> CompletableFuture<T> send(
+      Topology t,
       int node,
       String operation,
       Function<NodeConnection, CompletableFuture<T>> op,
       boolean countRead) {
-    CompletableFuture<T> first = call(node, operation, op, countRead);
+    CompletableFuture<T> first = call(t, node, operation, op, countRead, Function.identity());
     return retrying
-        ? retry(first, node, operation, op, countRead, health.options().retryAttempts())
+        ? retry(first, t.members[node], operation, op, countRead, health.options().retryAttempts())
         : first;
+  }
+
+  /** A request to a member outside routing (copies, warm-up, moved keys): no load is counted. */
+  private <T> CompletableFuture<T> sendTo(
+      Member m, String operation, Function<NodeConnection, CompletableFuture<T>> op) {
+    return call(m, operation, op, false, Function.identity());
   }
 
   private <T> CompletableFuture<T> retry(
       CompletableFuture<T> attempt,
-      int node,
+      Member node,
       String operation,
       Function<NodeConnection, CompletableFuture<T>> op,
       boolean countRead,
@@ -832,9 +1267,9 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     }
     return attempt.exceptionallyCompose(
         failure ->
-            health.isNodeFailure(failure) && health.available(node)
+            health.isNodeFailure(failure) && node.available()
                 ? retry(
-                    call(node, operation, op, countRead),
+                    call(node, operation, op, countRead, Function.identity()),
                     node,
                     operation,
                     op,
@@ -844,52 +1279,56 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   }
 
   /**
-   * Sends one request to one node with the timeout, records the outcome on the node's circuit,
-   * and turns every failure into a {@link NodeException} that names the node.
+   * Sends one request to one node of {@code t} with the timeout, records the outcome on the node's
+   * circuit, and turns every failure into a {@link NodeException} that names the node.
    */
   private <T> CompletableFuture<T> call(
-      int node, String operation, Function<NodeConnection, CompletableFuture<T>> op) {
-    return call(node, operation, op, false);
+      Topology t, int node, String operation, Function<NodeConnection, CompletableFuture<T>> op) {
+    return call(t, node, operation, op, false, Function.identity());
   }
 
-  private <T> CompletableFuture<T> call(
-      int node,
-      String operation,
-      Function<NodeConnection, CompletableFuture<T>> op,
-      boolean countRead) {
-    return call(node, operation, op, countRead, Function.identity());
-  }
-
-  /**
-   * {@link #call}, then {@code finish} applied to the reply in the same stage; an exception from
-   * {@code finish} fails the returned future but is not a node failure.
-   */
+  /** {@link #call(Member, String, Function, boolean, Function)}, counted in {@code t}'s load window. */
   private <T, R> CompletableFuture<R> call(
+      Topology t,
       int node,
       String operation,
       Function<NodeConnection, CompletableFuture<T>> op,
       boolean countRead,
       Function<? super T, ? extends R> finish) {
-    long start = System.nanoTime();
-    if (bounded != null) {
-      bounded.loads.record(node);
+    if (t.bounded != null) {
+      t.bounded.loads.record(node);
     }
+    return call(t.members[node], operation, op, countRead, finish);
+  }
+
+  /**
+   * Sends one request to {@code m}, records the outcome on its circuit, then applies {@code finish}
+   * to the reply in the same stage; an exception from {@code finish} fails the returned future but
+   * is not a node failure.
+   */
+  private <T, R> CompletableFuture<R> call(
+      Member m,
+      String operation,
+      Function<NodeConnection, CompletableFuture<T>> op,
+      boolean countRead,
+      Function<? super T, ? extends R> finish) {
+    long start = System.nanoTime();
     CompletableFuture<T> sent;
     try {
-      sent = op.apply(topology.connections[node]);
+      sent = op.apply(m.connection);
     } catch (RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
     deadlines.watch(sent);
     return sent.handle(
             (value, failure) -> {
-              long took = health.record(node, start, failure);
+              long took = health.record(m, start, failure);
+              Node n = m.node;
               if (failure != null) {
-                ShardwiseException e = asShardwise(node, failure);
-                metrics.request(topology.nodes.get(node), operation, took, e);
+                ShardwiseException e = asShardwise(m, failure);
+                metrics.request(n, operation, took, e);
                 throw e;
               }
-              Node n = topology.nodes.get(node);
               metrics.request(n, operation, took, null);
               if (countRead) {
                 metrics.reads(n, value == null ? 0 : 1, value == null ? 1 : 0);
@@ -898,7 +1337,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
             });
   }
 
-  private ShardwiseException asShardwise(int node, Throwable failure) {
+  private ShardwiseException asShardwise(Member m, Throwable failure) {
     Throwable cause = failure;
     while (cause instanceof CompletionException && cause.getCause() != null) {
       cause = cause.getCause();
@@ -906,7 +1345,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     if (cause instanceof ShardwiseException) {
       return (ShardwiseException) cause;
     }
-    Node n = topology.nodes.get(node);
+    Node n = m.node;
     if (cause instanceof TimeoutException) {
       return new NodeTimeoutException(n, timeout, cause);
     }
@@ -969,29 +1408,42 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public Node nodeFor(String key) {
     keyRules.validate(key);
-    return topology.nodes.get(topology.primary(key));
+    Topology t = topology;
+    return t.nodes.get(t.primary(key));
   }
 
   @Override
   public Map<Node, NodeState> nodeStates() {
-    return health.states();
+    return health.states(topology);
   }
 
   @Override
   public Map<Node, NodeStatus> nodeStatus() {
-    return health.status();
+    return health.status(topology);
   }
 
   @Override
   public LoadReport loadReport() {
-    if (bounded == null) {
+    Topology t = topology;
+    if (t.bounded == null) {
       List<LoadReport.NodeLoad> lines = new ArrayList<>();
-      for (Node n : topology.nodes) {
+      for (Node n : t.nodes) {
         lines.add(new LoadReport.NodeLoad(n, 0, 0, 0, 0));
       }
       return new LoadReport(false, 0, lines, Map.of());
     }
-    return bounded.report(topology.nodes);
+    return t.bounded.report(t.nodes);
+  }
+
+  @Override
+  public CompletableFuture<TopologyChange> updateServers(List<Node> servers) {
+    checkOpen();
+    return topologies.update(servers);
+  }
+
+  /** The last server-list change, or null if the list never changed. */
+  TopologyChange lastChange() {
+    return topologies.lastChange();
   }
 
   @Override
@@ -1008,12 +1460,10 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     health.close();
     deadlines.close();
     RuntimeException first = null;
-    for (NodeConnection c : topology.connections) {
-      try {
-        c.close();
-      } catch (RuntimeException e) {
-        first = first == null ? e : first;
-      }
+    try {
+      topologies.close();
+    } catch (RuntimeException e) {
+      first = e;
     }
     try {
       backend.close();
@@ -1027,6 +1477,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   @Override
   public String toString() {
-    return description;
+    Topology t = topology;
+    return description.substring(0, description.length() - 1) + ", " + t.nodes.size() + " nodes)";
   }
 }

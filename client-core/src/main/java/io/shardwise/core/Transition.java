@@ -1,0 +1,67 @@
+package io.shardwise.core;
+
+import io.shardwise.client.TopologyChange;
+
+/**
+ * A server-list change whose moved keys are still being taken over, in two phases.
+ *
+ * <ol>
+ *   <li><b>Settling</b> (the first {@link TopologyOptions#settle()}): a key that moved is still
+ *       read and written on its previous node, as clients that have not applied the change yet
+ *       do; its writes also delete it on its new node. Clients that apply the change within this
+ *       phase of each other therefore read and write moved keys in one place.
+ *   <li><b>Warming</b> (until {@link TopologyOptions#warmUp()} after the change): a moved key is
+ *       read on its new node; a miss there is read again on its previous node, and a hit is
+ *       copied to the new node ({@code add}, at most {@link TopologyOptions#copyTtl()}). Writes go
+ *       to the new node and delete the key on its previous node, so no old value is copied later.
+ * </ol>
+ *
+ * <p>Afterwards the client routes by the new list only, and the nodes only the previous list had
+ * are closed.
+ */
+final class Transition {
+
+  enum Phase {
+    SETTLING,
+    WARMING,
+    DONE
+  }
+
+  /** The topology before the change, without a transition of its own. */
+  final Topology previous;
+
+  final TopologyChange change;
+  private final long settleUntilNanos;
+  private final long warmUntilNanos;
+
+  Transition(Topology previous, TopologyChange change, long startNanos, TopologyOptions options) {
+    this.previous = previous;
+    this.change = change;
+    this.settleUntilNanos = startNanos + options.settle().toNanos();
+    this.warmUntilNanos = settleUntilNanos + options.warmUp().toNanos();
+  }
+
+  Phase phase(long nowNanos) {
+    if (nowNanos - settleUntilNanos < 0) {
+      return Phase.SETTLING;
+    }
+    return nowNanos - warmUntilNanos < 0 ? Phase.WARMING : Phase.DONE;
+  }
+
+  long settleUntilNanos() {
+    return settleUntilNanos;
+  }
+
+  long warmUntilNanos() {
+    return warmUntilNanos;
+  }
+
+  /**
+   * The index in {@link #previous} of the node {@code key} had before the change if that is
+   * another server than {@code newOwner} (the key moved); else -1.
+   */
+  int previousOwner(String key, Member newOwner) {
+    int p = previous.primary(key);
+    return previous.members[p] == newOwner ? -1 : p;
+  }
+}

@@ -1,0 +1,124 @@
+package io.shardwise.core;
+
+import io.shardwise.client.CachedValue;
+import io.shardwise.client.ClientMetrics;
+import io.shardwise.spi.NodeConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Function;
+
+/**
+ * Copies of moved keys made while warming up (see {@link Transition}), and what keeps a copy from
+ * outliving a write of its key in this process. The protocol is the one {@link BoundedReads} uses
+ * for spilled copies, with striped generations instead of one per key:
+ *
+ * <ul>
+ *   <li>a write of a key that moved bumps the key's generation before it sends anything, and once
+ *       done waits for the copies of the key under way;
+ *   <li>a read notes the generation before it reads; it makes a copy only if the generation has
+ *       not moved, registers the copy first, and deletes its copy if the generation moved while it
+ *       was being written.
+ * </ul>
+ *
+ * <p>So once a write has completed, no copy of an older value remains, and a read that starts
+ * afterwards cannot see one. Striping makes unrelated keys share a generation now and then: a
+ * copy is then skipped (a miss later), never kept wrongly.
+ */
+final class WarmUp {
+
+  private static final int STRIPES = 4096;
+
+  /** Sends a request to a member, as the routing client does. */
+  interface Sender {
+    <T> CompletableFuture<T> send(Member m, String operation, Function<NodeConnection, CompletableFuture<T>> op);
+  }
+
+  private final AtomicLongArray generations = new AtomicLongArray(STRIPES);
+  private final ConcurrentHashMap<String, Set<CompletableFuture<Void>>> copying = new ConcurrentHashMap<>();
+  private final Duration copyTtl;
+  private final ClientMetrics metrics;
+
+  WarmUp(Duration copyTtl, ClientMetrics metrics) {
+    this.copyTtl = copyTtl;
+    this.metrics = metrics;
+  }
+
+  private static int stripe(String key) {
+    int h = key.hashCode();
+    return (h ^ (h >>> 16)) & (STRIPES - 1);
+  }
+
+  long generation(String key) {
+    return generations.get(stripe(key));
+  }
+
+  void bump(String key) {
+    generations.incrementAndGet(stripe(key));
+  }
+
+  /** Whether copies are being written now: writes of any key then wait for them. */
+  boolean copying() {
+    return !copying.isEmpty();
+  }
+
+  /**
+   * Copies {@code value}, read on the key's previous node when the generation was {@code
+   * generation}, to {@code owner} with {@code add} (never over a value written there), unless a
+   * write of the key came in between.
+   */
+  void copy(String key, CachedValue value, long generation, Member owner, Sender sender) {
+    if (generation(key) != generation) {
+      return;
+    }
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    copying.compute(
+        key,
+        (k, set) -> {
+          Set<CompletableFuture<Void>> s = set != null ? set : ConcurrentHashMap.newKeySet();
+          s.add(done);
+          return s;
+        });
+    if (generation(key) != generation) { // a writer that bumps after this check waits for done
+      finish(key, done);
+      return;
+    }
+    sender
+        .send(owner, "warmUpCopy", c -> c.add(key, value, copyTtl))
+        .whenComplete(
+            (stored, failure) -> {
+              if (failure == null && Boolean.TRUE.equals(stored)) {
+                metrics.warmUpCopied(owner.node);
+              }
+              if (generation(key) != generation) {
+                sender.send(owner, "warmUpUndo", c -> c.delete(key)).whenComplete((x, y) -> finish(key, done));
+              } else {
+                finish(key, done);
+              }
+            });
+  }
+
+  private void finish(String key, CompletableFuture<Void> done) {
+    copying.computeIfPresent(
+        key,
+        (k, set) -> {
+          set.remove(done);
+          return set.isEmpty() ? null : set;
+        });
+    done.complete(null);
+  }
+
+  /** Completes when the copies of {@code key} under way when called are finished. */
+  CompletableFuture<Void> awaitCopies(String key) {
+    Set<CompletableFuture<Void>> set = copying.isEmpty() ? null : copying.get(key);
+    if (set == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    List<CompletableFuture<Void>> pending = new ArrayList<>(set);
+    return CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0]));
+  }
+}

@@ -1,0 +1,204 @@
+package io.shardwise.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.ClientMetrics;
+import io.shardwise.client.Codecs;
+import io.shardwise.client.TopologyChange;
+import io.shardwise.routing.Node;
+import io.shardwise.routing.ServerList;
+import io.shardwise.spi.KeyRules;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Server-list changes at runtime, on in-memory nodes: routing, phases, warm-up, closing. */
+class TopologyChangeTest {
+
+  private static final Duration SETTLE = Duration.ofMillis(300);
+  private static final Duration WARM = Duration.ofMillis(800);
+
+  private final InMemoryBackend backend = new InMemoryBackend(KeyRules.MEMCACHED);
+  private final AtomicInteger copies = new AtomicInteger();
+  private final AtomicInteger changes = new AtomicInteger();
+  private final AsyncCacheClient<String> client =
+      ShardwiseClient.builder()
+          .backend(backend)
+          .servers("a:1,b:2,c:3,d:4,e:5")
+          .router(RouterSpec.of("ketama"))
+          .timeout(Duration.ofMillis(200))
+          .topology(TopologyOptions.defaults().withSettle(SETTLE).withWarmUp(WARM))
+          .metrics(
+              new ClientMetrics() {
+                @Override
+                public void warmUpCopied(Node node) {
+                  copies.incrementAndGet();
+                }
+
+                @Override
+                public void topologyChanged(TopologyChange change) {
+                  changes.incrementAndGet();
+                }
+              })
+          .codec(Codecs.utf8())
+          .build();
+
+  @AfterEach
+  void close() {
+    client.close();
+  }
+
+  private TopologyChange update(String servers) {
+    return client.updateServers(ServerList.parse(servers)).join();
+  }
+
+  @Test
+  void addingANodeMovesAboutItsShareAndKeepsEveryValueReadable() throws Exception {
+    for (int i = 0; i < 2000; i++) {
+      client.sync().set("k" + i, "v" + i, Duration.ZERO);
+    }
+    TopologyChange change = update("a:1,b:2,c:3,d:4,e:5,f:6");
+    assertThat(change.added()).extracting(Node::name).containsExactly("f:6");
+    assertThat(change.movedShare()).isBetween(0.10, 0.24); // 1/6 is the optimum
+    assertThat(client.nodes()).hasSize(6);
+    Node f = Node.of("f", 6);
+    // Settling: moved keys are still read on their previous node; nothing is read on f.
+    for (int i = 0; i < 2000; i++) {
+      assertThat(client.sync().get("k" + i)).isEqualTo("v" + i);
+    }
+    assertThat(backend.store(f).data).isEmpty();
+    Thread.sleep(SETTLE.toMillis() + 50);
+    // Warming: a miss on f is read on the previous node and copied to f.
+    List<String> onF = new ArrayList<>();
+    for (int i = 0; i < 2000; i++) {
+      String key = "k" + i;
+      assertThat(client.sync().get(key)).isEqualTo("v" + i);
+      if (client.nodeFor(key).equals(f)) {
+        onF.add(key);
+      }
+    }
+    assertThat(onF).hasSizeBetween(200, 480);
+    until(() -> backend.store(f).data.size() == onF.size());
+    assertThat(copies.get()).isEqualTo(onF.size());
+    assertThat(changes.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aWriteWhileWarmingDeletesTheOldCopySoItIsNeverReadAgain() throws Exception {
+    for (int i = 0; i < 500; i++) {
+      client.sync().set("k" + i, "old", Duration.ZERO);
+    }
+    update("a:1,b:2,c:3,d:4,e:5,f:6");
+    Thread.sleep(SETTLE.toMillis() + 50);
+    Node f = Node.of("f", 6);
+    for (int i = 0; i < 500; i++) {
+      client.sync().delete("k" + i);
+    }
+    for (int i = 0; i < 500; i++) {
+      assertThat(client.sync().get("k" + i)).as("k" + i).isNull();
+    }
+    for (InMemoryBackend.Store s : backend.stores.values()) {
+      assertThat(s.data).as(s.node.name()).isEmpty();
+    }
+    assertThat(backend.store(f).data).isEmpty();
+  }
+
+  @Test
+  void aWriteWhileSettlingGoesToThePreviousNodeAndClearsTheNewOne() throws Exception {
+    update("a:1,b:2,c:3,d:4,e:5,f:6");
+    Node f = Node.of("f", 6);
+    List<String> moved = new ArrayList<>();
+    for (int i = 0; moved.size() < 20; i++) {
+      if (client.nodeFor("m" + i).equals(f)) {
+        moved.add("m" + i);
+      }
+    }
+    backend.store(f).data.put(moved.get(0), io.shardwise.client.CachedValue.of("stale".getBytes(), 0));
+    for (String key : moved) {
+      client.sync().set(key, "new", Duration.ZERO);
+    }
+    assertThat(backend.store(f).data).isEmpty();
+    Thread.sleep(SETTLE.toMillis() + 50);
+    for (String key : moved) {
+      assertThat(client.sync().get(key)).isEqualTo("new");
+    }
+    assertThat(client.sync().getMulti(moved).values()).hasSize(moved.size()).containsValue("new");
+  }
+
+  @Test
+  void aRemovedNodeIsClosedOnceItsKeysAreTakenOverAndNothingUsesIt() throws Exception {
+    for (int i = 0; i < 1000; i++) {
+      client.sync().set("k" + i, "v" + i, Duration.ZERO);
+    }
+    Node e = Node.of("e", 5);
+    TopologyChange change = update("a:1,b:2,c:3,d:4");
+    assertThat(change.removed()).containsExactly(e);
+    assertThat(backend.store(e).closed).isFalse();
+    Thread.sleep(SETTLE.toMillis() + 50);
+    for (int i = 0; i < 1000; i++) {
+      assertThat(client.sync().get("k" + i)).isEqualTo("v" + i);
+    }
+    int before = backend.store(e).requests.get();
+    until(() -> backend.store(e).closed);
+    assertThat(client.nodes()).doesNotContain(e);
+    for (int i = 0; i < 1000; i++) {
+      assertThat(client.sync().get("k" + i)).isEqualTo("v" + i);
+    }
+    assertThat(backend.store(e).requests.get()).as("requests to the removed node after its drain").isEqualTo(before);
+  }
+
+  @Test
+  void aBadListIsRefusedAndTheOldOneStays() {
+    List<Node> old = client.nodes();
+    assertThatThrownBy(() -> client.updateServers(List.of()).join())
+        .isInstanceOf(CompletionException.class)
+        .hasCauseInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("the current list stays in force");
+    assertThatThrownBy(() -> client.updateServers(List.of(Node.of("a", 1), Node.of("a", 1))).join())
+        .hasCauseInstanceOf(IllegalArgumentException.class);
+    assertThat(client.nodes()).isEqualTo(old);
+    assertThat(changes.get()).isZero();
+  }
+
+  @Test
+  void manySuccessiveChangesLeaveOnlyTheCurrentNodesOpen() throws Exception {
+    InMemoryBackend own = new InMemoryBackend(KeyRules.MEMCACHED);
+    try (AsyncCacheClient<String> quick =
+        ShardwiseClient.builder()
+            .backend(own)
+            .servers("a:1,b:2,c:3,d:4,e:5")
+            .topology(TopologyOptions.defaults().withSettle(Duration.ZERO).withWarmUp(Duration.ofMillis(20)))
+            .codec(Codecs.utf8())
+            .build()) {
+      for (int round = 0; round < 100; round++) {
+        String servers = round % 2 == 0 ? "a:1,b:2,c:3,d:4,e:5,x" + round + ":9" : "a:1,b:2,c:3,d:4,e:5";
+        quick.updateServers(ServerList.parse(servers)).join();
+        quick.sync().set("k" + round, "v", Duration.ZERO);
+      }
+      until(() -> own.stores.values().stream().allMatch(s -> s.closed != quick.nodes().contains(s.node)));
+      assertThat(quick.nodes()).hasSize(5);
+      assertThat(own.stores).hasSize(55);
+      assertThat(own.stores.values().stream().filter(s -> !s.closed).count()).isEqualTo(5);
+      long topologyThreads =
+          Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("shardwise-topology")).count();
+      assertThat(topologyThreads).isLessThanOrEqualTo(1 + 1); // this client's, and another test's at most
+    }
+  }
+
+  /** Waits up to 5 s for {@code condition}. */
+  private static void until(java.util.function.BooleanSupplier condition) throws InterruptedException {
+    long end = System.nanoTime() + 5_000_000_000L;
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError("not within 5 s");
+      }
+      Thread.sleep(10);
+    }
+  }
+}
