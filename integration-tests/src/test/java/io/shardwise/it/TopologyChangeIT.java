@@ -1,0 +1,198 @@
+package io.shardwise.it;
+
+import static io.shardwise.it.CacheFleet.ready;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.Codecs;
+import io.shardwise.client.TopologyChange;
+import io.shardwise.core.TopologyOptions;
+import io.shardwise.routing.ServerList;
+import io.shardwise.testing.MemcachedServer;
+import io.shardwise.testing.RedisServer;
+import io.shardwise.testing.ServerFleet;
+import java.io.File;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Server-list changes under cache-aside load on real servers: 5 -> 6, 6 -> 5 and one server
+ * replaced, with and without warm-up, one client and two clients applying the change apart; hit
+ * rate over the first reads after the change, errors, stale and wrong values; no request to a
+ * removed server once it is closed; nothing left behind after many changes.
+ *
+ * <p>The figures ({@code TOPOLOGY ...} lines on standard output) are the ones in docs/topology.md.
+ */
+@Timeout(180)
+class TopologyChangeIT {
+
+  private static final int KEYS = 20_000;
+  private static final int THREADS = 8;
+  /** The window the hit rate is measured over: about one read per key. */
+  private static final long WINDOW_READS = 20_000;
+
+  @RegisterExtension static final ServerFleet<MemcachedServer> MEMCACHED = ServerFleet.memcached(7);
+  @RegisterExtension static final ServerFleet<RedisServer> REDIS = ServerFleet.redis(7);
+
+  static Stream<CacheFleet> fleets() {
+    return Stream.of(CacheFleet.memcached(MEMCACHED), CacheFleet.redis(REDIS));
+  }
+
+  private static String servers(CacheFleet fleet, int... indexes) {
+    List<String> all = fleet.fleet().addresses();
+    return IntStream.of(indexes).mapToObj(all::get).collect(Collectors.joining(","));
+  }
+
+  private static AsyncCacheClient<String> client(CacheFleet fleet, String servers, TopologyOptions options) {
+    return ready(
+        io.shardwise.core.ShardwiseClient.builder()
+            .backend(fleet.newBackend())
+            .servers(servers)
+            .timeout(CacheFleet.CLIENT_TIMEOUT)
+            .topology(options)
+            .codec(Codecs.utf8())
+            .build());
+  }
+
+  private static TopologyOptions warm(Duration settle) {
+    return TopologyOptions.defaults().withSettle(settle).withWarmUp(Duration.ofSeconds(60));
+  }
+
+  private static final TopologyOptions NO_WARM_UP =
+      TopologyOptions.defaults().withSettle(Duration.ZERO).withWarmUp(Duration.ZERO);
+
+  /** One client: preload, load, change, measure the next reads. */
+  private static CacheAsideLoad.Counts change(
+      CacheFleet fleet, String from, String to, TopologyOptions options, String label) {
+    fleet.reset();
+    try (AsyncCacheClient<String> client = client(fleet, from, options);
+        CacheAsideLoad load = new CacheAsideLoad(List.of(client), KEYS, THREADS).preload().start()) {
+      CacheAsideLoad.Counts before = load.over(WINDOW_READS);
+      TopologyChange change = client.updateServers(ServerList.parse(to)).join();
+      CacheAsideLoad.Counts window = load.over(WINDOW_READS);
+      CacheAsideLoad.Counts after = load.over(WINDOW_READS);
+      System.out.printf(
+          "TOPOLOGY %s %s: %s; hit rate before %.4f, over the first %d reads after %.4f, next %d %.4f;"
+              + " errors %d, stale %d, wrong %d%n",
+          fleet, label, change, before.hitRate(), window.reads(), window.hitRate(), after.reads(),
+          after.hitRate(), load.counts().errors(), load.counts().stale(), load.counts().wrong());
+      load.stop();
+      assertThat(load.firstProblems).as("errors, stale and wrong values").isEmpty();
+      return window;
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void addingAServerWithWarmUpKeepsTheHitRate(CacheFleet fleet) {
+    CacheAsideLoad.Counts window =
+        change(fleet, servers(fleet, 0, 1, 2, 3, 4), servers(fleet, 0, 1, 2, 3, 4, 5), warm(Duration.ZERO), "5 -> 6, warm-up");
+    assertThat(window.hitRate()).isGreaterThanOrEqualTo(0.99);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void addingAServerWithoutWarmUpMissesItsShare(CacheFleet fleet) {
+    CacheAsideLoad.Counts window =
+        change(fleet, servers(fleet, 0, 1, 2, 3, 4), servers(fleet, 0, 1, 2, 3, 4, 5), NO_WARM_UP, "5 -> 6, no warm-up");
+    assertThat(window.hitRate()).isLessThan(0.95);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void removingAServerWithWarmUpKeepsTheHitRate(CacheFleet fleet) {
+    CacheAsideLoad.Counts window =
+        change(fleet, servers(fleet, 0, 1, 2, 3, 4, 5), servers(fleet, 0, 1, 2, 3, 4), warm(Duration.ZERO), "6 -> 5, warm-up");
+    assertThat(window.hitRate()).isGreaterThanOrEqualTo(0.99);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void replacingAServerWithWarmUpKeepsTheHitRate(CacheFleet fleet) {
+    CacheAsideLoad.Counts window =
+        change(fleet, servers(fleet, 0, 1, 2, 3, 4), servers(fleet, 0, 1, 2, 3, 5), warm(Duration.ZERO), "replace one, warm-up");
+    assertThat(window.hitRate()).isGreaterThanOrEqualTo(0.99);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void twoClientsApplyingTheChangeWithinTheSettlePhaseReadNothingStale(CacheFleet fleet) {
+    fleet.reset();
+    Duration settle = Duration.ofSeconds(4);
+    String from = servers(fleet, 0, 1, 2, 3, 4);
+    String to = servers(fleet, 0, 1, 2, 3, 4, 5);
+    try (AsyncCacheClient<String> a = client(fleet, from, warm(settle));
+        AsyncCacheClient<String> b = client(fleet, from, warm(settle));
+        CacheAsideLoad load = new CacheAsideLoad(List.of(a, b), KEYS, THREADS).preload().start()) {
+      load.over(WINDOW_READS);
+      CacheAsideLoad.Counts start = load.counts();
+      a.updateServers(ServerList.parse(to)).join();
+      CacheFleet.sleep(2_000); // b still routes by the old list
+      b.updateServers(ServerList.parse(to)).join();
+      CacheFleet.sleep(settle.toMillis()); // a leaves its settle phase, then b
+      load.over(3 * WINDOW_READS);
+      CacheAsideLoad.Counts run = load.counts().minus(start);
+      load.stop();
+      System.out.printf(
+          "TOPOLOGY %s two clients 2 s apart, settle %d s: %d reads, hit rate %.4f, errors %d, stale %d, wrong %d%n",
+          fleet, settle.toSeconds(), run.reads(), run.hitRate(), run.errors(), run.stale(), run.wrong());
+      assertThat(load.firstProblems).as("errors, stale and wrong values").isEmpty();
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void aRemovedServerGetsNoRequestOnceClosed(CacheFleet fleet) {
+    fleet.reset();
+    TopologyOptions quick =
+        TopologyOptions.defaults().withSettle(Duration.ofMillis(500)).withWarmUp(Duration.ofSeconds(1));
+    try (AsyncCacheClient<String> client = client(fleet, servers(fleet, 0, 1, 2, 3, 4, 5), quick);
+        CacheAsideLoad load = new CacheAsideLoad(List.of(client), KEYS, THREADS).preload().start()) {
+      client.updateServers(ServerList.parse(servers(fleet, 0, 1, 2, 3, 4))).join();
+      CacheFleet.sleep(2_500); // settle, warm-up, drain
+      Map<String, String> closed = fleet.rawActivity(5);
+      load.over(WINDOW_READS);
+      assertThat(fleet.rawActivity(5)).as("requests to the removed server").isEqualTo(closed);
+      load.stop();
+      assertThat(load.firstProblems).isEmpty();
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void aHundredChangesLeaveNoThreadOrConnectionBehind(CacheFleet fleet) {
+    fleet.reset();
+    String five = servers(fleet, 0, 1, 2, 3, 4);
+    String six = servers(fleet, 0, 1, 2, 3, 4, 5);
+    try (AsyncCacheClient<String> client = client(fleet, five, NO_WARM_UP)) {
+      client.updateServers(ServerList.parse(six)).join();
+      client.updateServers(ServerList.parse(five)).join();
+      CacheFleet.sleep(500);
+      int threads = Thread.activeCount();
+      int fds = openFiles();
+      for (int i = 0; i < 100; i++) {
+        client.updateServers(ServerList.parse(i % 2 == 0 ? six : five)).join();
+        client.sync().set("k" + i, "v", Duration.ZERO);
+      }
+      CacheFleet.sleep(1_000); // the last drain
+      System.out.printf(
+          "TOPOLOGY %s 100 changes: threads %d -> %d, open files %d -> %d%n",
+          fleet, threads, Thread.activeCount(), fds, openFiles());
+      assertThat(Thread.activeCount()).isLessThanOrEqualTo(threads + 2);
+      assertThat(openFiles()).isLessThanOrEqualTo(fds + 4);
+    }
+  }
+
+  private static int openFiles() {
+    String[] fds = new File("/proc/self/fd").list();
+    return fds == null ? -1 : fds.length;
+  }
+}
