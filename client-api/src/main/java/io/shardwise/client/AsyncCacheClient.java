@@ -118,6 +118,14 @@ public interface AsyncCacheClient<V> extends AutoCloseable {
         new UnsupportedOperationException(getClass().getSimpleName() + " has a fixed server list"));
   }
 
+  /**
+   * The server list in force and where its last change stands. The default: the list, stable,
+   * no change.
+   */
+  default TopologyStatus topologyStatus() {
+    return new TopologyStatus(nodes(), null, TopologyStatus.Phase.STABLE, null, 0, 0, 0);
+  }
+
   /** Bounded-load routing: loads, caps, spills per node, and the hot keys. */
   LoadReport loadReport();
 

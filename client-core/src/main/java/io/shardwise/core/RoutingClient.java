@@ -12,6 +12,7 @@ import io.shardwise.client.NodeStatus;
 import io.shardwise.client.NodeTimeoutException;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.client.TopologyChange;
+import io.shardwise.client.TopologyStatus;
 import io.shardwise.client.ValueCodec;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
@@ -208,7 +209,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                         if (failure != null) {
                           return null; // the previous node could not say: a miss, as without warm-up
                         }
-                        metrics.warmUpRead(before.node, owner.node, old != null);
+                        warmUp.read(before, owner, old != null);
                         if (old != null) {
                           warmUp.copy(key, old, generation, owner, this::sendTo);
                         }
@@ -667,7 +668,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                                     for (String key : batch) {
                                       CachedValue cv = found.get(key);
                                       Member owner = t.members[t.primary(key)];
-                                      metrics.warmUpRead(before.node, owner.node, cv != null);
+                                      warmUp.read(before, owner, cv != null);
                                       if (cv == null) {
                                         continue;
                                       }
@@ -1441,9 +1442,28 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     return topologies.update(servers);
   }
 
-  /** The last server-list change, or null if the list never changed. */
-  TopologyChange lastChange() {
-    return topologies.lastChange();
+  @Override
+  public TopologyStatus topologyStatus() {
+    Topology t = topology;
+    TopologyStatus.Phase phase = TopologyStatus.Phase.STABLE;
+    java.time.Instant ends = null;
+    if (t.transition != null) {
+      Transition tr = t.transition;
+      switch (tr.phase(System.nanoTime())) {
+        case SETTLING:
+          phase = TopologyStatus.Phase.SETTLING;
+          ends = tr.change.appliedAt().plusNanos(tr.settleUntilNanos() - tr.startNanos());
+          break;
+        case WARMING:
+          phase = TopologyStatus.Phase.WARMING;
+          ends = tr.change.appliedAt().plusNanos(tr.warmUntilNanos() - tr.startNanos());
+          break;
+        default:
+          break;
+      }
+    }
+    return new TopologyStatus(
+        t.nodes, topologies.lastChange(), phase, ends, warmUp.reads.sum(), warmUp.hits.sum(), warmUp.copies.sum());
   }
 
   @Override

@@ -285,6 +285,7 @@ final class Topologies implements AutoCloseable {
             : plain;
     health.resize(members.length);
     install.accept(next);
+    before.replacedAtNanos = System.nanoTime();
     replaced.add(before);
     lastChange = change;
     LOG.info(
@@ -330,6 +331,7 @@ final class Topologies implements AutoCloseable {
       return; // a later change replaced it
     }
     install.accept(t.settled());
+    t.replacedAtNanos = System.nanoTime();
     replaced.add(t);
     LOG.info("servers changed: the keys moved by the change to {} nodes are taken over", t.nodes.size());
     scheduleDrain();
@@ -351,11 +353,15 @@ final class Topologies implements AutoCloseable {
     if (closed) {
       return;
     }
-    replaced.removeIf(t -> t.active.sum() == 0 && t != current.get());
     Topology now = current.get();
+    long stuck = System.nanoTime() - stuckAfterNanos();
+    replaced.removeIf(t -> t != now && (t.active.sum() == 0 || forget(t, stuck)));
+    Set<Member> used = new HashSet<>();
+    now.collectMembers(used);
+    replaced.forEach(t -> t.collectMembers(used));
     List<Member> unused = new ArrayList<>();
     for (Member m : open.values()) {
-      if (!now.uses(m) && replaced.stream().noneMatch(t -> t.uses(m))) {
+      if (!used.contains(m)) {
         unused.add(m);
       }
     }
@@ -372,6 +378,27 @@ final class Topologies implements AutoCloseable {
     if (!replaced.isEmpty()) {
       scheduleDrain();
     }
+  }
+
+  /**
+   * How long a replaced topology may stay in use: every request completes within its timeout, so
+   * one still counted much later is a leak of this client, not a slow request.
+   */
+  private long stuckAfterNanos() {
+    return Math.max(Duration.ofMinutes(1).toNanos(), 10 * settings.requestTimeout().toNanos());
+  }
+
+  /** Whether to stop waiting for {@code t}, replaced before {@code stuck} and still counted in use. */
+  private boolean forget(Topology t, long stuck) {
+    if (t.replacedAtNanos - stuck > 0) {
+      return false;
+    }
+    LOG.warn(
+        "a replaced server list ({} servers) is still counted in use {} s after it was replaced; its"
+            + " servers are closed anyway (requests still on them fail)",
+        t.nodes.size(),
+        Duration.ofNanos(System.nanoTime() - t.replacedAtNanos).toSeconds());
+    return true;
   }
 
   /** Closes every member's connection and the topology thread. */

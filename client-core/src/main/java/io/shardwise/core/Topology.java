@@ -30,6 +30,8 @@ final class Topology {
   /** The change this topology came from while its keys are still moving; else null. */
   final Transition transition;
   final LongAdder active = new LongAdder();
+  /** When this topology was replaced; set once, on the topology thread. */
+  long replacedAtNanos;
 
   Topology(Router router, HashTag hashTag, Member[] members, BoundedReads bounded, Transition transition) {
     this(router, hashTag, members, new FailoverOrder(router), bounded, transition);
@@ -76,13 +78,11 @@ final class Topology {
     return i;
   }
 
-  /** Whether an operation that uses this topology may touch {@code m}. */
-  boolean uses(Member m) {
-    for (Member x : members) {
-      if (x == m) {
-        return true;
-      }
+  /** Adds the members an operation that uses this topology may touch. */
+  void collectMembers(java.util.Set<Member> into) {
+    java.util.Collections.addAll(into, members);
+    if (transition != null) {
+      transition.previous.collectMembers(into);
     }
-    return transition != null && transition.previous.uses(m);
   }
 }

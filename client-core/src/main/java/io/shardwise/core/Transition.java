@@ -31,12 +31,14 @@ final class Transition {
   final Topology previous;
 
   final TopologyChange change;
+  private final long startNanos;
   private final long settleUntilNanos;
   private final long warmUntilNanos;
 
   Transition(Topology previous, TopologyChange change, long startNanos, TopologyOptions options) {
     this.previous = previous;
     this.change = change;
+    this.startNanos = startNanos;
     this.settleUntilNanos = startNanos + options.settle().toNanos();
     this.warmUntilNanos = settleUntilNanos + options.warmUp().toNanos();
   }
@@ -46,6 +48,10 @@ final class Transition {
       return Phase.SETTLING;
     }
     return nowNanos - warmUntilNanos < 0 ? Phase.WARMING : Phase.DONE;
+  }
+
+  long startNanos() {
+    return startNanos;
   }
 
   long settleUntilNanos() {

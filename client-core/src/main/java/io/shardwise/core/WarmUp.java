@@ -42,6 +42,9 @@ final class WarmUp {
   private final ConcurrentHashMap<String, Set<CompletableFuture<Void>>> copying = new ConcurrentHashMap<>();
   private final Duration copyTtl;
   private final ClientMetrics metrics;
+  final java.util.concurrent.atomic.LongAdder reads = new java.util.concurrent.atomic.LongAdder();
+  final java.util.concurrent.atomic.LongAdder hits = new java.util.concurrent.atomic.LongAdder();
+  final java.util.concurrent.atomic.LongAdder copies = new java.util.concurrent.atomic.LongAdder();
 
   WarmUp(Duration copyTtl, ClientMetrics metrics) {
     this.copyTtl = copyTtl;
@@ -51,6 +54,15 @@ final class WarmUp {
   private static int stripe(String key) {
     int h = key.hashCode();
     return (h ^ (h >>> 16)) & (STRIPES - 1);
+  }
+
+  /** Counts a read on a moved key's previous node, and tells the metrics. */
+  void read(Member previous, Member owner, boolean hit) {
+    reads.increment();
+    if (hit) {
+      hits.increment();
+    }
+    metrics.warmUpRead(previous.node, owner.node, hit);
   }
 
   long generation(String key) {
@@ -92,6 +104,7 @@ final class WarmUp {
         .whenComplete(
             (stored, failure) -> {
               if (failure == null && Boolean.TRUE.equals(stored)) {
+                copies.increment();
                 metrics.warmUpCopied(owner.node);
               }
               if (generation(key) != generation) {

@@ -7,6 +7,7 @@ import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.Codecs;
 import io.shardwise.client.TopologyChange;
+import io.shardwise.client.TopologyStatus;
 import io.shardwise.routing.Node;
 import io.shardwise.routing.ServerList;
 import io.shardwise.spi.KeyRules;
@@ -73,7 +74,10 @@ class TopologyChangeTest {
       assertThat(client.sync().get("k" + i)).isEqualTo("v" + i);
     }
     assertThat(backend.store(f).data).isEmpty();
+    assertThat(client.topologyStatus().phase()).isEqualTo(TopologyStatus.Phase.SETTLING);
+    assertThat(client.topologyStatus().lastChange()).isEqualTo(change);
     Thread.sleep(SETTLE.toMillis() + 50);
+    assertThat(client.topologyStatus().phase()).isEqualTo(TopologyStatus.Phase.WARMING);
     // Warming: a miss on f is read on the previous node and copied to f.
     List<String> onF = new ArrayList<>();
     for (int i = 0; i < 2000; i++) {
@@ -87,6 +91,12 @@ class TopologyChangeTest {
     until(() -> backend.store(f).data.size() == onF.size());
     assertThat(copies.get()).isEqualTo(onF.size());
     assertThat(changes.get()).isEqualTo(1);
+    TopologyStatus status = client.topologyStatus();
+    assertThat(status.warmUpReads()).isEqualTo(onF.size());
+    assertThat(status.warmUpHits()).isEqualTo(onF.size());
+    assertThat(status.warmUpCopies()).isEqualTo(onF.size());
+    Thread.sleep(WARM.toMillis());
+    assertThat(client.topologyStatus().phase()).isEqualTo(TopologyStatus.Phase.STABLE);
   }
 
   @Test
