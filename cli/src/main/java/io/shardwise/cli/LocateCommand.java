@@ -117,7 +117,7 @@ final class LocateCommand implements Callable<Integer> {
   }
 
   /** One line without its LF (and without a CR right before it); null at the end. */
-  private static String readLine(BufferedReader in) throws IOException {
+  static String readLine(BufferedReader in) throws IOException {
     StringBuilder sb = null;
     int c;
     while ((c = in.read()) >= 0) {
