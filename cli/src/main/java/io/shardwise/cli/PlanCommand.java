@@ -1,9 +1,6 @@
 package io.shardwise.cli;
 
 import io.shardwise.core.RouterSpec;
-import io.shardwise.ketama.HashRingRouter;
-import io.shardwise.routers.MaglevRouter;
-import io.shardwise.routers.MultiProbeRouter;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.KeyHasher;
 import io.shardwise.routing.Node;
@@ -27,6 +24,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -88,17 +86,7 @@ final class PlanCommand implements Callable<Integer> {
               + " spymemcached, spymemcached-weighted (default: all).")
   List<String> compat;
 
-  @Option(names = "--points", description = "Points per node of the ring router (default: 160).")
-  int points = HashRingRouter.DEFAULT_POINTS_PER_NODE;
-
-  @Option(names = "--probes", description = "Probes per key of the multiprobe router (default: 21).")
-  int probes = MultiProbeRouter.DEFAULT_PROBES;
-
-  @Option(names = "--table-size", description = "Maglev table size, a prime (default: 65537).")
-  int tableSize = MaglevRouter.DEFAULT_TABLE_SIZE;
-
-  @Option(names = "--hash-tag", description = "With --keys-file: hash only the part between this pair, e.g. {}.")
-  String hashTag = "";
+  @Mixin RouterParameters parameters;
 
   @Option(names = "--keys-file", description = "File with one key per line (UTF-8) to use instead of a sample.")
   Path keysFile;
@@ -132,7 +120,11 @@ final class PlanCommand implements Callable<Integer> {
     }
     List<Node> before = serverList("--from", from);
     List<Node> after = serverList("--to", to);
-    HashTag tag = HashTag.of(hashTag);
+    HashTag tag = parameters.hashTag();
+    if (tag.isEnabled() && keysFile == null) {
+      throw new IllegalArgumentException(
+          "--hash-tag needs --keys-file: without it plan draws key hashes, not keys");
+    }
     List<RouterSpec> specs = routerSpecs();
     KeySample keys = keysFile != null ? KeySample.read(keysFile, tag) : KeySample.random(sample, seed);
 
@@ -218,8 +210,7 @@ final class PlanCommand implements Callable<Integer> {
 
   /** The specs named by --router and --compat: every router and ketama mode by default. */
   private List<RouterSpec> routerSpecs() {
-    RouterSpec base =
-        RouterSpec.DEFAULT.withRingPoints(points).withProbes(probes).withTableSize(tableSize);
+    RouterSpec base = parameters.applyTo(RouterSpec.DEFAULT);
     List<String> modes = compat != null ? compat : KETAMA_MODES;
     List<RouterSpec.Type> types = new ArrayList<>();
     if (routers == null) {

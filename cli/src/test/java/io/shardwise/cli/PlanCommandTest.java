@@ -43,17 +43,11 @@ class PlanCommandTest {
           "maglev(M=65537)",
           "modulo");
 
-  /** Routers that only move the keys of a node that leaves. */
+  /** Routers that only move the keys of a node that leaves: all but jump, Maglev and modulo. */
   private static final List<String> RING_LIKE =
-      List.of(
-          "ketama(libketama)",
-          "ketama(libmemcached)",
-          "ketama(twemproxy)",
-          "ketama(spymemcached)",
-          "ketama(spymemcached-weighted)",
-          "ring(V=160)",
-          "hrw",
-          "multiprobe(K=21)");
+      EVERY_ROUTER.stream()
+          .filter(r -> !List.of("jump", "maglev(M=65537)", "modulo").contains(r))
+          .collect(Collectors.toList());
 
   @TempDir Path dir;
 
@@ -333,6 +327,8 @@ class PlanCommandTest {
         "plan", "--from", "a:1", "--to", "a:1", "--sample", "0");
     assertRejected("shardwise: --sample and --keys-file exclude each other\n",
         "plan", "--from", "a:1", "--to", "a:1", "--sample", "5", "--keys-file", empty.toString());
+    assertRejected("shardwise: --hash-tag needs --keys-file: without it plan draws key hashes, not keys\n",
+        "plan", "--from", "a:1", "--to", "a:1", "--hash-tag", "{}");
     assertRejected("shardwise: Missing required option: '--to=NEW'\n", "plan", "--from", "a:1");
   }
 
