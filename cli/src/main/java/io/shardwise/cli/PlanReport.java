@@ -29,26 +29,11 @@ final class PlanReport {
 
   /** Added, removed, reweighted and unchanged servers, matched by address. */
   private int[] changeCounts() {
-    int servers = change.servers().size();
-    int[] oldWeight = new int[servers];
-    int[] newWeight = new int[servers];
-    for (int i = 0; i < before.size(); i++) {
-      oldWeight[change.serverBefore(i)] = before.get(i).weight();
-    }
-    for (int j = 0; j < after.size(); j++) {
-      newWeight[change.serverAfter(j)] = after.get(j).weight();
-    }
     int[] counts = new int[4];
-    for (int s = 0; s < servers; s++) {
-      if (oldWeight[s] == 0) {
-        counts[0]++;
-      } else if (newWeight[s] == 0) {
-        counts[1]++;
-      } else if (oldWeight[s] != newWeight[s]) {
-        counts[2]++;
-      } else {
-        counts[3]++;
-      }
+    for (int s = 0; s < change.servers().size(); s++) {
+      int was = change.weightBefore(s);
+      int is = change.weightAfter(s);
+      counts[was == 0 ? 0 : is == 0 ? 1 : was != is ? 2 : 3]++;
     }
     return counts;
   }

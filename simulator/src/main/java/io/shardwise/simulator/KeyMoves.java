@@ -2,6 +2,9 @@ package io.shardwise.simulator;
 
 import io.shardwise.routing.Murmur3;
 import io.shardwise.routing.Node;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -35,8 +38,8 @@ public final class KeyMoves {
   private final List<Node> servers;
   private final int[] fromServer;
   private final int[] toServer;
-  private final double[] oldShare;
-  private final double[] newShare;
+  private final int[] weightBefore;
+  private final int[] weightAfter;
   private final long[] ownedBefore;
   private final long[] ownedAfter;
   private final FlowCounts flows = new FlowCounts();
@@ -63,8 +66,8 @@ public final class KeyMoves {
       toServer[j] = s;
     }
     servers = List.copyOf(union);
-    oldShare = shares(before, fromServer, servers.size());
-    newShare = shares(after, toServer, servers.size());
+    weightBefore = weights(before, fromServer, servers.size());
+    weightAfter = weights(after, toServer, servers.size());
     ownedBefore = new long[servers.size()];
     ownedAfter = new long[servers.size()];
   }
@@ -78,16 +81,12 @@ public final class KeyMoves {
     return node.host().toLowerCase(Locale.ROOT) + "#" + node.port();
   }
 
-  private static double[] shares(List<Node> nodes, int[] server, int size) {
-    double total = 0;
-    for (Node node : nodes) {
-      total += node.weight();
-    }
-    double[] shares = new double[size];
+  private static int[] weights(List<Node> nodes, int[] server, int size) {
+    int[] weights = new int[size];
     for (int i = 0; i < nodes.size(); i++) {
-      shares[server[i]] = nodes.get(i).weight() / total;
+      weights[server[i]] = nodes.get(i).weight();
     }
-    return shares;
+    return weights;
   }
 
   /**
@@ -122,6 +121,16 @@ public final class KeyMoves {
     return toServer[index];
   }
 
+  /** The weight of server {@code server} in the old list, 0 if the old list does not name it. */
+  public int weightBefore(int server) {
+    return weightBefore[server];
+  }
+
+  /** The weight of server {@code server} in the new list, 0 if the new list does not name it. */
+  public int weightAfter(int server) {
+    return weightAfter[server];
+  }
+
   /** Keys counted. */
   public long keys() {
     return keys;
@@ -147,9 +156,27 @@ public final class KeyMoves {
    * between the old and new weight shares (see the class documentation).
    */
   public double optimum() {
-    double sum = 0;
-    for (int s = 0; s < oldShare.length; s++) {
-      sum += Math.max(0, oldShare[s] - newShare[s]);
+    // sum_s max(0, w_s / W - w'_s / W') = sum_s max(0, w_s W' - w'_s W) / (W W'), in integers.
+    BigInteger total = BigInteger.valueOf(sum(weightBefore));
+    BigInteger totalAfter = BigInteger.valueOf(sum(weightAfter));
+    BigInteger excess = BigInteger.ZERO;
+    for (int s = 0; s < weightBefore.length; s++) {
+      BigInteger d =
+          BigInteger.valueOf(weightBefore[s]).multiply(totalAfter)
+              .subtract(BigInteger.valueOf(weightAfter[s]).multiply(total));
+      if (d.signum() > 0) {
+        excess = excess.add(d);
+      }
+    }
+    return new BigDecimal(excess)
+        .divide(new BigDecimal(total.multiply(totalAfter)), MathContext.DECIMAL64)
+        .doubleValue();
+  }
+
+  private static long sum(int[] weights) {
+    long sum = 0;
+    for (int w : weights) {
+      sum += w;
     }
     return sum;
   }
