@@ -1,6 +1,7 @@
 package io.shardwise.cli;
 
 import io.shardwise.core.RouterSpec;
+import io.shardwise.ketama.KetamaCompatibility;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.KeyHasher;
 import io.shardwise.routing.Node;
@@ -15,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -23,6 +25,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -38,10 +41,12 @@ import picocli.CommandLine.Spec;
     name = "plan",
     mixinStandardHelpOptions = true,
     description = {
-      "Prints how many keys move when the server list changes from OLD to NEW, from which server",
-      "to which, and the optimum: the least share of keys any placement must move (the total",
-      "variation distance between the old and new weight shares; 1/(n+1) when one node joins n).",
-      "Keys come from --keys-file (one per line), else --sample random key hashes from --seed."
+      "Prints, for every router, how many keys move when the server list changes from OLD to"
+          + " NEW, from which server to which, and the optimum: the least share of keys any"
+          + " placement must move (the total variation distance between the old and new weight"
+          + " shares; 1/(n+1) when one node joins n).",
+      "Keys come from --keys-file (one per line), else --sample random key hashes drawn from"
+          + " --seed. See docs/topology.md."
     },
     sortOptions = false)
 final class PlanCommand implements Callable<Integer> {
@@ -52,7 +57,10 @@ final class PlanCommand implements Callable<Integer> {
 
   /** The ketama compatibility modes a user can configure, in the order plan shows them. */
   static final List<String> KETAMA_MODES =
-      List.of("libketama", "libmemcached", "twemproxy", "spymemcached", "spymemcached-weighted");
+      Stream.concat(
+              Arrays.stream(KetamaCompatibility.values()).map(KetamaCompatibility::id),
+              Stream.of("spymemcached-weighted"))
+          .collect(Collectors.toList());
 
   @Spec CommandSpec spec;
 
