@@ -1,9 +1,6 @@
 package io.shardwise.cli;
 
 import io.shardwise.core.RouterSpec;
-import io.shardwise.ketama.HashRingRouter;
-import io.shardwise.routers.MaglevRouter;
-import io.shardwise.routers.MultiProbeRouter;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
@@ -21,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -53,17 +51,7 @@ final class LocateCommand implements Callable<Integer> {
               + " spymemcached-weighted (default: ${DEFAULT-VALUE}).")
   String compat;
 
-  @Option(names = "--points", description = "Points per node of the ring router (default: 160).")
-  int points = HashRingRouter.DEFAULT_POINTS_PER_NODE;
-
-  @Option(names = "--probes", description = "Probes per key of the multiprobe router (default: 21).")
-  int probes = MultiProbeRouter.DEFAULT_PROBES;
-
-  @Option(names = "--table-size", description = "Maglev table size, a prime (default: 65537).")
-  int tableSize = MaglevRouter.DEFAULT_TABLE_SIZE;
-
-  @Option(names = "--hash-tag", description = "Hash only the part between this pair, e.g. {}.")
-  String hashTag = "";
+  @Mixin RouterParameters parameters;
 
   @ArgGroup(exclusive = true, multiplicity = "1")
   Servers servers;
@@ -86,14 +74,8 @@ final class LocateCommand implements Callable<Integer> {
     String serverText =
         servers.inline != null ? servers.inline : Files.readString(servers.file, StandardCharsets.UTF_8);
     List<Node> nodes = ServerList.parse(serverText);
-    RouterSpec routerSpec =
-        RouterSpec.of(router)
-            .withKetamaCompatibility(compat)
-            .withRingPoints(points)
-            .withProbes(probes)
-            .withTableSize(tableSize);
-    Router r = routerSpec.build(nodes);
-    HashTag tag = HashTag.of(hashTag);
+    Router r = parameters.applyTo(RouterSpec.of(router).withKetamaCompatibility(compat)).build(nodes);
+    HashTag tag = parameters.hashTag();
     String[] addresses = nodes.stream().map(Node::address).toArray(String[]::new);
 
     PrintWriter out = spec.commandLine().getOut();
@@ -117,7 +99,7 @@ final class LocateCommand implements Callable<Integer> {
   }
 
   /** One line without its LF (and without a CR right before it); null at the end. */
-  private static String readLine(BufferedReader in) throws IOException {
+  static String readLine(BufferedReader in) throws IOException {
     StringBuilder sb = null;
     int c;
     while ((c = in.read()) >= 0) {

@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
     description = "Client-side sharding for memcached and Redis.",
     subcommands = {
       LocateCommand.class,
+      PlanCommand.class,
       io.shardwise.simulator.SimulateCommand.class,
       CommandLine.HelpCommand.class
     })
@@ -29,6 +30,8 @@ public final class ShardwiseCli {
     CommandLine cli = new CommandLine(new ShardwiseCli());
     cli.setOut(out);
     cli.setErr(err);
+    // "@file" is plan's syntax for a server list in a file, not picocli's argument file.
+    cli.setExpandAtFiles(false);
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
           if (e instanceof IllegalArgumentException || e instanceof java.io.IOException

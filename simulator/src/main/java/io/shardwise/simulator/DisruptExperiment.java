@@ -23,6 +23,35 @@ final class DisruptExperiment {
     }
   }
 
+  /**
+   * The fleet of one trial: {@code nodes}, the node {@code extra} that joins, the node {@code
+   * randomIndex} that leaves (for routers that can lose any node), and the seed of the stream of
+   * key hashes ({@code new SplittableRandom(hashSeed)}, one {@code nextLong()} per key).
+   */
+  record Trial(List<Node> nodes, Node extra, int randomIndex, long hashSeed) {
+
+    static Trial of(long seed, int trial, int n) {
+      SplittableRandom random = Seeds.random(seed, TAG, trial);
+      Fleet fleet = Fleet.of("s" + seed + "-t" + trial, random);
+      List<Node> nodes = fleet.nodes(n);
+      Node extra = fleet.node();
+      return new Trial(nodes, extra, random.nextInt(n), Seeds.derive(seed, TAG, trial, -1));
+    }
+
+    /** The index of the node that leaves: the last one for routers that can only lose it. */
+    int removed(RouterChoice choice) {
+      return choice.removesLastOnly() ? nodes.size() - 1 : randomIndex;
+    }
+
+    List<Node> shrunk(RouterChoice choice) {
+      return Fleet.without(nodes, removed(choice));
+    }
+
+    List<Node> grown() {
+      return Fleet.with(nodes, extra);
+    }
+  }
+
   /** Key counts of one trial and router. */
   private record Moves(
       long removedShare, long movedOnRemoval, long newShare, long movedOnAddition) {}
@@ -40,21 +69,16 @@ final class DisruptExperiment {
             NAME,
             trials * choices.size(),
             task -> {
-              int trial = task / choices.size();
+              Trial t = Trial.of(seed, task / choices.size(), n);
               RouterChoice choice = choices.get(task % choices.size());
-              SplittableRandom random = Seeds.random(seed, TAG, trial);
-              Fleet fleet = Fleet.of("s" + seed + "-t" + trial, random);
-              List<Node> nodes = fleet.nodes(n);
-              Node extra = fleet.node();
-              int randomIndex = random.nextInt(n);
-              int removed = choice.removesLastOnly() ? n - 1 : randomIndex;
+              int removed = t.removed(choice);
               return measure(
-                  choice.build(nodes),
-                  choice.build(Fleet.without(nodes, removed)),
+                  choice.build(t.nodes()),
+                  choice.build(t.shrunk(choice)),
                   removed,
-                  choice.build(Fleet.with(nodes, extra)),
+                  choice.build(t.grown()),
                   keys,
-                  Seeds.random(seed, TAG, trial, -1));
+                  new SplittableRandom(t.hashSeed()));
             });
 
     Table table =
@@ -152,32 +176,19 @@ final class DisruptExperiment {
    */
   private static Moves measure(
       Router base, Router shrunk, int removed, Router grown, int keys, SplittableRandom random) {
-    int n = base.size();
-    long removedShare = 0;
-    long movedOnRemoval = 0;
-    long newShare = 0;
-    long movedOnAddition = 0;
+    KeyMoves removal = KeyMoves.between(base.nodes(), shrunk.nodes());
+    KeyMoves addition = KeyMoves.between(base.nodes(), grown.nodes());
     for (int k = 0; k < keys; k++) {
       long hash = random.nextLong();
       int before = base.primary(hash);
-      int afterRemoval = shrunk.primary(hash);
-      if (afterRemoval >= removed) {
-        afterRemoval++;
-      }
-      int afterAddition = grown.primary(hash);
-      if (before == removed) {
-        removedShare++;
-      }
-      if (afterRemoval != before) {
-        movedOnRemoval++;
-      }
-      if (afterAddition == n) {
-        newShare++;
-      }
-      if (afterAddition != before) {
-        movedOnAddition++;
-      }
+      removal.add(before, shrunk.primary(hash));
+      addition.add(before, grown.primary(hash));
     }
-    return new Moves(removedShare, movedOnRemoval, newShare, movedOnAddition);
+    int added = addition.serverAfter(base.size());
+    return new Moves(
+        removal.ownedBefore(removal.serverBefore(removed)),
+        removal.moved(),
+        addition.ownedAfter(added),
+        addition.moved());
   }
 }

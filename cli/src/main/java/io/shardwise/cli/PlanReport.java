@@ -1,0 +1,212 @@
+package io.shardwise.cli;
+
+import io.shardwise.cli.PlanCommand.Outcome;
+import io.shardwise.routing.Node;
+import io.shardwise.simulator.KeyMoves;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** What {@code shardwise plan} prints: a table of routers and their largest flows, or JSON. */
+final class PlanReport {
+
+  private final List<Node> before;
+  private final List<Node> after;
+  private final String sample;
+  private final List<Outcome> outcomes;
+  private final int top;
+  /** The change itself, with no keys: servers, and the optimum. */
+  private final KeyMoves change;
+
+  PlanReport(List<Node> before, List<Node> after, String sample, List<Outcome> outcomes, int top) {
+    this.before = before;
+    this.after = after;
+    this.sample = sample;
+    this.outcomes = outcomes;
+    this.top = top;
+    this.change = KeyMoves.between(before, after);
+  }
+
+  /** Added, removed, reweighted and unchanged servers, matched by address. */
+  private int[] changeCounts() {
+    int[] counts = new int[4];
+    for (int s = 0; s < change.servers().size(); s++) {
+      int was = change.weightBefore(s);
+      int is = change.weightAfter(s);
+      counts[was == 0 ? 0 : is == 0 ? 1 : was != is ? 2 : 3]++;
+    }
+    return counts;
+  }
+
+  /** A server as the lists name it: {@code name=host:port} with an explicit name, else the address. */
+  private String label(int server) {
+    Node node = change.servers().get(server);
+    return node.hasExplicitName() ? node.name() + "=" + node.address() : node.address();
+  }
+
+  String text() {
+    StringBuilder sb = new StringBuilder();
+    int[] c = changeCounts();
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "Plan: %d servers -> %d servers: %d added, %d removed, %d reweighted, %d unchanged%n",
+            before.size(), after.size(), c[0], c[1], c[2], c[3]));
+    sb.append("Keys: ").append(sample).append('\n');
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "Optimum: %s of the keys must move at the least (total variation distance between the"
+                + " old and new weight shares)%n%n",
+            percent(change.optimum())));
+
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"router", "keys", "moved", "moved %", "optimum %", "moved/optimum", "excess %"});
+    List<String> notes = new ArrayList<>();
+    for (Outcome o : outcomes) {
+      KeyMoves m = o.moves();
+      if (m == null) {
+        notes.add(o.router() + ": not applicable: " + o.notApplicable());
+        continue;
+      }
+      rows.add(
+          new String[] {
+            o.router(),
+            count(m.keys()),
+            count(m.moved()),
+            percent(share(m.moved(), m)),
+            percent(m.optimum()),
+            ratio(m),
+            percent(share(m.moved() - m.floor(), m))
+          });
+    }
+    columns(sb, rows, "", "lrrrrrr");
+    for (String note : notes) {
+      sb.append(note).append('\n');
+    }
+    sb.append(
+        "\nmoved/optimum: 1.000 is the least possible; a ring's uneven shares put it a little above"
+            + " or below.\nexcess %: keys that moved although this router's own old and new shares"
+            + " did not require it.\n");
+
+    for (Outcome o : outcomes) {
+      KeyMoves m = o.moves();
+      if (m == null) {
+        continue;
+      }
+      List<KeyMoves.Flow> flows = m.flows();
+      sb.append('\n')
+          .append(o.router())
+          .append(": ")
+          .append(count(m.moved()))
+          .append(" keys moved in ")
+          .append(count(flows.size()))
+          .append(flows.size() == 1 ? " flow" : " flows")
+          .append(flows.isEmpty() ? "\n" : ":\n");
+      List<String[]> flowRows = new ArrayList<>();
+      int shown = Math.min(top, flows.size());
+      for (KeyMoves.Flow f : flows.subList(0, shown)) {
+        flowRows.add(
+            new String[] {label(f.from()), "->", label(f.to()), count(f.keys()), percent(share(f.keys(), m))});
+      }
+      columns(sb, flowRows, "  ", "lllrr");
+      if (shown < flows.size()) {
+        long rest = m.moved() - flows.subList(0, shown).stream().mapToLong(KeyMoves.Flow::keys).sum();
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "  ... %s more %s: %s keys (%s)%n",
+                count(flows.size() - shown),
+                flows.size() - shown == 1 ? "flow" : "flows",
+                count(rest),
+                percent(share(rest, m))));
+      }
+    }
+    return sb.toString();
+  }
+
+  String json() {
+    int[] c = changeCounts();
+    JsonWriter w = new JsonWriter().beginObject();
+    w.name("serversBefore").value(before.size());
+    w.name("serversAfter").value(after.size());
+    w.name("added").value(c[0]);
+    w.name("removed").value(c[1]);
+    w.name("reweighted").value(c[2]);
+    w.name("unchanged").value(c[3]);
+    w.name("sample").value(sample);
+    w.name("optimum").value(change.optimum());
+    w.name("routers").beginArray();
+    for (Outcome o : outcomes) {
+      KeyMoves m = o.moves();
+      w.beginObject().name("router").value(o.router());
+      if (m == null) {
+        w.name("notApplicable").value(o.notApplicable()).endObject();
+        continue;
+      }
+      w.name("keys").value(m.keys());
+      w.name("moved").value(m.moved());
+      w.name("movedFraction").value(share(m.moved(), m));
+      w.name("optimum").value(m.optimum());
+      w.name("ratio").value(share(m.moved(), m) / m.optimum());
+      w.name("floor").value(m.floor());
+      w.name("excess").value(m.moved() - m.floor());
+      List<KeyMoves.Flow> flows = m.flows();
+      int shown = Math.min(top, flows.size());
+      long shownKeys = 0;
+      w.name("flows").beginArray();
+      for (KeyMoves.Flow f : flows.subList(0, shown)) {
+        w.beginObject().name("from").value(label(f.from())).name("to").value(label(f.to()));
+        w.name("keys").value(f.keys()).endObject();
+        shownKeys += f.keys();
+      }
+      w.endArray();
+      w.name("otherFlows").value(flows.size() - shown);
+      w.name("otherFlowKeys").value(m.moved() - shownKeys);
+      w.endObject();
+    }
+    w.endArray().endObject();
+    return w.toString();
+  }
+
+  private static double share(long keys, KeyMoves m) {
+    return (double) keys / m.keys();
+  }
+
+  private static String ratio(KeyMoves m) {
+    double optimum = m.optimum();
+    return optimum == 0 ? "-" : String.format(Locale.ROOT, "%.3f", share(m.moved(), m) / optimum);
+  }
+
+  private static String percent(double fraction) {
+    return String.format(Locale.ROOT, "%.3f%%", 100 * fraction);
+  }
+
+  private static String count(long n) {
+    return String.format(Locale.ROOT, "%,d", n);
+  }
+
+  /** Rows as aligned columns; {@code align} has an {@code l} or an {@code r} per column. */
+  private static void columns(StringBuilder sb, List<String[]> rows, String indent, String align) {
+    if (rows.isEmpty()) {
+      return;
+    }
+    int[] widths = new int[rows.get(0).length];
+    for (String[] row : rows) {
+      for (int i = 0; i < row.length; i++) {
+        widths[i] = Math.max(widths[i], row[i].length());
+      }
+    }
+    for (String[] row : rows) {
+      StringBuilder line = new StringBuilder(indent);
+      for (int i = 0; i < row.length; i++) {
+        if (i > 0) {
+          line.append("  ");
+        }
+        String pad = " ".repeat(widths[i] - row[i].length());
+        line.append(align.charAt(i) == 'l' ? row[i] + pad : pad + row[i]);
+      }
+      sb.append(line.toString().stripTrailing()).append('\n');
+    }
+  }
+}

@@ -1,0 +1,340 @@
+package io.shardwise.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.shardwise.routing.HashTag;
+import io.shardwise.routing.Node;
+import io.shardwise.routing.Router;
+import io.shardwise.routing.ServerList;
+import io.shardwise.core.RouterSpec;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class PlanCommandTest {
+
+  /** Every router and ketama mode a user can configure, as plan labels them. */
+  private static final List<String> EVERY_ROUTER =
+      List.of(
+          "ketama(libketama)",
+          "ketama(libmemcached)",
+          "ketama(twemproxy)",
+          "ketama(spymemcached)",
+          "ketama(spymemcached-weighted)",
+          "ring(V=160)",
+          "hrw",
+          "jump",
+          "multiprobe(K=21)",
+          "maglev(M=65537)",
+          "modulo");
+
+  /** Routers that only move the keys of a node that leaves: all but jump, Maglev and modulo. */
+  private static final List<String> RING_LIKE =
+      EVERY_ROUTER.stream()
+          .filter(r -> !List.of("jump", "maglev(M=65537)", "modulo").contains(r))
+          .collect(Collectors.toList());
+
+  @TempDir Path dir;
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    out.getBuffer().setLength(0);
+    err.getBuffer().setLength(0);
+    return ShardwiseCli.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+  }
+
+  /** The figures of one router in plan's JSON. */
+  record RouterFigures(String router, long keys, long moved, double optimum, long floor, List<String[]> flows) {}
+
+  /** Runs plan with {@code --format json} and reads each router's figures. */
+  private List<RouterFigures> plan(String... args) {
+    List<String> all = new ArrayList<>(List.of("plan", "--format", "json", "--top", "100000"));
+    all.addAll(List.of(args));
+    int code = run(all.toArray(String[]::new));
+    assertThat(err.toString()).isEmpty();
+    assertThat(code).isZero();
+    List<RouterFigures> figures = new ArrayList<>();
+    String json = out.toString();
+    String[] blocks = json.split("\"router\": ");
+    for (int b = 1; b < blocks.length; b++) {
+      String block = blocks[b];
+      String router = block.substring(1, block.indexOf('"', 1));
+      if (block.contains("\"notApplicable\"")) {
+        continue;
+      }
+      List<String[]> flows = new ArrayList<>();
+      Matcher f =
+          Pattern.compile("\"from\": \"([^\"]+)\",\\s*\"to\": \"([^\"]+)\",\\s*\"keys\": (\\d+)").matcher(block);
+      while (f.find()) {
+        flows.add(new String[] {f.group(1), f.group(2), f.group(3)});
+      }
+      figures.add(
+          new RouterFigures(
+              router,
+              number(block, "keys"),
+              number(block, "moved"),
+              Double.parseDouble(field(block, "optimum")),
+              number(block, "floor"),
+              flows));
+    }
+    return figures;
+  }
+
+  private static String field(String block, String name) {
+    Matcher m = Pattern.compile("\"" + name + "\": ([-0-9.E]+)").matcher(block);
+    assertThat(m.find()).as(name + " in " + block).isTrue();
+    return m.group(1);
+  }
+
+  private static long number(String block, String name) {
+    return Long.parseLong(field(block, name));
+  }
+
+  private static String servers(int from, int to) {
+    return IntStream.rangeClosed(from, to).mapToObj(i -> "10.0.0." + i + ":11211").collect(Collectors.joining(","));
+  }
+
+  @Test
+  void plansForEveryRouterAndKetamaModeByDefault() {
+    List<RouterFigures> figures = plan("--from", servers(1, 10), "--to", servers(1, 11), "--sample", "20000");
+    assertThat(figures).extracting(RouterFigures::router).containsExactlyElementsOf(EVERY_ROUTER);
+    for (RouterFigures r : figures) {
+      assertThat(r.keys()).as(r.router()).isEqualTo(20_000);
+      assertThat(r.optimum()).as(r.router()).isCloseTo(1.0 / 11, within(1e-12));
+    }
+    int code = run("plan", "--from", servers(1, 10), "--to", servers(1, 11), "--sample", "20000");
+    assertThat(code).isZero();
+    assertThat(out.toString())
+        .startsWith("Plan: 10 servers -> 11 servers: 1 added, 0 removed, 0 reweighted, 10 unchanged\n"
+            + "Keys: 20,000 random key hashes (seed 1)\n"
+            + "Optimum: 9.091% of the keys must move at the least")
+        .contains("ketama(spymemcached-weighted)  20,000")
+        .contains("10.0.0.11:11211");
+  }
+
+  @Test
+  void addingOneNodeToKetamaMovesAboutOneInNPlusOneAllOfThemToTheNewNode() {
+    int fleets = 20;
+    double sum = 0;
+    for (int t = 0; t < fleets; t++) {
+      String prefix = "10.0." + (t + 1) + ".";
+      String old = IntStream.rangeClosed(1, 10).mapToObj(i -> prefix + i + ":11211").collect(Collectors.joining(","));
+      String added = prefix + "11:11211";
+      RouterFigures r =
+          plan("--from", old, "--to", old + "," + added, "--router", "ketama", "--compat", "libketama",
+                  "--sample", "10000", "--seed", Integer.toString(t))
+              .get(0);
+      assertThat(r.floor()).isEqualTo(r.moved());
+      assertThat(r.flows()).allSatisfy(flow -> assertThat(flow[1]).isEqualTo(added));
+      sum += (double) r.moved() / r.keys();
+    }
+    // A ketama node's share varies by about 1/sqrt(160) = 8% from ring to ring; 20 rings: 1.8%.
+    assertThat(sum / fleets).isCloseTo(1.0 / 11, within(0.1 / 11));
+  }
+
+  @Test
+  void addingOneNodeToHrwAndJumpMovesOneInNPlusOneWithinSamplingError() {
+    for (String router : new String[] {"hrw", "jump"}) {
+      RouterFigures r =
+          plan("--from", servers(1, 10), "--to", servers(1, 11), "--router", router, "--sample", "200000").get(0);
+      // Binomial: sigma = sqrt(p (1 - p) / N) = 0.00064 for p = 1/11 and N = 200,000.
+      assertThat((double) r.moved() / r.keys()).as(router).isCloseTo(1.0 / 11, within(0.0032));
+      assertThat(r.floor()).as(router).isEqualTo(r.moved());
+    }
+  }
+
+  @Test
+  void moduloMovesExactlyTheKeysWhoseRemainderChanges() {
+    int sample = 100_000;
+    long seed = 42;
+    RouterFigures r =
+        plan("--from", servers(1, 10), "--to", servers(1, 11), "--router", "modulo",
+                "--sample", Integer.toString(sample), "--seed", Long.toString(seed))
+            .get(0);
+    SplittableRandom random = new SplittableRandom(seed);
+    long expected = 0;
+    for (int k = 0; k < sample; k++) {
+      long h = random.nextLong();
+      if (Long.remainderUnsigned(h, 10) != Long.remainderUnsigned(h, 11)) {
+        expected++;
+      }
+    }
+    assertThat(r.moved()).isEqualTo(expected);
+    assertThat((double) r.moved() / sample).isCloseTo(10.0 / 11, within(0.005));
+  }
+
+  @Test
+  void removingANodeMovesExactlyThatNodesKeysForRingRouters() {
+    String old = servers(1, 10);
+    String shrunk = servers(1, 3) + "," + servers(5, 10);
+    List<RouterFigures> figures = plan("--from", old, "--to", shrunk, "--sample", "50000");
+    for (RouterFigures r : figures) {
+      assertThat(r.optimum()).as(r.router()).isCloseTo(0.1, within(1e-12));
+      if (RING_LIKE.contains(r.router())) {
+        assertThat(r.moved()).as(r.router()).isPositive().isEqualTo(r.floor());
+        assertThat(r.flows()).as(r.router()).allSatisfy(flow -> assertThat(flow[0]).isEqualTo("10.0.0.4:11211"));
+      } else {
+        // Maglev moves a little more than the minimum, jump and modulo renumber their buckets.
+        assertThat(r.moved()).as(r.router()).isGreaterThan(r.floor());
+      }
+    }
+    // Jump loses only its last bucket without moving other keys.
+    RouterFigures jump = plan("--from", old, "--to", servers(1, 9), "--router", "jump", "--sample", "50000").get(0);
+    assertThat(jump.moved()).isEqualTo(jump.floor());
+    assertThat(jump.flows()).allSatisfy(flow -> assertThat(flow[0]).isEqualTo("10.0.0.10:11211"));
+  }
+
+  @Test
+  void replacingANamedNodeMovesOnlyItsKeysToTheNewServerWhenRoutersHashTheName() {
+    String old = "a=10.0.0.1:11211,b=10.0.0.2:11211,c=10.0.0.3:11211,d=10.0.0.4:11211";
+    String replaced = "a=10.0.0.1:11211,b=10.0.0.2:11211,c=10.0.0.99:11211,d=10.0.0.4:11211";
+    List<RouterFigures> figures = plan("--from", old, "--to", replaced, "--sample", "50000");
+    assertThat(figures).hasSize(EVERY_ROUTER.size());
+    for (RouterFigures r : figures) {
+      assertThat(r.optimum()).isCloseTo(0.25, within(1e-12));
+      if (List.of("ketama(libketama)", "ketama(libmemcached)", "ketama(spymemcached)",
+              "ketama(spymemcached-weighted)").contains(r.router())) {
+        // These modes hash the address, so the new server takes a new place on the ring.
+        assertThat(r.moved()).as(r.router()).isGreaterThan(r.keys() / 4 + r.keys() / 20);
+      } else {
+        assertThat(r.flows()).as(r.router()).hasSize(1);
+        assertThat(r.flows().get(0)).as(r.router()).containsExactly("c=10.0.0.3:11211", "c=10.0.0.99:11211",
+            Long.toString(r.moved()));
+        assertThat((double) r.moved() / r.keys()).as(r.router()).isCloseTo(0.25, within(0.05));
+      }
+    }
+  }
+
+  @Test
+  void replacingAnUnnamedNodeMovesAboutTwiceTheOptimumForHrw() {
+    String replaced = servers(1, 4) + ",10.0.0.99:11211," + servers(6, 10);
+    RouterFigures r =
+        plan("--from", servers(1, 10), "--to", replaced, "--router", "hrw", "--sample", "200000").get(0);
+    // The old owner or the new server is the top scorer of the 11: 2/11 of the keys move.
+    assertThat((double) r.moved() / r.keys()).isCloseTo(2.0 / 11, within(0.004));
+    assertThat(r.optimum()).isCloseTo(0.1, within(1e-12));
+  }
+
+  @Test
+  void weightedListsUseTheTotalVariationDistanceAndSkipRoutersWithoutWeights() throws IOException {
+    Path before = Files.writeString(dir.resolve("before"), "10.0.0.1:11211\n10.0.0.2:11211 # two\nc=10.0.0.3:11211:2\n");
+    List<RouterFigures> figures =
+        plan("--from", "@" + before, "--to", "10.0.0.1:11211,10.0.0.2:11211:2,c=10.0.0.3:11211:2", "--sample", "10000");
+    // Shares 1/4, 1/4, 1/2 -> 1/5, 2/5, 2/5: 0.05 + 0.1 leave the first and the third server.
+    assertThat(figures).extracting(RouterFigures::router)
+        .doesNotContain("jump", "multiprobe(K=21)", "modulo").contains("hrw", "maglev(M=65537)");
+    assertThat(figures).allSatisfy(r -> assertThat(r.optimum()).isCloseTo(0.15, within(1e-12)));
+    assertThat(out.toString()).contains("\"router\": \"jump\",\n      \"notApplicable\": \"jump supports no weights");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "{}"})
+  void aKeysFileMovesWhatLocateSays(String hashTag) throws IOException {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 3000; i++) {
+      keys.add(i % 3 == 0 ? "{user:" + i / 30 + "}:item" + i : "key-" + i);
+    }
+    Path keysFile = Files.write(dir.resolve("keys"), keys, StandardCharsets.UTF_8);
+    String old = servers(1, 5);
+    String next = servers(1, 6);
+    for (String router : new String[] {"ketama", "maglev", "modulo"}) {
+      RouterFigures r =
+          plan("--from", old, "--to", next, "--router", router, "--compat", "twemproxy",
+                  "--keys-file", keysFile.toString(), "--hash-tag", hashTag)
+              .get(0);
+      assertThat(r.keys()).isEqualTo(3000);
+      assertThat(r.moved()).as(router).isEqualTo(movedByLocate(router, old, next, keys, hashTag));
+    }
+    assertThat(out.toString()).contains("\"sample\": \"3,000 keys from " + keysFile);
+  }
+
+  /** The keys whose server differs, routed key by key as the client does. */
+  private static long movedByLocate(String router, String old, String next, List<String> keys, String hashTag) {
+    RouterSpec spec = RouterSpec.of(router).withKetamaCompatibility("twemproxy");
+    Router before = spec.build(ServerList.parse(old));
+    Router after = spec.build(ServerList.parse(next));
+    HashTag tag = HashTag.of(hashTag);
+    long moved = 0;
+    for (String key : keys) {
+      Node a = before.nodes().get(before.primary(tag.hash(before.hasher(), key)));
+      Node b = after.nodes().get(after.primary(tag.hash(after.hasher(), key)));
+      if (!a.equals(b)) {
+        moved++;
+      }
+    }
+    return moved;
+  }
+
+  @Test
+  void bigFleetsShowTheTopFlowsAndASummaryLine() {
+    int code = run("plan", "--from", servers(1, 200), "--to", servers(1, 201), "--router", "modulo", "--sample", "20000", "--top", "5");
+    assertThat(code).isZero();
+    List<String> flowLines = out.toString().lines().filter(l -> l.startsWith("  ") && l.contains(" -> ")).collect(Collectors.toList());
+    assertThat(flowLines).hasSize(5);
+    assertThat(out.toString()).containsPattern("\n  \\.\\.\\. [0-9,]+ more flows: [0-9,]+ keys \\([0-9.]+%\\)\n");
+  }
+
+  @Test
+  void anUnchangedListMovesNothing() {
+    RouterFigures r = plan("--from", servers(1, 3), "--to", servers(1, 3), "--router", "hrw", "--sample", "1000").get(0);
+    assertThat(r.moved()).isZero();
+    assertThat(r.optimum()).isZero();
+    assertThat(out.toString()).contains("\"ratio\": null");
+  }
+
+  @Test
+  void badInputIsOneLineNamingTheValueAndExitCode2() throws IOException {
+    assertRejected("shardwise: --from 'a:1,a:1': server list must not name a server twice but a:1 is entry 1 and entry 2\n",
+        "plan", "--from", "a:1,a:1", "--to", "a:1");
+    assertRejected("shardwise: --to '': server list must name at least one server but was empty\n",
+        "plan", "--from", "a:1", "--to", "");
+    assertRejected("shardwise: --to 'a:1,b:x': server entry 'b:x': port must be a decimal integer but was 'x'\n",
+        "plan", "--from", "a:1", "--to", "a:1,b:x");
+    assertRejected("shardwise: --from: no such file: " + dir.resolve("missing") + "\n",
+        "plan", "--from", "@" + dir.resolve("missing"), "--to", "a:1");
+    assertRejected("shardwise: --keys-file: no such file: " + dir.resolve("nokeys") + "\n",
+        "plan", "--from", "a:1", "--to", "a:1", "--keys-file", dir.resolve("nokeys").toString());
+    Path empty = Files.writeString(dir.resolve("empty"), "");
+    assertRejected("shardwise: --keys-file " + empty + ": the file has no keys\n",
+        "plan", "--from", "a:1", "--to", "a:1", "--keys-file", empty.toString());
+    assertRejected("shardwise: unknown router 'chord'; expected one of ketama, ring, hrw, jump, multiprobe, maglev, modulo\n",
+        "plan", "--from", "a:1", "--to", "a:1", "--router", "hrw,chord");
+    assertRejected("shardwise: unknown ketama compatibility mode 'memcachedb'; expected one of libketama, libmemcached, twemproxy, spymemcached\n",
+        "plan", "--from", "a:1", "--to", "a:1", "--compat", "memcachedb");
+    assertRejected("shardwise: jump: jump supports no weights: every node must have weight 1 but node 'a:1' has weight 2"
+            + " (use hrw, maglev or a ring for weighted nodes)\n",
+        "plan", "--from", "a:1:2", "--to", "a:1", "--router", "jump");
+    assertRejected("shardwise: --format must be text or json but was 'xml'\n",
+        "plan", "--from", "a:1", "--to", "a:1", "--format", "xml");
+    assertRejected("shardwise: --sample must be >= 1 but was 0\n",
+        "plan", "--from", "a:1", "--to", "a:1", "--sample", "0");
+    assertRejected("shardwise: --sample and --keys-file exclude each other\n",
+        "plan", "--from", "a:1", "--to", "a:1", "--sample", "5", "--keys-file", empty.toString());
+    assertRejected("shardwise: --hash-tag needs --keys-file: without it plan draws key hashes, not keys\n",
+        "plan", "--from", "a:1", "--to", "a:1", "--hash-tag", "{}");
+    assertRejected("shardwise: Missing required option: '--to=NEW'\n", "plan", "--from", "a:1");
+  }
+
+  private void assertRejected(String message, String... args) {
+    assertThat(run(args)).as(message).isEqualTo(2);
+    assertThat(err.toString()).isEqualTo(message);
+    assertThat(out.toString()).isEmpty();
+  }
+}
