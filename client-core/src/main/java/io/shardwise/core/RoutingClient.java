@@ -946,6 +946,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     final Set<String> onPrevious = new LinkedHashSet<>();
     final Set<String> onCurrent = new LinkedHashSet<>();
     final Map<Member, List<String>> staleCopies = new LinkedHashMap<>();
+    /** The keys whose warm-up copies under way the write waits for. */
+    final List<String> awaited = new ArrayList<>();
 
     MovingWrite(Topology t, Collection<String> keys) {
       Transition tr = t.transition;
@@ -956,6 +958,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         int previous = phase == Transition.Phase.DONE ? -1 : tr.previousOwner(key, t.members[primary]);
         if (previous >= 0 || copying) {
           warmUp.bump(key);
+          awaited.add(key);
         }
         if (previous < 0) {
           onCurrent.add(key);
@@ -1004,7 +1007,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
           .thenCompose(
               x -> {
                 List<CompletableFuture<Void>> waits = new ArrayList<>();
-                staleCopies.values().forEach(keys -> keys.forEach(k -> waits.add(warmUp.awaitCopies(k))));
+                awaited.forEach(k -> waits.add(warmUp.awaitCopies(k)));
                 return allOf(waits);
               });
     }
