@@ -4,9 +4,9 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 
 /**
- * Resolves a host name to its addresses; {@link #SYSTEM} is {@link InetAddress#getAllByName}, which
- * goes through the JVM's address cache ({@code networkaddress.cache.ttl}) and the operating system's
- * resolver. Tests pass a fake.
+ * Resolves a host name to its addresses; {@link #SYSTEM} is {@link InetAddress#getAllByName},
+ * which goes through the JVM's address cache ({@code networkaddress.cache.ttl}) and the operating
+ * system's resolver. Tests pass a fake.
  */
 @FunctionalInterface
 public interface AddressResolver {

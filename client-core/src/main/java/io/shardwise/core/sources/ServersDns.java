@@ -14,11 +14,11 @@ import java.util.TreeSet;
 
 /**
  * A DNS name whose A and AAAA records are the servers, all on one port: a Kubernetes headless
- * service ({@code memcached.cache.svc.cluster.local:11211}), a cloud cache's node name. Each address
- * becomes one node of weight 1 named by its address ({@code 10.0.0.7:11211}, an IPv6 address in
- * brackets in Java's full form {@code [2001:db8:0:0:0:0:0:7]:11211}); the nodes are sorted, IPv4
- * before IPv6 and then by address bytes, so every client builds the same list whatever order the
- * records come in.
+ * service ({@code memcached.cache.svc.cluster.local:11211}), a cloud cache's node name. Each
+ * address becomes one node of weight 1 named by its address ({@code 10.0.0.7:11211}, an IPv6
+ * address in brackets in Java's full form {@code [2001:db8:0:0:0:0:0:7]:11211}); the nodes are
+ * sorted, IPv4 before IPv6 and then by address bytes, so every client builds the same list
+ * whatever order the records come in.
  *
  * <p>What a router hashes is then the address: with ketama, a server that comes back with another
  * address (a restarted pod) is a new node and its keys move, as they would in a hand-written list.

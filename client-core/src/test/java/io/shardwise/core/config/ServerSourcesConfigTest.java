@@ -125,7 +125,8 @@ class ServerSourcesConfigTest {
     assertThat(problems("servers-dns", "no-such-host.invalid:11211"))
         .singleElement()
         .asString()
-        .startsWith("shardwise.servers-dns: dns name no-such-host.invalid:11211 cannot be resolved");
+        .startsWith(
+            "shardwise.servers-dns: dns name no-such-host.invalid:11211 cannot be resolved");
     assertThat(problems("servers", "10.0.0.1:1", "servers-refresh-interval", "5s"))
         .containsExactly(
             "shardwise.servers-refresh-interval: applies to shardwise.servers-file or"

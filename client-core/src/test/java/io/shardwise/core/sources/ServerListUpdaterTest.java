@@ -55,7 +55,8 @@ class ServerListUpdaterTest {
     assertThat(fleet.current()).containsExactly(A, B);
     assertThat(updater.warnings()).isEqualTo(1);
     assertThat(updater.lastProblem().orElseThrow())
-        .isEqualTo("dns name x:1: the client refused 3 servers: jump cannot route weighted servers");
+        .isEqualTo(
+            "dns name x:1: the client refused 3 servers: jump cannot route weighted servers");
 
     fleet.answer = FakeTopology.Answer.APPLY;
     assertThat(updater.offer("dns name x:1", List.of(A, C)).join()).isPresent();

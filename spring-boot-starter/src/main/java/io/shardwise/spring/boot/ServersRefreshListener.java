@@ -37,7 +37,8 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
 
   private static final Logger LOG = LoggerFactory.getLogger("io.shardwise.topology");
   private static final String SERVERS = SettingsReader.normalize(ShardwiseConfig.SERVERS);
-  private static final String ORIGIN = "property " + ShardwiseConfig.PREFIX + ShardwiseConfig.SERVERS;
+  private static final String ORIGIN =
+      "property " + ShardwiseConfig.PREFIX + ShardwiseConfig.SERVERS;
 
   private final Environment environment;
   private final Supplier<AsyncCacheClient<?>> client;
