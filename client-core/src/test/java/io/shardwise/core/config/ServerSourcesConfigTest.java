@@ -1,5 +1,6 @@
 package io.shardwise.core.config;
 
+import static io.shardwise.core.sources.WatcherThreads.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
@@ -7,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.core.sources.ServersDns;
 import io.shardwise.core.sources.ServersFile;
+import io.shardwise.core.sources.WatcherThreads;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.InvalidSettingsException;
 import java.nio.file.Files;
@@ -16,7 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,22 +50,6 @@ class ServerSourcesConfigTest {
     Path path = dir.resolve("servers.txt");
     Files.writeString(path, text);
     return path;
-  }
-
-  private static long watcherThreads() {
-    return Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.isAlive() && t.getName().startsWith("shardwise-servers "))
-        .count();
-  }
-
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within 10 s: " + what);
-      }
-      Thread.sleep(5);
-    }
   }
 
   @Test
@@ -140,20 +125,20 @@ class ServerSourcesConfigTest {
     Path path = file("127.0.0.1:1\n127.0.0.1:2\n");
     ShardwiseConfig config =
         config("servers-file", path.toString(), "servers-refresh-interval", "20ms");
-    long before = watcherThreads();
+    long before = WatcherThreads.count();
     AsyncCacheClient<Object> client = config.build();
-    assertThat(watcherThreads()).isEqualTo(before + 1);
+    assertThat(WatcherThreads.count()).isEqualTo(before + 1);
     client.close();
-    await("the watcher stopped with the client", () -> watcherThreads() == before);
+    await("the watcher stopped with the client", () -> WatcherThreads.count() == before);
 
     AsyncCacheClient<Object> again = config.build();
-    assertThat(watcherThreads()).isEqualTo(before + 1);
+    assertThat(WatcherThreads.count()).isEqualTo(before + 1);
     again.sync().close();
-    await("the watcher stopped with the blocking view", () -> watcherThreads() == before);
+    await("the watcher stopped with the blocking view", () -> WatcherThreads.count() == before);
 
     try (AsyncCacheClient<Object> plain = config("servers", "127.0.0.1:1").build()) {
       assertThat(plain.nodes()).hasSize(1);
-      assertThat(watcherThreads()).as("no source, no thread").isEqualTo(before);
+      assertThat(WatcherThreads.count()).as("no source, no thread").isEqualTo(before);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.shardwise.core.sources;
 
+import static io.shardwise.core.sources.WatcherThreads.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardwise.routing.Node;
@@ -10,7 +11,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,31 +25,15 @@ class ServerListWatcherTest {
 
   @TempDir Path dir;
 
-  static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within 10 s: " + what);
-      }
-      Thread.sleep(5);
-    }
-  }
-
-  static long watcherThreads() {
-    return Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.isAlive() && t.getName().startsWith("shardwise-servers "))
-        .count();
-  }
-
   @Test
   void aChangedFileIsAppliedAndTheThreadStopsOnClose() throws Exception {
     Path path = dir.resolve("servers.txt");
     Files.writeString(path, "127.0.0.1:1\n127.0.0.1:2\n");
     FakeTopology fleet = new FakeTopology(List.of(A, B));
-    long before = watcherThreads();
+    long before = WatcherThreads.count();
     ServerListWatcher watcher =
         ServerListWatcher.start(fleet.updater(), ServersFile.of(path), FAST);
-    assertThat(watcherThreads()).isEqualTo(before + 1);
+    assertThat(WatcherThreads.count()).isEqualTo(before + 1);
 
     Files.writeString(path, "127.0.0.1:1\n127.0.0.1:2\n127.0.0.1:3\n");
     await("the third server", () -> fleet.current().contains(C));
@@ -69,7 +53,7 @@ class ServerListWatcherTest {
 
     watcher.close();
     assertThat(watcher.awaitClosed(Duration.ofSeconds(5))).isTrue();
-    await("the thread gone", () -> watcherThreads() == before); // ends just after termination
+    await("the thread gone", () -> WatcherThreads.count() == before); // ends just after termination
   }
 
   @Test
@@ -134,7 +118,7 @@ class ServerListWatcherTest {
 
   @Test
   void noThreadIsLeftAfterManyWatchers() throws Exception {
-    long before = watcherThreads();
+    long before = WatcherThreads.count();
     FakeTopology fleet = new FakeTopology(List.of(A));
     for (int i = 0; i < 100; i++) {
       ServerListWatcher watcher =
@@ -143,6 +127,6 @@ class ServerListWatcherTest {
       watcher.close();
       assertThat(watcher.awaitClosed(Duration.ofSeconds(5))).isTrue();
     }
-    await("every watcher thread gone", () -> watcherThreads() == before);
+    await("every watcher thread gone", () -> WatcherThreads.count() == before);
   }
 }

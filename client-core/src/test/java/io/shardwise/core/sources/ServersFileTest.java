@@ -19,12 +19,20 @@ class ServersFileTest {
 
   private static final List<Node> TWO = List.of(Node.of("127.0.0.1", 1), Node.of("127.0.0.1", 2));
 
-  @Test
-  void aChangedListIsReturnedOnceTwoReadsAgree() throws Exception {
-    Path path = dir.resolve("servers.txt");
-    Files.writeString(path, "# the fleet\n127.0.0.1:1\n127.0.0.1:2   # rack b\n");
+  private Path path;
+
+  /** The file holding {@code text}, read once: its next read returns the list, if any. */
+  private ServersFile holding(String text) throws Exception {
+    path = dir.resolve("servers.txt");
+    Files.writeString(path, text);
     ServersFile file = ServersFile.of(path);
     assertThat(file.read()).as("first sight: may be half written").isEmpty();
+    return file;
+  }
+
+  @Test
+  void aChangedListIsReturnedOnceTwoReadsAgree() throws Exception {
+    ServersFile file = holding("# the fleet\n127.0.0.1:1\n127.0.0.1:2   # rack b\n");
     assertThat(file.read()).contains(TWO);
     assertThat(file.read()).as("unchanged: returned again, the watcher skips it").contains(TWO);
 
@@ -35,10 +43,7 @@ class ServersFileTest {
 
   @Test
   void aHalfWrittenListThatParsesIsNotReturnedUntilTheWriterIsDone() throws Exception {
-    Path path = dir.resolve("servers.txt");
-    Files.writeString(path, "127.0.0.1:1\n127.0.0.1:2\n");
-    ServersFile file = ServersFile.of(path);
-    file.read();
+    ServersFile file = holding("127.0.0.1:1\n127.0.0.1:2\n");
     assertThat(file.read()).contains(TWO);
 
     Files.writeString(path, "127.0.0.1:1\n"); // a writer that has written one line of three
@@ -50,10 +55,7 @@ class ServersFileTest {
 
   @Test
   void aListThatDoesNotParseIsRefusedWithTheParsersMessage() throws Exception {
-    Path path = dir.resolve("servers.txt");
-    Files.writeString(path, "127.0.0.1:1\n127.0.0.1:");
-    ServersFile file = ServersFile.of(path);
-    file.read();
+    ServersFile file = holding("127.0.0.1:1\n127.0.0.1:");
     assertThatThrownBy(file::read)
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
@@ -69,10 +71,7 @@ class ServersFileTest {
 
   @Test
   void aVanishedFileIsAFailedReadAndAReplacedOneIsReadByItsPath() throws Exception {
-    Path path = dir.resolve("servers.txt");
-    Files.writeString(path, "127.0.0.1:1,127.0.0.1:2");
-    ServersFile file = ServersFile.of(path);
-    file.read();
+    ServersFile file = holding("127.0.0.1:1,127.0.0.1:2");
     assertThat(file.read()).contains(TWO);
 
     Files.delete(path);
