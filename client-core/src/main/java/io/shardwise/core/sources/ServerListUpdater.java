@@ -25,7 +25,12 @@ import org.slf4j.LoggerFactory;
  * any other failure (the client could not connect, was closed) the same list is offered again at
  * the next read. Applied changes are logged at INFO.
  *
- * <p>Thread-safe; the client applies changes one at a time in the order they are offered.
+ * <p>A list is compared with the last one handed over, not with the client's current list: a
+ * change made meanwhile by a direct call of {@code updateServers} stays until the source itself
+ * changes.
+ *
+ * <p>Thread-safe; the client is asked for the lists in the order they are offered, and applies
+ * them one at a time.
  */
 public final class ServerListUpdater {
 
@@ -64,26 +69,26 @@ public final class ServerListUpdater {
    * @return completes with the change once in force, or empty when nothing was applied (the same
    *     list, or a refusal, which is logged); never fails
    */
-  public CompletableFuture<Optional<TopologyChange>> offer(String origin, List<Node> servers) {
+  public synchronized CompletableFuture<Optional<TopologyChange>> offer(
+      String origin, List<Node> servers) {
     List<Node> list;
-    synchronized (this) {
-      try {
-        list = ServerList.validate(servers);
-      } catch (IllegalArgumentException | NullPointerException e) {
-        refuse(origin, e.getMessage());
-        return CompletableFuture.completedFuture(Optional.empty());
-      }
-      if (list.equals(lastOffered) || list.equals(lastRefused)) {
-        if (list.equals(lastOffered)) {
-          recovered();
-        }
-        return CompletableFuture.completedFuture(Optional.empty());
-      }
-      lastOffered = list;
-      lastRefused = null;
+    try {
+      list = ServerList.validate(servers);
+    } catch (IllegalArgumentException | NullPointerException e) {
+      refuse(origin, e.getMessage());
+      return CompletableFuture.completedFuture(Optional.empty());
     }
+    if (list.equals(lastOffered) || list.equals(lastRefused)) {
+      if (list.equals(lastOffered)) {
+        recovered();
+      }
+      return CompletableFuture.completedFuture(Optional.empty());
+    }
+    lastOffered = list;
+    lastRefused = null;
     CompletableFuture<TopologyChange> change;
     try {
+      // Under the lock, so that the client is asked for the lists in the order they were offered.
       change = update.apply(list);
     } catch (RuntimeException e) {
       change = CompletableFuture.failedFuture(e);
