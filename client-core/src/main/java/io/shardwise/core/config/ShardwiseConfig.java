@@ -12,6 +12,10 @@ import io.shardwise.core.FailureMode;
 import io.shardwise.core.RejoinPolicy;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.core.ShardwiseClient;
+import io.shardwise.core.sources.ServerListSource;
+import io.shardwise.core.sources.ServerListWatcher;
+import io.shardwise.core.sources.ServersDns;
+import io.shardwise.core.sources.ServersFile;
 import io.shardwise.ketama.HashRingRouter;
 import io.shardwise.routers.MaglevRouter;
 import io.shardwise.routers.MultiProbeRouter;
@@ -66,6 +70,10 @@ import java.util.function.Consumer;
  * that is set but unknown is a problem too ({@code unknown key shardwise.timout (did you mean
  * shardwise.timeout?)}). {@link #keys()} lists the keys with their defaults.
  *
+ * <p>The servers are listed in {@code shardwise.servers}, or come from a watched file ({@code
+ * shardwise.servers-file}) or a DNS name ({@code shardwise.servers-dns}), exactly one of the three;
+ * see {@code docs/topology-sources.md}.
+ *
  * <p>The backend is found by name among the {@link BackendProvider}s on the classpath ({@code
  * shardwise-backend-spymemcached} provides {@code memcached}, {@code shardwise-backend-lettuce}
  * provides {@code redis}); its own keys live under {@code shardwise.<backend>.}.
@@ -79,6 +87,9 @@ public final class ShardwiseConfig {
 
   public static final String BACKEND = "backend";
   public static final String SERVERS = "servers";
+  public static final String SERVERS_FILE = "servers-file";
+  public static final String SERVERS_DNS = "servers-dns";
+  public static final String SERVERS_REFRESH_INTERVAL = "servers-refresh-interval";
   public static final String ROUTER = "router";
   public static final String KETAMA_COMPATIBILITY = "ketama.compatibility";
   public static final String RING_POINTS = "ring.points-per-node";
@@ -137,9 +148,27 @@ public final class ShardwiseConfig {
               "The kind of server; its module must be on the classpath."),
           new ConfigKey(
               SERVERS,
-              "(required)",
+              "(required unless servers-file or servers-dns is set)",
               "host:port[:weight], name=host:port[:weight], [::1]:port; comma separated",
               "The servers, in order. Weights >= 1; a name is hashed instead of the address."),
+          new ConfigKey(
+              SERVERS_FILE,
+              "(none)",
+              "a path to a file in the servers syntax, one entry per line or comma separated,"
+                  + " # comments",
+              "Instead of servers: the file holding the server list, read at start-up and"
+                  + " watched; a changed list is applied without a restart."),
+          new ConfigKey(
+              SERVERS_DNS,
+              "(none)",
+              "name:port",
+              "Instead of servers: a DNS name whose A/AAAA records are the servers (a Kubernetes"
+                  + " headless service), resolved at start-up and again at every refresh."),
+          new ConfigKey(
+              SERVERS_REFRESH_INTERVAL,
+              "(1s for servers-file, 30s for servers-dns)",
+              "> 0",
+              "How often servers-file is read or servers-dns resolved again."),
           new ConfigKey(
               ROUTER,
               "ketama",
@@ -283,6 +312,9 @@ public final class ShardwiseConfig {
   private final BackendProvider provider;
   private final Map<String, String> backendSettings;
   private final List<Node> servers;
+  private final Path serversFile;
+  private final String serversDns;
+  private final Duration serversRefreshInterval;
   private final RouterSpec router;
   private final HashTag hashTag;
   private final String hashTagText;
@@ -305,6 +337,9 @@ public final class ShardwiseConfig {
     this.provider = p.provider;
     this.backendSettings = Collections.unmodifiableMap(new TreeMap<>(p.backendSettings));
     this.servers = p.servers;
+    this.serversFile = p.serversFile;
+    this.serversDns = p.serversDns;
+    this.serversRefreshInterval = p.serversRefreshInterval;
     this.router = p.router;
     this.hashTag = p.hashTag;
     this.hashTagText = p.hashTagText;
@@ -417,6 +452,10 @@ public final class ShardwiseConfig {
   /**
    * Builds the client. Its values are {@code Object}s; with the {@code utf8} codec they must be
    * strings and with {@code bytes} byte arrays, which writes check.
+   *
+   * <p>With {@code shardwise.servers-file} or {@code shardwise.servers-dns}, the client also
+   * watches its source on a daemon thread ({@link ServerListWatcher}) and moves to every new valid
+   * list with {@link AsyncCacheClient#updateServers}; the thread stops when the client closes.
    */
   public AsyncCacheClient<Object> build() {
     return build(Object.class, builder -> {});
@@ -447,13 +486,15 @@ public final class ShardwiseConfig {
     Objects.requireNonNull(valueType, "valueType");
     Objects.requireNonNull(customizer, "customizer");
     Backend created = provider.create(backendSettings, timeout);
+    Optional<ServerListSource> source = serversSource();
+    WatchingBackend watching = source.isPresent() ? new WatchingBackend(created) : null;
     try {
       String codecName = codec != null ? codec : created.storesFlags() ? "spymemcached" : "java";
       ValueCodec<V> typed = TypedCodec.of(Codecs.named(codecName), valueType);
       ClientBuilder<V> builder =
           ShardwiseClient.builder()
               .codec(typed)
-              .backend(created)
+              .backend(watching != null ? watching : created)
               .servers(servers)
               .router(router)
               .hashTag(hashTag)
@@ -465,7 +506,12 @@ public final class ShardwiseConfig {
         builder.maxValueBytes(maxValueBytes);
       }
       customizer.accept(builder);
-      return builder.build();
+      AsyncCacheClient<V> client = builder.build();
+      if (watching != null) {
+        watching.stopWithThis(
+            ServerListWatcher.start(client, source.get(), serversRefreshInterval));
+      }
+      return client;
     } catch (RuntimeException | Error e) {
       created.close();
       throw e;
@@ -490,8 +536,39 @@ public final class ShardwiseConfig {
     return Collections.unmodifiableMap(masked);
   }
 
+  /**
+   * The servers: those of {@code shardwise.servers}, or those the servers file held or the DNS name
+   * resolved to when the configuration was read.
+   */
   public List<Node> servers() {
     return servers;
+  }
+
+  /** The watched servers file ({@code shardwise.servers-file}), if the servers come from one. */
+  public Optional<Path> serversFile() {
+    return Optional.ofNullable(serversFile);
+  }
+
+  /** The DNS name and port ({@code shardwise.servers-dns}), if the servers come from one. */
+  public Optional<String> serversDns() {
+    return Optional.ofNullable(serversDns);
+  }
+
+  /** How often the servers file or DNS name is read again. */
+  public Duration serversRefreshInterval() {
+    return serversRefreshInterval;
+  }
+
+  /**
+   * The source the server list is watched in: the servers file or the DNS name; empty for a list
+   * given in {@code shardwise.servers}, which changes only through {@link
+   * AsyncCacheClient#updateServers}.
+   */
+  public Optional<ServerListSource> serversSource() {
+    if (serversFile != null) {
+      return Optional.of(ServersFile.of(serversFile));
+    }
+    return serversDns == null ? Optional.empty() : Optional.of(ServersDns.of(serversDns));
   }
 
   public RouterSpec router() {
@@ -551,6 +628,15 @@ public final class ShardwiseConfig {
     Map<String, String> s = new LinkedHashMap<>();
     put(s, BACKEND, backend);
     put(s, SERVERS, String.join(",", servers.stream().map(Node::toString).toList()));
+    if (serversFile != null) {
+      put(s, SERVERS_FILE, serversFile.toString());
+    }
+    if (serversDns != null) {
+      put(s, SERVERS_DNS, serversDns);
+    }
+    if (serversFile != null || serversDns != null) {
+      put(s, SERVERS_REFRESH_INTERVAL, SettingsReader.format(serversRefreshInterval));
+    }
     put(s, ROUTER, router.type().id());
     switch (router.type()) {
       case KETAMA:
@@ -667,6 +753,9 @@ public final class ShardwiseConfig {
     BackendProvider provider;
     final Map<String, String> backendSettings = new LinkedHashMap<>();
     List<Node> servers;
+    Path serversFile;
+    String serversDns;
+    Duration serversRefreshInterval;
     RouterSpec router = RouterSpec.DEFAULT;
     HashTag hashTag = HashTag.NONE;
     String hashTagText = "none";
@@ -770,9 +859,59 @@ public final class ShardwiseConfig {
     }
 
     private void readServers(SettingsReader r) {
+      List<String> set =
+          List.of(SERVERS, SERVERS_FILE, SERVERS_DNS).stream().filter(r::isSet).toList();
+      if (set.size() > 1) {
+        r.problem(
+            set.get(1),
+            "cannot be combined with "
+                + PREFIX
+                + set.get(0)
+                + "; set exactly one of "
+                + PREFIX
+                + SERVERS
+                + ", "
+                + PREFIX
+                + SERVERS_FILE
+                + ", "
+                + PREFIX
+                + SERVERS_DNS);
+      }
+      String source = set.isEmpty() ? SERVERS : set.get(0);
+      Duration defaultRefresh =
+          SERVERS_DNS.equals(source)
+              ? ServerListWatcher.DEFAULT_DNS_INTERVAL
+              : ServerListWatcher.DEFAULT_FILE_INTERVAL;
+      serversRefreshInterval = r.positiveDuration(SERVERS_REFRESH_INTERVAL, defaultRefresh);
+      if (SERVERS.equals(source) && r.isSet(SERVERS_REFRESH_INTERVAL)) {
+        r.problem(
+            SERVERS_REFRESH_INTERVAL,
+            "applies to " + PREFIX + SERVERS_FILE + " or " + PREFIX + SERVERS_DNS + " only");
+      }
+      switch (source) {
+        case SERVERS_FILE:
+          readServersFile(r, r.text(SERVERS_FILE).orElseThrow());
+          break;
+        case SERVERS_DNS:
+          readServersDns(r, r.text(SERVERS_DNS).orElseThrow());
+          break;
+        default:
+          readServerList(r);
+          break;
+      }
+      set.stream().skip(1).forEach(r::text); // reported above, not as unknown
+    }
+
+    private void readServerList(SettingsReader r) {
       Optional<String> value =
           r.required(
-              SERVERS, "expected a comma-separated list such as 10.0.0.1:11211,10.0.0.2:11211");
+              SERVERS,
+              "expected a comma-separated list such as 10.0.0.1:11211,10.0.0.2:11211, or "
+                  + PREFIX
+                  + SERVERS_FILE
+                  + " or "
+                  + PREFIX
+                  + SERVERS_DNS);
       if (value.isEmpty()) {
         return;
       }
@@ -780,6 +919,40 @@ public final class ShardwiseConfig {
         servers = ServerList.parse(value.get());
       } catch (IllegalArgumentException e) {
         r.problem(SERVERS, e.getMessage());
+      }
+    }
+
+    private void readServersFile(SettingsReader r, String value) {
+      Path file;
+      try {
+        file = Path.of(value);
+      } catch (java.nio.file.InvalidPathException e) {
+        r.problem(SERVERS_FILE, "'" + value + "' is not a path: " + e.getMessage());
+        return;
+      }
+      try {
+        servers = ServersFile.readNow(file);
+        serversFile = file;
+      } catch (IOException e) {
+        r.problem(SERVERS_FILE, "'" + value + "' cannot be read: " + e);
+      } catch (IllegalArgumentException e) {
+        r.problem(SERVERS_FILE, "'" + value + "': " + e.getMessage());
+      }
+    }
+
+    private void readServersDns(SettingsReader r, String value) {
+      ServersDns dns;
+      try {
+        dns = ServersDns.of(value);
+      } catch (IllegalArgumentException e) {
+        r.problem(SERVERS_DNS, e.getMessage());
+        return;
+      }
+      try {
+        servers = dns.resolve();
+        serversDns = value.strip();
+      } catch (java.net.UnknownHostException e) {
+        r.problem(SERVERS_DNS, e.getMessage());
       }
     }
 

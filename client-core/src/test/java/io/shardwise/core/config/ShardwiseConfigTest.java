@@ -219,7 +219,8 @@ class ShardwiseConfigTest {
         .hasMessage(
             "shardwise.backend: missing; expected one of memcached, redis, memory\n"
                 + "shardwise.servers: missing; expected a comma-separated list such as"
-                + " 10.0.0.1:11211,10.0.0.2:11211");
+                + " 10.0.0.1:11211,10.0.0.2:11211, or shardwise.servers-file or"
+                + " shardwise.servers-dns");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.shardwise.spring.boot;
 
 import io.shardwise.client.ClientMetrics;
+import io.shardwise.client.TopologyChange;
 import io.shardwise.routing.Node;
 import java.util.List;
 
@@ -66,6 +67,27 @@ final class CompositeClientMetrics implements ClientMetrics {
   public void clientStalled(long nanos) {
     for (ClientMetrics m : all) {
       m.clientStalled(nanos);
+    }
+  }
+
+  @Override
+  public void topologyChanged(TopologyChange change) {
+    for (ClientMetrics m : all) {
+      m.topologyChanged(change);
+    }
+  }
+
+  @Override
+  public void warmUpRead(Node previousOwner, Node newOwner, boolean hit) {
+    for (ClientMetrics m : all) {
+      m.warmUpRead(previousOwner, newOwner, hit);
+    }
+  }
+
+  @Override
+  public void warmUpCopied(Node newOwner) {
+    for (ClientMetrics m : all) {
+      m.warmUpCopied(newOwner);
     }
   }
 }

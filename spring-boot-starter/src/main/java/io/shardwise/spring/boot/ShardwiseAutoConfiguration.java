@@ -5,6 +5,7 @@ import io.shardwise.client.CacheClient;
 import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.NodeEventListener;
 import io.shardwise.core.config.ShardwiseConfig;
+import io.shardwise.spring.health.LastTopologyChange;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -18,7 +19,10 @@ import org.springframework.core.env.Environment;
  * The Shardwise client from the {@code shardwise.*} properties, unless the application defines an
  * {@link AsyncCacheClient} of its own. Every {@link ClientMetrics} and {@link NodeEventListener}
  * bean is handed to the client; the client is closed, with its connections, when the context
- * closes. A bad property stops the context with every problem listed.
+ * closes. A bad property stops the context with every problem listed. The servers come from {@code
+ * shardwise.servers}, which a Spring Cloud refresh can change while the client serves ({@link
+ * ServersRefreshListener}), or from a watched file or DNS name ({@code shardwise.servers-file},
+ * {@code shardwise.servers-dns}).
  */
 @AutoConfiguration
 @EnableConfigurationProperties(ShardwiseProperties.class)
@@ -55,6 +59,22 @@ public class ShardwiseAutoConfiguration {
             }
             listeners.orderedStream().forEach(builder::listener);
           });
+    }
+
+    /** The client's last server-list change, for the health indicator. */
+    @Bean
+    LastTopologyChange shardwiseLastTopologyChange() {
+      return new LastTopologyChange();
+    }
+
+    /** A refresh of {@code shardwise.servers} (Spring Cloud) moves the client to the new list. */
+    @Bean
+    ServersRefreshListener shardwiseServersRefresh(
+        Environment environment,
+        ShardwiseSettings shardwiseSettings,
+        ObjectProvider<AsyncCacheClient<?>> shardwiseClient) {
+      return new ServersRefreshListener(
+          environment, shardwiseSettings.config().orElseThrow(), shardwiseClient::getObject);
     }
 
     /** The blocking view of the same client; closing the context closes the client once. */

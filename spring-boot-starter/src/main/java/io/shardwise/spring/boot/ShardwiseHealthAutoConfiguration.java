@@ -2,6 +2,7 @@ package io.shardwise.spring.boot;
 
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.core.config.ShardwiseConfig;
+import io.shardwise.spring.health.LastTopologyChange;
 import io.shardwise.spring.health.ShardwiseHealthIndicator;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
@@ -30,14 +31,17 @@ public class ShardwiseHealthAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "shardwiseHealthIndicator")
     ShardwiseHealthIndicator shardwiseHealthIndicator(
-        AsyncCacheClient<?> client, ObjectProvider<ShardwiseSettings> settings) {
+        AsyncCacheClient<?> client,
+        ObjectProvider<ShardwiseSettings> settings,
+        ObjectProvider<LastTopologyChange> lastChange) {
       ShardwiseConfig config =
           settings.getIfAvailable() == null ? null : settings.getObject().config().orElse(null);
       Duration timeout = config != null ? config.timeout() : ShardwiseConfig.DEFAULT_TIMEOUT;
       return new ShardwiseHealthIndicator(
           client,
           config != null ? config.backend() : "application's own client",
-          timeout.multipliedBy(2).plusMillis(250));
+          timeout.multipliedBy(2).plusMillis(250),
+          lastChange.getIfAvailable());
     }
   }
 }

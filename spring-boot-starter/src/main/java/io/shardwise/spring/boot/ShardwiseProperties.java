@@ -25,9 +25,29 @@ public class ShardwiseProperties {
 
   /**
    * The servers, in order: host:port, host:port:weight, name=host:port[:weight], [::1]:port; a
-   * comma-separated list or a YAML list. Required.
+   * comma-separated list or a YAML list. Required unless servers-file or servers-dns is set. A
+   * refresh of this property (Spring Cloud's EnvironmentChangeEvent) moves the client to the new
+   * list without recreating it.
    */
   private List<String> servers = new ArrayList<>();
+
+  /**
+   * Instead of servers: a file holding the server list (one entry per line or comma separated, #
+   * comments), read at start-up and watched; a changed valid list is applied without a restart.
+   */
+  private String serversFile;
+
+  /**
+   * Instead of servers: name:port of a DNS name whose A/AAAA records are the servers (a Kubernetes
+   * headless service), resolved at start-up and again at every refresh.
+   */
+  private String serversDns;
+
+  /**
+   * How often servers-file is read or servers-dns resolved again. Default: 1s for a file, 30s for
+   * a DNS name.
+   */
+  private String serversRefreshInterval;
 
   /** The router: ketama, ring, hrw, jump, multiprobe, maglev or modulo. */
   private String router = "ketama";
@@ -112,6 +132,30 @@ public class ShardwiseProperties {
 
   public void setServers(List<String> servers) {
     this.servers = servers;
+  }
+
+  public String getServersFile() {
+    return serversFile;
+  }
+
+  public void setServersFile(String serversFile) {
+    this.serversFile = serversFile;
+  }
+
+  public String getServersDns() {
+    return serversDns;
+  }
+
+  public void setServersDns(String serversDns) {
+    this.serversDns = serversDns;
+  }
+
+  public String getServersRefreshInterval() {
+    return serversRefreshInterval;
+  }
+
+  public void setServersRefreshInterval(String serversRefreshInterval) {
+    this.serversRefreshInterval = serversRefreshInterval;
   }
 
   public String getRouter() {

@@ -3,9 +3,11 @@ package io.shardwise.spring.health;
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.NodeState;
 import io.shardwise.client.NodeStatus;
+import io.shardwise.client.TopologyChange;
 import io.shardwise.routing.Node;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +15,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -25,6 +28,10 @@ import org.springframework.boot.health.contributor.Status;
  *   "status": "UP",
  *   "details": {
  *     "backend": "memcached", "up": 2, "servers": 3,
+ *     "serverList": "10.0.0.1:11211,10.0.0.2:11211,10.0.0.3:11211",
+ *     "lastTopologyChange": {"at": "...", "summary": "2 -> 3 nodes (+1 -0), 33.1% of keys move",
+ *                            "before": "10.0.0.1:11211,10.0.0.2:11211",
+ *                            "added": "10.0.0.3:11211", "removed": "", "warmUpUntil": "..."},
  *     "nodes": {
  *       "10.0.0.1:11211": {"status": "UP", "state": "HEALTHY", "since": "...",
  *                          "latency": "0.41ms"},
@@ -40,6 +47,10 @@ import org.springframework.boot.health.contributor.Status;
  * unhealthy; it is DOWN when no server is. The pings count towards ejecting a server, like any
  * request.
  *
+ * <p>{@code serverList} is the list in force, in the server-list syntax; {@code lastTopologyChange}
+ * the last time it changed at runtime (a watched file, a DNS name, a refreshed property, a call of
+ * {@code updateServers}), absent until then.
+ *
  * <p>{@code reason} says why a server is out, or why a failing one was kept in (see {@link
  * io.shardwise.client.NodeStatus#detail()}); {@code journaledKeys} counts the keys written
  * elsewhere while it is out, which are deleted on it before it serves again.
@@ -49,14 +60,25 @@ public final class ShardwiseHealthIndicator implements HealthIndicator {
   private final AsyncCacheClient<?> client;
   private final String backend;
   private final Duration wait;
+  private final LastTopologyChange lastChange;
 
   /**
    * @param wait longest wait for the pings; each also fails by itself after the client's timeout
    */
   public ShardwiseHealthIndicator(AsyncCacheClient<?> client, String backend, Duration wait) {
+    this(client, backend, wait, null);
+  }
+
+  /**
+   * @param lastChange the client's last server-list change, shown as {@code lastTopologyChange};
+   *     {@code null} when the client does not report it
+   */
+  public ShardwiseHealthIndicator(
+      AsyncCacheClient<?> client, String backend, Duration wait, LastTopologyChange lastChange) {
     this.client = Objects.requireNonNull(client, "client");
     this.backend = Objects.requireNonNull(backend, "backend");
     this.wait = Objects.requireNonNull(wait, "wait");
+    this.lastChange = lastChange;
   }
 
   @Override
@@ -111,11 +133,32 @@ public final class ShardwiseHealthIndicator implements HealthIndicator {
       nodes.put(r.getKey().name(), node);
     }
     Health.Builder health = up > 0 ? Health.up() : Health.down();
-    return health
+    health
         .withDetail("backend", backend)
         .withDetail("up", up)
         .withDetail("servers", results.size())
-        .withDetail("nodes", nodes)
-        .build();
+        .withDetail("serverList", serverList(client.nodes()))
+        .withDetail("nodes", nodes);
+    if (lastChange != null) {
+      lastChange.get().ifPresent(c -> health.withDetail("lastTopologyChange", describe(c)));
+    }
+    return health.build();
+  }
+
+  private static String serverList(List<Node> servers) {
+    return servers.stream().map(Node::toString).collect(Collectors.joining(","));
+  }
+
+  private static Map<String, Object> describe(TopologyChange change) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("at", change.appliedAt().toString());
+    out.put("summary", change.toString());
+    out.put("before", serverList(change.before()));
+    out.put("added", serverList(change.added()));
+    out.put("removed", serverList(change.removed()));
+    if (!change.warmUp().isZero()) {
+      out.put("warmUpUntil", change.appliedAt().plus(change.warmUp()).toString());
+    }
+    return out;
   }
 }

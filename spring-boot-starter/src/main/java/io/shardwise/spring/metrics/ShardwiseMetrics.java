@@ -2,6 +2,7 @@ package io.shardwise.spring.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
@@ -10,12 +11,16 @@ import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.NodeEvent;
 import io.shardwise.client.NodeEventListener;
 import io.shardwise.client.NodeStatus;
+import io.shardwise.client.TopologyChange;
 import io.shardwise.client.NodeState;
 import io.shardwise.routing.Node;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -56,13 +61,28 @@ import java.util.concurrent.TimeUnit;
  *       old</td></tr>
  *   <tr><td>{@code shardwise.client.stalls}</td><td>timer</td><td></td><td>times this process
  *       stopped running (a pause, a starved CPU), and for how long</td></tr>
+ *   <tr><td>{@code shardwise.topology.changes}</td><td>counter</td><td></td><td>server lists that
+ *       replaced another at runtime</td></tr>
+ *   <tr><td>{@code shardwise.servers}</td><td>gauge</td><td></td><td>servers in the list in
+ *       force (with {@link #watch})</td></tr>
+ *   <tr><td>{@code shardwise.warmup.reads}</td><td>counter</td><td>node (the key's new server),
+ *       result (hit, miss)</td><td>after a change, reads that missed on a moved key's new server
+ *       and were read again from its previous server</td></tr>
+ *   <tr><td>{@code shardwise.warmup.copies}</td><td>counter</td><td>node (the new
+ *       server)</td><td>values read from a previous server and copied to the new one</td></tr>
  * </table>
+ *
+ * <p>When a server leaves the list, its meters are removed, so that its gauges stop reporting and
+ * a fleet whose addresses change (a DNS source) does not pile up series; a request that finishes
+ * while the server drains counts again, without the gauge.
  */
 public final class ShardwiseMetrics implements ClientMetrics, NodeEventListener {
 
   private final MeterRegistry registry;
   private final Tags commonTags;
   private final ConcurrentMap<Node, NodeMeters> nodes = new ConcurrentHashMap<>();
+  private final List<AsyncCacheClient<?>> watched = new CopyOnWriteArrayList<>();
+  private final Set<Node> removed = ConcurrentHashMap.newKeySet();
 
   public ShardwiseMetrics(MeterRegistry registry) {
     this(registry, Tags.empty());
@@ -79,20 +99,81 @@ public final class ShardwiseMetrics implements ClientMetrics, NodeEventListener 
    * server's journal.
    */
   public void watch(AsyncCacheClient<?> client) {
-    for (Node node : client.nodes()) {
-      meters(node);
-      Gauge.builder(
-              "shardwise.node.journaled",
-              client,
-              c -> {
-                NodeStatus status = c.nodeStatus().get(node);
-                return status == null ? 0 : status.journaledKeys();
-              })
-          .description("Keys written elsewhere while the server is out")
-          .tags(commonTags)
-          .tag("node", node.name())
-          .register(registry);
+    watched.add(client);
+    Gauge.builder("shardwise.servers", client, c -> c.nodes().size())
+        .description("Servers in the list in force")
+        .tags(commonTags)
+        .register(registry);
+    client.nodes().forEach(node -> watchNode(client, node));
+  }
+
+  private void watchNode(AsyncCacheClient<?> client, Node node) {
+    meters(node);
+    Gauge.builder(
+            "shardwise.node.journaled",
+            client,
+            c -> {
+              NodeStatus status = c.nodeStatus().get(node);
+              return status == null ? 0 : status.journaledKeys();
+            })
+        .description("Keys written elsewhere while the server is out")
+        .tags(commonTags)
+        .tag("node", node.name())
+        .register(registry);
+  }
+
+  @Override
+  public void topologyChanged(TopologyChange change) {
+    Counter.builder("shardwise.topology.changes")
+        .description("Server lists that replaced another at runtime")
+        .tags(commonTags)
+        .register(registry)
+        .increment();
+    removed.removeAll(change.added());
+    removed.addAll(change.removed());
+    for (Node node : change.removed()) {
+      nodes.remove(node);
+      for (Meter meter : registry.getMeters()) {
+        Meter.Id id = meter.getId();
+        if (node.name().equals(id.getTag("node"))
+            && id.getName().startsWith("shardwise.")
+            && commonTags.stream().allMatch(t -> t.getValue().equals(id.getTag(t.getKey())))) {
+          registry.remove(meter);
+        }
+      }
     }
+    for (Node node : change.added()) {
+      watched.forEach(client -> watchNode(client, node));
+    }
+  }
+
+  @Override
+  public void warmUpRead(Node previousOwner, Node newOwner, boolean hit) {
+    warmUp(newOwner, hit ? "hit" : "miss").increment();
+  }
+
+  @Override
+  public void warmUpCopied(Node newOwner) {
+    warmUp(newOwner, "copy").increment();
+  }
+
+  private Counter warmUp(Node node, String what) {
+    return meters(node)
+        .warmUp
+        .computeIfAbsent(
+            what,
+            k ->
+                "copy".equals(k)
+                    ? counter(
+                        "shardwise.warmup.copies",
+                        "Values copied from a moved key's previous server to its new one",
+                        node)
+                    : Counter.builder("shardwise.warmup.reads")
+                        .description(
+                            "Reads of a moved key's previous server after a miss on its new one")
+                        .tags(commonTags)
+                        .tags("node", node.name(), "result", k)
+                        .register(registry));
   }
 
   @Override
@@ -240,6 +321,7 @@ public final class ShardwiseMetrics implements ClientMetrics, NodeEventListener 
     final ConcurrentMap<String, Timer> failures = new ConcurrentHashMap<>();
     final ConcurrentMap<String, Counter> errors = new ConcurrentHashMap<>();
     final ConcurrentMap<String, Counter> redirects = new ConcurrentHashMap<>();
+    final ConcurrentMap<String, Counter> warmUp = new ConcurrentHashMap<>();
     final Counter hits;
     final Counter misses;
     final Counter ejections;
@@ -262,11 +344,13 @@ public final class ShardwiseMetrics implements ClientMetrics, NodeEventListener 
               .tags(commonTags)
               .tag("node", name)
               .register(registry);
-      Gauge.builder("shardwise.node.up", this, m -> m.state == NodeState.HEALTHY ? 1 : 0)
-          .description("1 while the client routes to the server, else 0")
-          .tags(commonTags)
-          .tag("node", name)
-          .register(registry);
+      if (!removed.contains(node)) { // else a request that finished while the server drained
+        Gauge.builder("shardwise.node.up", this, m -> m.state == NodeState.HEALTHY ? 1 : 0)
+            .description("1 while the client routes to the server, else 0")
+            .tags(commonTags)
+            .tag("node", name)
+            .register(registry);
+      }
     }
 
     private Counter reads(String node, String result) {

@@ -84,7 +84,8 @@ class ShardwiseAutoConfigurationTest {
                 .hasMessage(
                     "shardwise.backend: missing; expected one of memcached, redis\n"
                         + "shardwise.servers: missing; expected a comma-separated list such as"
-                        + " 10.0.0.1:11211,10.0.0.2:11211"));
+                        + " 10.0.0.1:11211,10.0.0.2:11211, or shardwise.servers-file or"
+                        + " shardwise.servers-dns"));
     runner
         .withPropertyValues("shardwise.backend=mongo", "shardwise.servers=" + SERVERS)
         .run(

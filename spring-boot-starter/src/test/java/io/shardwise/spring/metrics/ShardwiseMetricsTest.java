@@ -1,13 +1,20 @@
 package io.shardwise.spring.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.NodeEvent;
 import io.shardwise.client.NodeState;
 import io.shardwise.client.NodeTimeoutException;
+import io.shardwise.client.TopologyChange;
 import io.shardwise.routing.Node;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -162,5 +169,57 @@ class ShardwiseMetricsTest {
                                     "error",
                                     "to",
                                     "reason")));
+  }
+  @Test
+  void topologyChangesWarmUpAndTheServerCount() {
+    AsyncCacheClient<?> client = mock(AsyncCacheClient.class);
+    List<Node> servers = new java.util.ArrayList<>(List.of(a, b));
+    when(client.nodes()).thenAnswer(i -> List.copyOf(servers));
+    when(client.nodeStatus()).thenReturn(Map.of());
+    metrics.watch(client);
+    assertThat(registry.get("shardwise.servers").gauge().value()).isEqualTo(2);
+    assertThat(registry.find("shardwise.node.up").tag("node", "cache-b").gauge()).isNotNull();
+
+    Node c = Node.of("10.0.0.3", 11211);
+    servers.remove(b);
+    servers.add(c);
+    metrics.topologyChanged(
+        new TopologyChange(
+            List.of(a, b), List.of(a, c), List.of(c), List.of(b), 0.33, Instant.now(),
+            Duration.ofMinutes(1)));
+    assertThat(registry.get("shardwise.topology.changes").counter().count()).isEqualTo(1);
+    assertThat(registry.get("shardwise.servers").gauge().value()).isEqualTo(2);
+    assertThat(registry.find("shardwise.node.up").tag("node", "cache-b").gauge())
+        .as("a removed server's gauges go")
+        .isNull();
+    assertThat(registry.find("shardwise.node.journaled").tag("node", "10.0.0.3:11211").gauge())
+        .as("an added server's come")
+        .isNotNull();
+
+    metrics.warmUpRead(a, c, true);
+    metrics.warmUpRead(a, c, true);
+    metrics.warmUpRead(a, c, false);
+    metrics.warmUpCopied(c);
+    metrics.warmUpCopied(c);
+    assertThat(
+            registry
+                .get("shardwise.warmup.reads")
+                .tags("node", "10.0.0.3:11211", "result", "hit")
+                .counter()
+                .count())
+        .isEqualTo(2);
+    assertThat(
+            registry
+                .get("shardwise.warmup.reads")
+                .tags("node", "10.0.0.3:11211", "result", "miss")
+                .counter()
+                .count())
+        .isEqualTo(1);
+    assertThat(
+            registry.get("shardwise.warmup.copies").tag("node", "10.0.0.3:11211").counter().count())
+        .isEqualTo(2);
+
+    metrics.request(b, "get", 1_000, null); // finished while b drained
+    assertThat(registry.find("shardwise.node.up").tag("node", "cache-b").gauge()).isNull();
   }
 }

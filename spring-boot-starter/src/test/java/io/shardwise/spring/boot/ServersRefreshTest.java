@@ -1,0 +1,192 @@
+package io.shardwise.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.TopologyChange;
+import io.shardwise.routing.Node;
+import io.shardwise.routing.ServerList;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.MapPropertySource;
+
+/**
+ * A Spring Cloud refresh of {@code shardwise.servers} reaches the running client's {@code
+ * updateServers}; nothing listens on the servers, and the client's {@code updateServers} is
+ * recorded (see {@link Recorder}).
+ */
+class ServersRefreshTest {
+
+  private static final String SERVERS = "127.0.0.1:1,127.0.0.1:2";
+
+  private final ApplicationContextRunner runner =
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(
+                  ShardwiseAutoConfiguration.class,
+                  ShardwiseHealthAutoConfiguration.class,
+                  ShardwiseMetricsAutoConfiguration.class))
+          .withUserConfiguration(RecordUpdates.class)
+          .withPropertyValues("shardwise.backend=memcached", "shardwise.connect-wait=0");
+
+  private static void refresh(AssertableApplicationContext context, Map<String, Object> changed) {
+    context
+        .getEnvironment()
+        .getPropertySources()
+        .addFirst(new MapPropertySource("refresh-" + System.nanoTime(), changed));
+    context.publishEvent(new EnvironmentChangeEvent(context, changed.keySet()));
+  }
+
+  private static Recorder recorder(AssertableApplicationContext context) {
+    return (Recorder) Proxy.getInvocationHandler(context.getBean(AsyncCacheClient.class));
+  }
+
+  @Test
+  void aRefreshedServerListMovesTheClientWithoutRecreatingIt() {
+    runner
+        .withPropertyValues("shardwise.servers=" + SERVERS)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              AsyncCacheClient<?> client = context.getBean(AsyncCacheClient.class);
+              Recorder recorder = recorder(context);
+
+              refresh(context, Map.of("shardwise.servers", SERVERS + ",127.0.0.1:3"));
+              assertThat(recorder.calls)
+                  .containsExactly(ServerList.parse(SERVERS + ",127.0.0.1:3"));
+              assertThat(context.getBean(AsyncCacheClient.class)).isSameAs(client);
+
+              refresh(context, Map.of("shardwise.timeout", "2s")); // not the servers
+              refresh(context, Map.of("shardwise.servers", "127.0.0.1:3,127.0.0.1:3")); // twice
+              refresh(context, Map.of("shardwise.servers", "127.0.0.1:")); // does not parse
+              context.publishEvent(new ApplicationEvent(context) {
+                private static final long serialVersionUID = 1L;
+              });
+              assertThat(recorder.calls).as("bad lists are refused").hasSize(1);
+              assertThat(client.nodes()).hasSize(3);
+            });
+  }
+
+  @Test
+  void aRefreshedYamlListIsAppliedToo() {
+    runner
+        .withPropertyValues("shardwise.servers[0]=127.0.0.1:1", "shardwise.servers[1]=127.0.0.1:2")
+        .run(
+            context -> {
+              refresh(
+                  context,
+                  Map.of(
+                      "shardwise.servers[0]", "127.0.0.1:1",
+                      "shardwise.servers[1]", "127.0.0.1:2",
+                      "shardwise.servers[2]", "127.0.0.1:4"));
+              AsyncCacheClient<?> client = context.getBean(AsyncCacheClient.class);
+              assertThat(client.nodes())
+                  .containsExactly(
+                      Node.of("127.0.0.1", 1), Node.of("127.0.0.1", 2), Node.of("127.0.0.1", 4));
+              assertThat(recorder(context).calls).hasSize(1);
+            });
+  }
+
+  @Test
+  void withAServersFileARefreshedServersPropertyIsNotApplied(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve("servers.txt");
+    Files.writeString(file, SERVERS.replace(',', '\n'));
+    runner
+        .withPropertyValues(
+            "shardwise.servers-file=" + file, "shardwise.servers-refresh-interval=1h")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              refresh(context, Map.of("shardwise.servers", "127.0.0.1:9"));
+              assertThat(recorder(context).calls).isEmpty();
+            });
+  }
+
+  /** Wraps the starter's client so that its {@code updateServers} is recorded and applied. */
+  @Configuration(proxyBeanMethods = false)
+  static class RecordUpdates {
+    @Bean
+    static BeanPostProcessor recordUpdates() {
+      return new BeanPostProcessor() {
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String name) {
+          if (!name.equals("shardwiseClient")) {
+            return bean;
+          }
+          return Proxy.newProxyInstance(
+              AsyncCacheClient.class.getClassLoader(),
+              new Class<?>[] {AsyncCacheClient.class},
+              new Recorder((AsyncCacheClient<?>) bean));
+        }
+      };
+    }
+  }
+
+  /** The real client, except that {@code updateServers} is recorded and applied to nodes(). */
+  static final class Recorder implements InvocationHandler {
+    final AsyncCacheClient<?> real;
+    final List<List<Node>> calls = new CopyOnWriteArrayList<>();
+    volatile List<Node> current;
+
+    Recorder(AsyncCacheClient<?> real) {
+      this.real = real;
+      this.current = real.nodes();
+    }
+
+    @Override
+    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+      switch (method.getName()) {
+        case "updateServers":
+          @SuppressWarnings("unchecked")
+          List<Node> after = (List<Node>) args[0];
+          calls.add(after);
+          List<Node> before = current;
+          current = after;
+          return CompletableFuture.completedFuture(
+              new TopologyChange(
+                  before,
+                  after,
+                  after.stream().filter(n -> !before.contains(n)).toList(),
+                  before.stream().filter(n -> !after.contains(n)).toList(),
+                  0.5,
+                  Instant.now(),
+                  Duration.ZERO));
+        case "nodes":
+          return current;
+        default:
+          try {
+            return method.invoke(real, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+      }
+    }
+  }
+
+  @Test
+  void theListenerKnowsSpringCloudsEventByName() {
+    assertThat(ServersRefreshListener.ENVIRONMENT_CHANGE_EVENT)
+        .isEqualTo(EnvironmentChangeEvent.class.getName());
+  }
+}
