@@ -12,6 +12,7 @@ import io.shardwise.core.FailureMode;
 import io.shardwise.core.RejoinPolicy;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.core.ShardwiseClient;
+import io.shardwise.core.TopologyOptions;
 import io.shardwise.core.sources.ServerListSource;
 import io.shardwise.core.sources.ServerListWatcher;
 import io.shardwise.core.sources.ServersDns;
@@ -90,6 +91,9 @@ public final class ShardwiseConfig {
   public static final String SERVERS_FILE = "servers-file";
   public static final String SERVERS_DNS = "servers-dns";
   public static final String SERVERS_REFRESH_INTERVAL = "servers-refresh-interval";
+  public static final String TOPOLOGY_SETTLE = "topology.settle";
+  public static final String TOPOLOGY_WARM_UP = "topology.warm-up";
+  public static final String TOPOLOGY_COPY_TTL = "topology.warm-up-copy-ttl";
   public static final String ROUTER = "router";
   public static final String KETAMA_COMPATIBILITY = "ketama.compatibility";
   public static final String RING_POINTS = "ring.points-per-node";
@@ -169,6 +173,25 @@ public final class ShardwiseConfig {
               "(1s for servers-file, 30s for servers-dns)",
               "> 0",
               "How often servers-file is read or servers-dns resolved again."),
+          new ConfigKey(
+              TOPOLOGY_SETTLE,
+              SettingsReader.format(TopologyOptions.DEFAULT_SETTLE),
+              ">= 0",
+              "After a server-list change, how long moved keys stay on their previous server, so"
+                  + " that clients applying the change later agree; 0 turns it off. With"
+                  + " servers-file or servers-dns the default is at least twice"
+                  + " servers-refresh-interval."),
+          new ConfigKey(
+              TOPOLOGY_WARM_UP,
+              SettingsReader.format(TopologyOptions.DEFAULT_WARM_UP),
+              ">= 0",
+              "After settling, how long a miss on a moved key's new server is read on its previous"
+                  + " one and copied over; 0 turns it off."),
+          new ConfigKey(
+              TOPOLOGY_COPY_TTL,
+              SettingsReader.format(TopologyOptions.DEFAULT_COPY_TTL),
+              "> 0",
+              "TTL of a value the warm-up copies to its new server."),
           new ConfigKey(
               ROUTER,
               "ketama",
@@ -323,6 +346,7 @@ public final class ShardwiseConfig {
   private final int maxValueBytes;
   private final String codec;
   private final FailoverOptions failover;
+  private final TopologyOptions topology;
   private final boolean boundedEnabled;
   private final double boundedEpsilon;
   private final int boundedProbeLimit;
@@ -348,6 +372,7 @@ public final class ShardwiseConfig {
     this.maxValueBytes = p.maxValueBytes;
     this.codec = p.codec;
     this.failover = p.failover;
+    this.topology = p.topology;
     this.boundedEnabled = p.boundedEnabled;
     this.boundedEpsilon = p.boundedEpsilon;
     this.boundedProbeLimit = p.boundedProbeLimit;
@@ -501,6 +526,7 @@ public final class ShardwiseConfig {
               .timeout(timeout)
               .connectWait(connectWait)
               .failover(failover)
+              .topology(topology)
               .bounded(bounded());
       if (maxValueBytes > 0) {
         builder.maxValueBytes(maxValueBytes);
@@ -666,6 +692,9 @@ public final class ShardwiseConfig {
     put(s, JOURNAL_CAPACITY, Integer.toString(failover.journalCapacity()));
     put(s, FAILOVER_TTL, SettingsReader.format(failover.failoverTtl()));
     put(s, MAX_EJECTED_PERCENT, Integer.toString(failover.maxEjectedPercent()));
+    put(s, TOPOLOGY_SETTLE, SettingsReader.format(topology.settle()));
+    put(s, TOPOLOGY_WARM_UP, SettingsReader.format(topology.warmUp()));
+    put(s, TOPOLOGY_COPY_TTL, SettingsReader.format(topology.copyTtl()));
     put(s, PROBE_INTERVAL, SettingsReader.format(failover.probeInterval()));
     put(s, PROBE_MAX_INTERVAL, SettingsReader.format(failover.maxProbeInterval()));
     put(s, PROBE_TIMEOUT, SettingsReader.format(failover.probeTimeout()));
@@ -764,6 +793,7 @@ public final class ShardwiseConfig {
     int maxValueBytes;
     String codec;
     FailoverOptions failover;
+    TopologyOptions topology;
     boolean boundedEnabled;
     double boundedEpsilon;
     int boundedProbeLimit;
@@ -783,6 +813,7 @@ public final class ShardwiseConfig {
       maxValueBytes = (int) r.bytes(MAX_VALUE_SIZE, 0, 1, Integer.MAX_VALUE);
       readCodec(r);
       readFailover(r);
+      readTopology(r);
       boundedEnabled = r.bool(BOUNDED_ENABLED, false);
       boundedEpsilon = r.decimalAbove(BOUNDED_EPSILON, BoundedLoadSelector.DEFAULT_EPSILON, 0);
       boundedProbeLimit =
@@ -1025,6 +1056,27 @@ public final class ShardwiseConfig {
             "'spymemcached' needs the flags memcached stores beside a value, which redis does not"
                 + " keep; expected one of utf8, bytes, java with backend redis");
         codec = null;
+      }
+    }
+
+    /**
+     * The topology options. With a watched source, clients see a change up to one refresh interval
+     * apart (more with DNS caching), so the settle phase is at least two intervals by default.
+     */
+    private void readTopology(SettingsReader r) {
+      Duration defaultSettle = TopologyOptions.DEFAULT_SETTLE;
+      if (r.isSet(SERVERS_FILE) || r.isSet(SERVERS_DNS)) {
+        Duration twice = serversRefreshInterval.multipliedBy(2);
+        defaultSettle = twice.compareTo(defaultSettle) > 0 ? twice : defaultSettle;
+      }
+      Duration settle = r.duration(TOPOLOGY_SETTLE, defaultSettle, Duration.ZERO);
+      Duration warmUp = r.duration(TOPOLOGY_WARM_UP, TopologyOptions.DEFAULT_WARM_UP, Duration.ZERO);
+      Duration copyTtl = r.positiveDuration(TOPOLOGY_COPY_TTL, TopologyOptions.DEFAULT_COPY_TTL);
+      try {
+        topology = new TopologyOptions(settle, warmUp, copyTtl, connectWait);
+      } catch (IllegalArgumentException e) {
+        r.problem(TOPOLOGY_SETTLE, e.getMessage());
+        topology = TopologyOptions.defaults();
       }
     }
 

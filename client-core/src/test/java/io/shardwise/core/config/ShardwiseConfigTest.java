@@ -73,6 +73,10 @@ class ShardwiseConfigTest {
     assertThat(config.bounded().enabled()).isFalse();
     assertThat(config.bounded().epsilon()).isEqualTo(0.25);
     assertThat(config.bounded().probeLimit()).isEqualTo(8);
+    assertThat(config.settings())
+        .containsEntry("shardwise.topology.settle", "10s")
+        .containsEntry("shardwise.topology.warm-up", "10m")
+        .containsEntry("shardwise.topology.warm-up-copy-ttl", "1m");
     assertThat(config.servers())
         .containsExactly(
             Node.of("10.0.0.1", 11211),

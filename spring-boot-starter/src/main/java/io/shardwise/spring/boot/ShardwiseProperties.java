@@ -296,6 +296,8 @@ public class ShardwiseProperties {
 
   private final Bounded bounded = new Bounded();
 
+  private final Topology topology = new Topology();
+
   private final Memcached memcached = new Memcached();
 
   private final Redis redis = new Redis();
@@ -320,6 +322,10 @@ public class ShardwiseProperties {
 
   public Bounded getBounded() {
     return bounded;
+  }
+
+  public Topology getTopology() {
+    return topology;
   }
 
   public Memcached getMemcached() {
@@ -394,6 +400,46 @@ public class ShardwiseProperties {
 
     public void setTableSize(String tableSize) {
       this.tableSize = tableSize;
+    }
+  }
+
+  /** Server-list changes at runtime: the phases of moved keys (docs/topology.md). */
+  public static class Topology {
+
+    /**
+     * How long moved keys stay on their previous server after a change, >= 0 (0: off); with
+     * servers-file or servers-dns the default is at least twice servers-refresh-interval.
+     */
+    private String settle = "10s";
+
+    /** After settling, how long a miss on a moved key's new server is read on its previous one, >= 0. */
+    private String warmUp = "10m";
+
+    /** TTL of a value the warm-up copies to its new server, > 0. */
+    private String warmUpCopyTtl = "1m";
+
+    public String getSettle() {
+      return settle;
+    }
+
+    public void setSettle(String settle) {
+      this.settle = settle;
+    }
+
+    public String getWarmUp() {
+      return warmUp;
+    }
+
+    public void setWarmUp(String warmUp) {
+      this.warmUp = warmUp;
+    }
+
+    public String getWarmUpCopyTtl() {
+      return warmUpCopyTtl;
+    }
+
+    public void setWarmUpCopyTtl(String warmUpCopyTtl) {
+      this.warmUpCopyTtl = warmUpCopyTtl;
     }
   }
 
