@@ -4,6 +4,7 @@ import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.NodeState;
 import io.shardwise.client.NodeStatus;
 import io.shardwise.client.TopologyChange;
+import io.shardwise.client.TopologyStatus;
 import io.shardwise.routing.Node;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -32,6 +33,8 @@ import org.springframework.boot.health.contributor.Status;
  *     "lastTopologyChange": {"at": "...", "summary": "2 -> 3 nodes (+1 -0), 33.1% of keys move",
  *                            "before": "10.0.0.1:11211,10.0.0.2:11211",
  *                            "added": "10.0.0.3:11211", "removed": "", "warmUpUntil": "..."},
+ *     "topology": {"phase": "warming", "phaseEnds": "...", "warmUpReads": 5120,
+ *                  "warmUpHits": 5093, "warmUpCopies": 5093},
  *     "nodes": {
  *       "10.0.0.1:11211": {"status": "UP", "state": "HEALTHY", "since": "...",
  *                          "latency": "0.41ms"},
@@ -49,7 +52,9 @@ import org.springframework.boot.health.contributor.Status;
  *
  * <p>{@code serverList} is the list in force, in the server-list syntax; {@code lastTopologyChange}
  * the last time it changed at runtime (a watched file, a DNS name, a refreshed property, a call of
- * {@code updateServers}), absent until then.
+ * {@code updateServers}), absent until then; {@code topology} where the keys it moved stand
+ * (settling, warming) and the warm-up's reads on previous servers, hits there and copies made,
+ * absent when nothing is moving and nothing was warmed.
  *
  * <p>{@code reason} says why a server is out, or why a failing one was kept in (see {@link
  * io.shardwise.client.NodeStatus#detail()}); {@code journaledKeys} counts the keys written
@@ -142,11 +147,28 @@ public final class ShardwiseHealthIndicator implements HealthIndicator {
     if (lastChange != null) {
       lastChange.get().ifPresent(c -> health.withDetail("lastTopologyChange", describe(c)));
     }
+    TopologyStatus topology = client.topologyStatus();
+    if (topology != null && (topology.phase() != TopologyStatus.Phase.STABLE || topology.warmUpReads() > 0)) {
+      health.withDetail("topology", describe(topology));
+    }
     return health.build();
   }
 
   private static String serverList(List<Node> servers) {
     return servers.stream().map(Node::toString).collect(Collectors.joining(","));
+  }
+
+  /** Where the last change's moved keys stand, and the warm-up's progress. */
+  private static Map<String, Object> describe(TopologyStatus status) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("phase", status.phase().name().toLowerCase(java.util.Locale.ROOT));
+    if (status.phaseEnds() != null) {
+      out.put("phaseEnds", status.phaseEnds().toString());
+    }
+    out.put("warmUpReads", status.warmUpReads());
+    out.put("warmUpHits", status.warmUpHits());
+    out.put("warmUpCopies", status.warmUpCopies());
+    return out;
   }
 
   private static Map<String, Object> describe(TopologyChange change) {

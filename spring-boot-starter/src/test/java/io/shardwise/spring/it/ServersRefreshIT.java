@@ -116,6 +116,7 @@ class ServersRefreshIT {
         context.getBean(ShardwiseHealthIndicator.class).health().getDetails();
     assertThat(details.get("serverList")).isEqualTo(servers(3));
     assertThat(details).containsKey("lastTopologyChange");
+    assertThat(details.get("topology")).asString().contains("phase=warming");
   }
 
   private static void await(String what, BooleanSupplier condition) throws InterruptedException {
