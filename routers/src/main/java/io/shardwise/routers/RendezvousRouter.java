@@ -6,6 +6,8 @@ import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
 import io.shardwise.routing.ServerList;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.IntPredicate;
 
 /**
  * Rendezvous or highest-random-weight hashing (Thaler &amp; Ravishankar, "Using name-based
@@ -183,7 +185,33 @@ public final class RendezvousRouter implements Router {
     int n = seeds.length;
     long[] k1 = new long[n];
     long[] k2 = weights == null ? null : new long[n];
-    for (int i = 0; i < n; i++) {
+    keys(keyHash, k1, k2);
+    return NodeRanking.write(k1, k2, n, out);
+  }
+
+  /**
+   * One pass over the nodes, as {@link #preferenceOrder} ranks them, into per-thread arrays: O(n)
+   * like every rendezvous lookup (n logarithms when weighted, where {@link #primary} needs about
+   * one), and no allocation. See {@link NodeRanking#walk}.
+   */
+  @Override
+  public int walkToAvailable(long keyHash, IntPredicate available, int[] walked) {
+    int n = seeds.length;
+    Objects.checkFromIndexSize(0, n, walked.length);
+    WalkScratch scratch = WalkScratch.take();
+    try {
+      long[] k1 = scratch.k1(n);
+      long[] k2 = weights == null ? null : scratch.k2(n);
+      keys(keyHash, k1, k2);
+      return NodeRanking.walk(k1, k2, n, available, walked);
+    } finally {
+      scratch.release();
+    }
+  }
+
+  /** The {@link NodeRanking} keys of every node for a key hash; {@code k2} only when weighted. */
+  private void keys(long keyHash, long[] k1, long[] k2) {
+    for (int i = 0; i < seeds.length; i++) {
       long v = value(keyHash, seeds[i]);
       // x ^ MAX_VALUE orders as a signed long the way x orders unsigned, reversed.
       if (weights == null) {
@@ -194,7 +222,6 @@ public final class RendezvousRouter implements Router {
         k2[i] = v ^ Long.MAX_VALUE;
       }
     }
-    return NodeRanking.write(k1, k2, n, out);
   }
 
   /** {@code hrw}. */
