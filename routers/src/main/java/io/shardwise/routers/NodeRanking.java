@@ -80,6 +80,15 @@ final class NodeRanking {
         }
       }
     }
+    return finish(k1, k2, best, walked, asked);
+  }
+
+  /**
+   * Ends a walk: keeps of {@code walked[0, asked)} the nodes ordered before {@code best} (all of
+   * them if {@code best < 0}), sorts them and writes {@code best} after them. The keys need be
+   * set only for those nodes and {@code best}. Returns the number kept.
+   */
+  static int finish(long[] k1, long[] k2, int best, int[] walked, int asked) {
     int skipped = 0;
     for (int a = 0; a < asked; a++) {
       int node = walked[a];
