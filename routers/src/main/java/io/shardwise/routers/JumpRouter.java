@@ -284,7 +284,7 @@ public final class JumpRouter implements Router {
 
     private RemainingNodes() {}
 
-    /** Makes {@code tree[0, n]} the set of all of {@code 0..n-1}. */
+    /** Makes {@code tree[1, n]} the set of all of {@code 0..n-1}. */
     static void fill(int[] tree, int n) {
       // With every count 1, the cell for (1-based) position p sums lowbit(p) counts.
       for (int p = 1; p <= n; p++) {

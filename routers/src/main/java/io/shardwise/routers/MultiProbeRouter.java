@@ -214,7 +214,7 @@ public final class MultiProbeRouter implements Router {
         for (int scanned = 0; scanned < n; scanned++) {
           long distance = ((sortedPoints[pos] ^ Long.MIN_VALUE) - probe) ^ Long.MIN_VALUE;
           if (distance < last) {
-            break; // past the probe again: every point from it on is walked
+            break; // wrapped past the probe: it has no node left that is not walked
           }
           int owner = owners[pos];
           if (!RouterNodes.contains(walked, count, owner)) {

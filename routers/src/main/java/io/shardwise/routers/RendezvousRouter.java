@@ -156,9 +156,7 @@ public final class RendezvousRouter implements Router {
         continue;
       }
       double s = score(v, weights[i]);
-      if (s < bestScore
-          || (s == bestScore
-              && (Long.compareUnsigned(v, bestValue) > 0 || (v == bestValue && i < best)))) {
+      if (before(s, v, i, bestScore, bestValue, best)) {
         best = i;
         bestScore = s;
         bestValue = v;
@@ -166,6 +164,17 @@ public final class RendezvousRouter implements Router {
       }
     }
     return best;
+  }
+
+  /**
+   * Whether node {@code i} with score {@code s} and value {@code v} is ordered before node {@code
+   * best}: the smaller score, then the larger value (unsigned), then the lower index.
+   */
+  private static boolean before(
+      double s, long v, int i, double bestScore, long bestValue, int best) {
+    return s < bestScore
+        || (s == bestScore
+            && (Long.compareUnsigned(v, bestValue) > 0 || (v == bestValue && i < best)));
   }
 
   /** A lower bound of the score of value {@code v} for node {@code i}, up to rounding. */
@@ -247,9 +256,7 @@ public final class RendezvousRouter implements Router {
         continue;
       }
       double s = score(v, weights[i]);
-      if (s < bestScore
-          || (s == bestScore
-              && (Long.compareUnsigned(v, bestValue) > 0 || (v == bestValue && i < best)))) {
+      if (before(s, v, i, bestScore, bestValue, best)) {
         if (available.test(i)) {
           best = i;
           bestScore = s;
