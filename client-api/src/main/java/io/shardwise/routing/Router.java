@@ -1,6 +1,8 @@
 package io.shardwise.routing;
 
 import java.util.List;
+import java.util.Objects;
+import java.util.function.IntPredicate;
 
 /**
  * Maps keys to nodes. A router is immutable and built for one list of nodes; a new server list
@@ -14,6 +16,8 @@ import java.util.List;
  * <p>{@link #primary(long)} is the hot path: it allocates nothing. {@link
  * #preferenceOrder(long, int[])} writes distinct node indexes, primary first, in the order the
  * router would fail over or spill to them; it may allocate (for long orders on large fleets).
+ * {@link #walkToAvailable(long, IntPredicate, int[])} gives the part of that order a request
+ * needs while nodes are out, without allocating.
  */
 public interface Router {
 
@@ -40,6 +44,50 @@ public interface Router {
    * @return the number of indexes written
    */
   int preferenceOrder(long keyHash, int[] out);
+
+  /**
+   * Walks the preference order of a key hash to its first available node: the result is exactly
+   * that of walking {@link #preferenceOrder(long, int[]) the full order}, but a router computes
+   * only what it needs. Writes into {@code walked} the unavailable nodes met before the first
+   * available one, in preference order, then that node, and returns how many were skipped.
+   *
+   * <p>With {@code s} the result: {@code walked[0, s)} are the skipped nodes; if {@code s <
+   * size()}, {@code walked[s]} is the first available node, and if {@code s == size()} no node
+   * is available. Every router of Shardwise overrides this with a walk that allocates nothing.
+   * This default looks at an 8-node prefix of the order first (allocating that prefix) and
+   * computes the whole order only when the prefix has no available node.
+   *
+   * <p>{@code available} may be asked about any node, in any order and more than once, and must
+   * answer the same for a node throughout the call. If its answers change meanwhile, the result
+   * is still a list of distinct nodes, each skipped one answered unavailable once and the target
+   * available, but it may not be a prefix of the order.
+   *
+   * @param walked a buffer of at least {@link #size()} entries, typically reused per thread
+   * @return the number of unavailable nodes before the first available one, {@code size()} if
+   *     none is available
+   * @throws IndexOutOfBoundsException if {@code walked} is shorter than {@link #size()}
+   */
+  default int walkToAvailable(long keyHash, IntPredicate available, int[] walked) {
+    int n = size();
+    Objects.checkFromIndexSize(0, n, walked.length);
+    int[] prefix = new int[Math.min(8, n)];
+    int count = preferenceOrder(keyHash, prefix);
+    for (int s = 0; s < count; s++) {
+      walked[s] = prefix[s];
+      if (available.test(prefix[s])) {
+        return s;
+      }
+    }
+    if (count < n) {
+      preferenceOrder(keyHash, walked); // starts with the prefix already walked
+      for (int s = count; s < n; s++) {
+        if (available.test(walked[s])) {
+          return s;
+        }
+      }
+    }
+    return n;
+  }
 
   /** Short description of the algorithm and its parameters, e.g. {@code maglev(M=65537)}. */
   String describe();

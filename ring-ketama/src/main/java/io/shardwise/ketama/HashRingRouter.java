@@ -7,6 +7,7 @@ import io.shardwise.routing.Router;
 import io.shardwise.routing.ServerList;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.IntPredicate;
 
 /**
  * A consistent-hash ring on the 64-bit circle (Karger et al., STOC 1997) for users who do not
@@ -110,6 +111,15 @@ public final class HashRingRouter implements Router {
   @Override
   public int preferenceOrder(long keyHash, int[] out) {
     return continuum.preferenceOrder(keyHash, out);
+  }
+
+  /**
+   * Walks the continuum clockwise from the key to the first point whose owner is available:
+   * about {@code 1 / (1 - f)} points with a fraction f of the nodes out. Allocation free.
+   */
+  @Override
+  public int walkToAvailable(long keyHash, IntPredicate available, int[] walked) {
+    return continuum.walkToAvailable(keyHash, available, walked);
   }
 
   @Override

@@ -7,6 +7,7 @@ import io.shardwise.routing.ServerList;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.IntPredicate;
 
 /**
  * The ketama MD5 continuum (libketama, Last.fm 2007), placing keys exactly like one of the
@@ -138,6 +139,15 @@ public final class KetamaRouter implements Router {
   @Override
   public int preferenceOrder(long keyHash, int[] out) {
     return continuum.preferenceOrder(keyHash << 32, out);
+  }
+
+  /**
+   * Walks the continuum clockwise from the key to the first point whose owner is available:
+   * about {@code 1 / (1 - f)} points with a fraction f of the nodes out. Allocation free.
+   */
+  @Override
+  public int walkToAvailable(long keyHash, IntPredicate available, int[] walked) {
+    return continuum.walkToAvailable(keyHash << 32, available, walked);
   }
 
   @Override

@@ -63,7 +63,7 @@ class ContinuumTest {
     return (e == null ? map.firstEntry() : e).getValue();
   }
 
-  private static Continuum continuumOf(Object router) {
+  static Continuum continuumOf(Object router) {
     try {
       var field = router.getClass().getDeclaredField("continuum");
       field.setAccessible(true);

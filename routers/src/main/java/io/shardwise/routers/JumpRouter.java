@@ -5,6 +5,8 @@ import io.shardwise.routing.Murmur3;
 import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.IntPredicate;
 
 /**
  * Jump consistent hash (Lamping &amp; Veach, "A Fast, Minimal Memory, Consistent Hash Algorithm",
@@ -184,15 +186,55 @@ public final class JumpRouter implements Router {
         out[a] = unchosenAt(out, a, rank(keyHash, a));
       }
     } else {
-      RemainingNodes remaining = new RemainingNodes(n);
-      remaining.remove(out[0]);
+      int[] remaining = new int[n + 1];
+      RemainingNodes.fill(remaining, n);
+      RemainingNodes.remove(remaining, n, out[0]);
       for (int a = 1; a < k; a++) {
-        int node = remaining.at(rank(keyHash, a));
-        remaining.remove(node);
+        int node = RemainingNodes.at(remaining, n, rank(keyHash, a));
+        RemainingNodes.remove(remaining, n, node);
         out[a] = node;
       }
     }
     return k;
+  }
+
+  /**
+   * Takes the chain's steps one at a time up to the first available node: about {@code 1 / (1 -
+   * f)} steps with a fraction f of the nodes out, each one jump computation (O(ln n)) and a scan
+   * of the nodes skipped so far. Past {@value #SCAN_LIMIT} steps the ranks are found in a
+   * per-thread Fenwick tree instead. No allocation.
+   */
+  @Override
+  public int walkToAvailable(long keyHash, IntPredicate available, int[] walked) {
+    Objects.checkFromIndexSize(0, n, walked.length);
+    int scanned = Math.min(n, SCAN_LIMIT);
+    for (int a = 0; a < scanned; a++) {
+      int node = a == 0 ? jump(keyHash, n) : unchosenAt(walked, a, rank(keyHash, a));
+      walked[a] = node;
+      if (available.test(node)) {
+        return a;
+      }
+    }
+    if (scanned == n) {
+      return n;
+    }
+    WalkScratch scratch = WalkScratch.take();
+    try {
+      int[] remaining = scratch.ints(n + 1);
+      RemainingNodes.fill(remaining, n);
+      for (int a = 0; a < n; a++) {
+        if (a >= scanned) {
+          walked[a] = RemainingNodes.at(remaining, n, rank(keyHash, a));
+          if (available.test(walked[a])) {
+            return a;
+          }
+        }
+        RemainingNodes.remove(remaining, n, walked[a]);
+      }
+      return n;
+    } finally {
+      scratch.release();
+    }
   }
 
   /** Rank among the {@code n - a} remaining nodes of failover step {@code a}. */
@@ -234,31 +276,30 @@ public final class JumpRouter implements Router {
   }
 
   /**
-   * The set of node indexes not yet chosen, as a Fenwick tree of 0/1 counts: select by rank and
-   * remove in O(log n) each, for long failover chains.
+   * The set of node indexes not yet chosen, as a Fenwick tree of 0/1 counts in {@code tree[1,
+   * n]}: select by rank and remove in O(log n) each, for long failover chains. Static over the
+   * caller's array, so that a walk can reuse one per thread.
    */
   static final class RemainingNodes {
-    private final int[] tree;
-    private final int n;
 
-    /** All of {@code 0..n-1}. */
-    RemainingNodes(int n) {
-      this.n = n;
-      this.tree = new int[n + 1];
+    private RemainingNodes() {}
+
+    /** Makes {@code tree[1, n]} the set of all of {@code 0..n-1}. */
+    static void fill(int[] tree, int n) {
       // With every count 1, the cell for (1-based) position p sums lowbit(p) counts.
       for (int p = 1; p <= n; p++) {
         tree[p] = p & -p;
       }
     }
 
-    void remove(int index) {
+    static void remove(int[] tree, int n, int index) {
       for (int p = index + 1; p <= n; p += p & -p) {
         tree[p]--;
       }
     }
 
     /** The remaining index of rank {@code r} (0-based) in ascending order. */
-    int at(int r) {
+    static int at(int[] tree, int n, int r) {
       // Largest prefix length whose count is <= r; the next position is the answer.
       int pos = 0;
       int rest = r;

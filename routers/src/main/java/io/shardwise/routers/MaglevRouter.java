@@ -8,6 +8,8 @@ import io.shardwise.routing.ServerList;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.IntPredicate;
 
 /**
  * Maglev hashing (Eisenbud et al., "Maglev: A Fast and Reliable Software Network Load Balancer",
@@ -61,6 +63,12 @@ public final class MaglevRouter implements Router {
   private final char[] compactTable;
   /** Slot owners when {@link #compactTable} is null. */
   private final int[] wideTable;
+  /**
+   * For each slot, how many slots back (wrapping) its owner's previous slot is, or M if the owner
+   * has only this one: a walk that has passed {@code step} slots meets a new owner exactly where
+   * {@code sinceOwner > step}, so it needs no set of owners seen.
+   */
+  private final int[] sinceOwner;
 
   /**
    * A Maglev router with a table of {@value #DEFAULT_TABLE_SIZE} slots.
@@ -109,6 +117,7 @@ public final class MaglevRouter implements Router {
       weights[i] = this.nodes.get(i).weight();
     }
     int[] table = populate(tableSize, offsets, skips, weights);
+    this.sinceOwner = sinceOwner(table, n);
     if (n <= Character.MAX_VALUE + 1) {
       this.compactTable = new char[tableSize];
       for (int s = 0; s < tableSize; s++) {
@@ -203,6 +212,22 @@ public final class MaglevRouter implements Router {
     }
   }
 
+  /** See {@link #sinceOwner}. */
+  private static int[] sinceOwner(int[] table, int n) {
+    int m = table.length;
+    int[] last = new int[n];
+    for (int s = 0; s < m; s++) {
+      last[table[s]] = s;
+    }
+    int[] since = new int[m];
+    for (int s = 0; s < m; s++) {
+      int previous = last[table[s]]; // at or after s on an owner's first slot: wrap around
+      since[s] = previous < s ? s - previous : s - previous + m;
+      last[table[s]] = s;
+    }
+    return since;
+  }
+
   @Override
   public List<Node> nodes() {
     return nodes;
@@ -240,32 +265,43 @@ public final class MaglevRouter implements Router {
 
   @Override
   public int preferenceOrder(long keyHash, int[] out) {
-    int n = nodes.size();
-    int k = Math.min(out.length, n);
-    if (k == 0) {
-      return 0;
-    }
-    boolean[] met = k > NodeRanking.SELECTION_LIMIT ? new boolean[n] : null;
+    return walk(keyHash, null, out, Math.min(out.length, nodes.size()));
+  }
+
+  /**
+   * Walks the table forward from the key's slot to the first slot whose owner is available:
+   * about {@code 1 / (1 - f)} slots with a fraction f of the nodes out. Allocation free.
+   */
+  @Override
+  public int walkToAvailable(long keyHash, IntPredicate available, int[] walked) {
+    Objects.checkFromIndexSize(0, nodes.size(), walked.length);
+    return walk(keyHash, available, walked, nodes.size());
+  }
+
+  /**
+   * Writes the owners met walking the table forward from the key's slot, each once, until
+   * {@code want} are written or {@code available} (if not null) accepts the node just written.
+   * Every node owns a slot (each claims one in the first round of {@link #populate}), so a whole
+   * lap meets them all. Returns the number written and not accepted.
+   */
+  private int walk(long keyHash, IntPredicate available, int[] out, int want) {
     int count = 0;
     int slot = (int) Long.remainderUnsigned(keyHash, tableSize);
-    for (int walked = 0; walked < tableSize && count < k; walked++) {
-      int owner = slotOwner(slot);
-      if (met != null ? !met[owner] : !RouterNodes.contains(out, count, owner)) {
-        if (met != null) {
-          met[owner] = true;
+    for (int step = 0; step < tableSize && count < want; step++) {
+      // The owner's previous slot is more than `step` slots back: not on the walk so far.
+      if (sinceOwner[slot] > step) {
+        int owner = slotOwner(slot);
+        out[count] = owner;
+        if (available != null && available.test(owner)) {
+          return count;
         }
-        out[count++] = owner;
+        count++;
       }
       if (++slot == tableSize) {
         slot = 0;
       }
     }
-    for (int i = 0; i < n && count < k; i++) {
-      if (met != null ? !met[i] : !RouterNodes.contains(out, count, i)) {
-        out[count++] = i;
-      }
-    }
-    return k;
+    return count;
   }
 
   /** {@code maglev(M=<table size>)}. */

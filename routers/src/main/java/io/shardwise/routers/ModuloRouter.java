@@ -5,6 +5,8 @@ import io.shardwise.routing.Murmur3;
 import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.IntPredicate;
 
 /**
  * The modulo baseline: node {@code keyHash mod n}, the 64-bit hash taken as unsigned. Changing
@@ -61,6 +63,23 @@ public final class ModuloRouter implements Router {
       }
     }
     return k;
+  }
+
+  /** Steps {@code p, p+1, ...} to the first available node. Allocation free. */
+  @Override
+  public int walkToAvailable(long keyHash, IntPredicate available, int[] walked) {
+    Objects.checkFromIndexSize(0, n, walked.length);
+    int node = primary(keyHash);
+    for (int a = 0; a < n; a++) {
+      walked[a] = node;
+      if (available.test(node)) {
+        return a;
+      }
+      if (++node == n) {
+        node = 0;
+      }
+    }
+    return n;
   }
 
   /** {@code modulo}. */

@@ -6,6 +6,8 @@ import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.IntPredicate;
 
 /**
  * Multi-probe consistent hashing (Appleton &amp; O'Reilly, "Multi-probe consistent hashing",
@@ -39,6 +41,9 @@ public final class MultiProbeRouter implements Router {
 
   /** At most 2^20 buckets in the successor index (4 MiB), reached above 2^18 nodes. */
   private static final int MAX_BUCKET_BITS = 20;
+
+  /** Nodes of the order {@link #walkToAvailable} finds step by step before its O(n K) pass. */
+  static final int LAZY_STEPS = 8;
 
   private final List<Node> nodes;
   private final int probes;
@@ -179,7 +184,77 @@ public final class MultiProbeRouter implements Router {
     }
     int n = nodePoints.length;
     long[] nearest = new long[n];
-    Arrays.fill(nearest, Long.MAX_VALUE);
+    nearest(keyHash, nearest);
+    return NodeRanking.write(nearest, null, n, out);
+  }
+
+  /**
+   * Walks the order lazily for up to {@value #LAZY_STEPS} nodes, each step O(K) whatever n is; a
+   * key with more nodes out ahead of its target takes one O(n K) pass into per-thread arrays
+   * instead ({@link NodeRanking#walk}). With a fraction f of the nodes out a walk takes about
+   * {@code 1 / (1 - f)} steps. No allocation either way.
+   */
+  @Override
+  public int walkToAvailable(long keyHash, IntPredicate available, int[] walked) {
+    int n = nodePoints.length;
+    Objects.checkFromIndexSize(0, n, walked.length);
+    int steps = Math.min(n, LAZY_STEPS);
+    // Step `count` finds the least (distance, index) not walked, given the distance of the last
+    // node walked. Every node with a lesser pair is walked already; the next node's distance is
+    // reached from some probe, and from that probe every point at or beyond `last` and before
+    // the next node's belongs to a walked node. So the next node is the least, over the probes,
+    // of each probe's first point at or beyond `last` whose node is not walked.
+    long last = Long.MIN_VALUE; // distance 0, as d ^ MIN_VALUE: signed order is unsigned order
+    for (int count = 0; count < steps; count++) {
+      int best = -1;
+      long bestDistance = 0;
+      for (int j = 0; j < probes; j++) {
+        long probe = probe(keyHash, j);
+        int pos = successor(probe + (last ^ Long.MIN_VALUE));
+        for (int scanned = 0; scanned < n; scanned++) {
+          long distance = ((sortedPoints[pos] ^ Long.MIN_VALUE) - probe) ^ Long.MIN_VALUE;
+          if (distance < last) {
+            break; // wrapped past the probe: it has no node left that is not walked
+          }
+          int owner = owners[pos];
+          if (!RouterNodes.contains(walked, count, owner)) {
+            if (best < 0 || distance < bestDistance || (distance == bestDistance && owner < best)) {
+              bestDistance = distance;
+              best = owner;
+            }
+            break;
+          }
+          if (++pos == n) {
+            pos = 0;
+          }
+        }
+      }
+      walked[count] = best;
+      if (available.test(best)) {
+        return count;
+      }
+      last = bestDistance;
+    }
+    if (steps == n) {
+      return n;
+    }
+    WalkScratch scratch = WalkScratch.take();
+    try {
+      long[] nearest = scratch.k1(n);
+      nearest(keyHash, nearest);
+      return NodeRanking.walk(nearest, null, n, available, walked);
+    } finally {
+      scratch.release();
+    }
+  }
+
+  /**
+   * Every node's least distance from the key's probes into {@code nearest}, as {@code d ^
+   * MIN_VALUE} so that the {@link NodeRanking} keys order as the unsigned distances.
+   */
+  private void nearest(long keyHash, long[] nearest) {
+    int n = nodePoints.length;
+    Arrays.fill(nearest, 0, n, Long.MAX_VALUE);
     for (int j = 0; j < probes; j++) {
       long probe = probe(keyHash, j);
       for (int i = 0; i < n; i++) {
@@ -189,7 +264,6 @@ public final class MultiProbeRouter implements Router {
         }
       }
     }
-    return NodeRanking.write(nearest, null, n, out);
   }
 
   /** {@code multiprobe(K=<probes>)}. */

@@ -1,5 +1,7 @@
 package io.shardwise.routers;
 
+import java.util.function.IntPredicate;
+
 /**
  * Writes node indexes in ascending order of a per-node key: first {@code k1}, then {@code k2}
  * (if given), then the index itself, all compared as signed longs. The index makes the order
@@ -57,6 +59,81 @@ final class NodeRanking {
       out[pos] = best;
       prev = best;
     }
+  }
+
+  /**
+   * The failover walk of {@link io.shardwise.routing.Router#walkToAvailable} over this order, in
+   * one pass and without allocating: the least available node, then the unavailable nodes before
+   * it, sorted. A node is asked about only when it comes before the least available node found so
+   * far, and every node before the final one was asked, so {@code walked} collects a superset of
+   * the skipped nodes (about ln n extra), which is filtered and then sorted in place.
+   */
+  static int walk(long[] k1, long[] k2, int n, IntPredicate available, int[] walked) {
+    int best = -1;
+    int asked = 0;
+    for (int i = 0; i < n; i++) {
+      if (best < 0 || before(k1, k2, i, best)) {
+        if (available.test(i)) {
+          best = i;
+        } else {
+          walked[asked++] = i;
+        }
+      }
+    }
+    return finish(k1, k2, best, walked, asked);
+  }
+
+  /**
+   * Ends a walk: keeps of {@code walked[0, asked)} the nodes ordered before {@code best} (all of
+   * them if {@code best < 0}), sorts them and writes {@code best} after them. The keys need be
+   * set only for those nodes and {@code best}. Returns the number kept.
+   */
+  static int finish(long[] k1, long[] k2, int best, int[] walked, int asked) {
+    int skipped = 0;
+    for (int a = 0; a < asked; a++) {
+      int node = walked[a];
+      if (best < 0 || before(k1, k2, node, best)) {
+        walked[skipped++] = node;
+      }
+    }
+    heapSort(k1, k2, walked, skipped);
+    if (best >= 0) {
+      walked[skipped] = best;
+    }
+    return skipped;
+  }
+
+  /** Sorts {@code a[0, count)} in place: O(count log count), no allocation. */
+  static void heapSort(long[] k1, long[] k2, int[] a, int count) {
+    for (int i = count / 2 - 1; i >= 0; i--) {
+      siftDown(k1, k2, a, i, count);
+    }
+    for (int end = count - 1; end > 0; end--) {
+      int top = a[0];
+      a[0] = a[end];
+      a[end] = top;
+      siftDown(k1, k2, a, 0, end);
+    }
+  }
+
+  /** Restores the max-heap (the node ordered last on top) below position {@code i}. */
+  private static void siftDown(long[] k1, long[] k2, int[] a, int i, int count) {
+    int node = a[i];
+    while (true) {
+      int child = 2 * i + 1;
+      if (child >= count) {
+        break;
+      }
+      if (child + 1 < count && before(k1, k2, a[child], a[child + 1])) {
+        child++;
+      }
+      if (!before(k1, k2, node, a[child])) {
+        break;
+      }
+      a[i] = a[child];
+      i = child;
+    }
+    a[i] = node;
   }
 
   /** Bottom-up merge sort of the indexes 0..n-1. */

@@ -6,6 +6,8 @@ import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
 import io.shardwise.routing.ServerList;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.IntPredicate;
 
 /**
  * Rendezvous or highest-random-weight hashing (Thaler &amp; Ravishankar, "Using name-based
@@ -154,9 +156,7 @@ public final class RendezvousRouter implements Router {
         continue;
       }
       double s = score(v, weights[i]);
-      if (s < bestScore
-          || (s == bestScore
-              && (Long.compareUnsigned(v, bestValue) > 0 || (v == bestValue && i < best)))) {
+      if (before(s, v, i, bestScore, bestValue, best)) {
         best = i;
         bestScore = s;
         bestValue = v;
@@ -164,6 +164,17 @@ public final class RendezvousRouter implements Router {
       }
     }
     return best;
+  }
+
+  /**
+   * Whether node {@code i} with score {@code s} and value {@code v} is ordered before node {@code
+   * best}: the smaller score, then the larger value (unsigned), then the lower index.
+   */
+  private static boolean before(
+      double s, long v, int i, double bestScore, long bestValue, int best) {
+    return s < bestScore
+        || (s == bestScore
+            && (Long.compareUnsigned(v, bestValue) > 0 || (v == bestValue && i < best)));
   }
 
   /** A lower bound of the score of value {@code v} for node {@code i}, up to rounding. */
@@ -183,18 +194,113 @@ public final class RendezvousRouter implements Router {
     int n = seeds.length;
     long[] k1 = new long[n];
     long[] k2 = weights == null ? null : new long[n];
+    keys(keyHash, k1, k2);
+    return NodeRanking.write(k1, k2, n, out);
+  }
+
+  /**
+   * One pass over the nodes in the order {@link #preferenceOrder} ranks them, without allocating:
+   * O(n) like every rendezvous lookup. With weights, the pruning of {@link #primaryWeighted}
+   * keeps the logarithms to a few. See {@link NodeRanking#walk}.
+   */
+  @Override
+  public int walkToAvailable(long keyHash, IntPredicate available, int[] walked) {
+    Objects.checkFromIndexSize(0, seeds.length, walked.length);
+    return weights == null
+        ? walkRanked(keyHash, available, walked)
+        : walkWeighted(keyHash, available, walked);
+  }
+
+  /** Every node's keys into per-thread arrays, then {@link NodeRanking#walk}. */
+  private int walkRanked(long keyHash, IntPredicate available, int[] walked) {
+    int n = seeds.length;
+    WalkScratch scratch = WalkScratch.take();
+    try {
+      long[] k1 = scratch.k1(n);
+      long[] k2 = weights == null ? null : scratch.k2(n);
+      keys(keyHash, k1, k2);
+      return NodeRanking.walk(k1, k2, n, available, walked);
+    } finally {
+      scratch.release();
+    }
+  }
+
+  /**
+   * As {@link #primaryWeighted}, among the available nodes: pass 1 picks the available node with
+   * the least score bound, pass 2 scores only the nodes whose bound could beat the best available
+   * node so far and collects the unavailable ones that do. Every node ordered before the final
+   * one has its bound below every cutoff, so it is collected; the few collected get their keys,
+   * and {@link NodeRanking#finish} keeps those before the final node, sorted.
+   */
+  private int walkWeighted(long keyHash, IntPredicate available, int[] walked) {
+    int n = seeds.length;
+    int best = -1;
+    double bestBound = Double.MAX_VALUE;
     for (int i = 0; i < n; i++) {
-      long v = value(keyHash, seeds[i]);
-      // x ^ MAX_VALUE orders as a signed long the way x orders unsigned, reversed.
-      if (weights == null) {
-        k1[i] = v ^ Long.MAX_VALUE;
-      } else {
-        // Scores are >= +0.0, whose bit patterns order as signed longs like the doubles.
-        k1[i] = Double.doubleToRawLongBits(score(v, weights[i]));
-        k2[i] = v ^ Long.MAX_VALUE;
+      double bound = lowerBound(value(keyHash, seeds[i]), i);
+      if (bound < bestBound && available.test(i)) {
+        bestBound = bound;
+        best = i;
       }
     }
-    return NodeRanking.write(k1, k2, n, out);
+    if (best < 0) {
+      return walkRanked(keyHash, available, walked); // none available: the whole order
+    }
+    long bestValue = value(keyHash, seeds[best]);
+    double bestScore = score(bestValue, weights[best]);
+    double cutoff = bestScore * PRUNE_MARGIN;
+    int asked = 0;
+    for (int i = 0; i < n; i++) {
+      long v = value(keyHash, seeds[i]);
+      if (i == best || lowerBound(v, i) > cutoff) {
+        continue;
+      }
+      double s = score(v, weights[i]);
+      if (before(s, v, i, bestScore, bestValue, best)) {
+        if (available.test(i)) {
+          best = i;
+          bestScore = s;
+          bestValue = v;
+          cutoff = bestScore * PRUNE_MARGIN;
+        } else {
+          walked[asked++] = i;
+        }
+      }
+    }
+    if (asked == 0) {
+      walked[0] = best;
+      return 0;
+    }
+    WalkScratch scratch = WalkScratch.take();
+    try {
+      long[] k1 = scratch.k1(n);
+      long[] k2 = scratch.k2(n);
+      for (int a = 0; a <= asked; a++) {
+        key(keyHash, a < asked ? walked[a] : best, k1, k2);
+      }
+      return NodeRanking.finish(k1, k2, best, walked, asked);
+    } finally {
+      scratch.release();
+    }
+  }
+
+  /** The {@link NodeRanking} keys of every node for a key hash; {@code k2} only when weighted. */
+  private void keys(long keyHash, long[] k1, long[] k2) {
+    for (int i = 0; i < seeds.length; i++) {
+      key(keyHash, i, k1, k2);
+    }
+  }
+
+  private void key(long keyHash, int i, long[] k1, long[] k2) {
+    long v = value(keyHash, seeds[i]);
+    // x ^ MAX_VALUE orders as a signed long the way x orders unsigned, reversed.
+    if (weights == null) {
+      k1[i] = v ^ Long.MAX_VALUE;
+    } else {
+      // Scores are >= +0.0, whose bit patterns order as signed longs like the doubles.
+      k1[i] = Double.doubleToRawLongBits(score(v, weights[i]));
+      k2[i] = v ^ Long.MAX_VALUE;
+    }
   }
 
   /** {@code hrw}. */

@@ -203,13 +203,14 @@ class JumpRouterTest {
 
   @Test
   void remainingNodesSelectsByRankAndForgetsRemovedOnes() {
-    JumpRouter.RemainingNodes remaining = new JumpRouter.RemainingNodes(10);
-    remaining.remove(0);
-    remaining.remove(4);
-    remaining.remove(9);
+    int[] remaining = new int[11];
+    JumpRouter.RemainingNodes.fill(remaining, 10);
+    JumpRouter.RemainingNodes.remove(remaining, 10, 0);
+    JumpRouter.RemainingNodes.remove(remaining, 10, 4);
+    JumpRouter.RemainingNodes.remove(remaining, 10, 9);
     int[] expected = {1, 2, 3, 5, 6, 7, 8};
     for (int r = 0; r < expected.length; r++) {
-      assertThat(remaining.at(r)).isEqualTo(expected[r]);
+      assertThat(JumpRouter.RemainingNodes.at(remaining, 10, r)).isEqualTo(expected[r]);
       assertThat(JumpRouter.unchosenAt(new int[] {9, 0, 4}, 3, r)).isEqualTo(expected[r]);
     }
   }
