@@ -145,7 +145,29 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<V> get(String key) {
     validate(key);
-    return inTopology(t -> get(t, key));
+    Topology t = enter();
+    try {
+      if (t.transition == null && t.bounded == null && !retrying) {
+        // The common case, one request: the topology is released in the stage of its reply.
+        long hash = t.hash(key);
+        int primary = t.router.primary(hash);
+        int node = select(t, hash, primary);
+        if (node != FleetHealth.NONE && (node == primary || !failback.isOldCopy(t.members[node], key))) {
+          return call(t.members[node], "get", c -> c.get(key), true, this::decodeOrNull, t);
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      exit(t);
+      throw e;
+    }
+    try {
+      CompletableFuture<V> f = get(t, key);
+      f.whenComplete((v, x) -> exit(t));
+      return f;
+    } catch (RuntimeException | Error e) {
+      exit(t);
+      throw e;
+    }
   }
 
   private CompletableFuture<V> get(Topology t, String key) {
@@ -306,7 +328,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     CachedValue encoded = encode(key, value);
     checkTtl(ttl);
-    return inTopology(t -> afterWrite(t, key, write(t, key, "set", ttl, (c, d) -> c.set(key, encoded, d))));
+    return write(key, "set", ttl, (c, d) -> c.set(key, encoded, d), true);
   }
 
   @Override
@@ -314,20 +336,50 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     CachedValue encoded = encode(key, value);
     checkTtl(ttl);
-    return inTopology(t -> afterWrite(t, key, write(t, key, "add", ttl, (c, d) -> c.add(key, encoded, d))));
+    return write(key, "add", ttl, (c, d) -> c.add(key, encoded, d), true);
   }
 
   @Override
   public CompletableFuture<Boolean> delete(String key) {
     validate(key);
-    return inTopology(t -> afterWrite(t, key, write(t, key, "delete", null, (c, d) -> c.delete(key))));
+    return write(key, "delete", null, (c, d) -> c.delete(key), true);
   }
 
   @Override
   public CompletableFuture<Boolean> touch(String key, Duration ttl) {
     validate(key);
     checkTtl(ttl);
-    return inTopology(t -> write(t, key, "touch", ttl, (c, d) -> c.touch(key, d)));
+    return write(key, "touch", ttl, (c, d) -> c.touch(key, d), false);
+  }
+
+  /**
+   * A write of one key on the current topology; {@code dropsCopies}: it also removes the copies
+   * bounded-load reads left (see {@link #afterWrite}).
+   */
+  private <T> CompletableFuture<T> write(
+      String key, String operation, Duration ttl, WriteOp<T> op, boolean dropsCopies) {
+    Topology t = enter();
+    try {
+      if (t.transition == null && t.bounded == null && !retrying && !warmUp.copying()) {
+        int primary = t.router.primary(t.hash(key));
+        if (t.members[primary].available()) {
+          // The common case, one request: the topology is released in the stage of its reply.
+          return call(t.members[primary], operation, c -> op.send(c, ttl), false, Function.identity(), t);
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      exit(t);
+      throw e;
+    }
+    try {
+      CompletableFuture<T> written = write(t, key, operation, ttl, op);
+      CompletableFuture<T> f = dropsCopies ? afterWrite(t, key, written) : written;
+      f.whenComplete((v, x) -> exit(t));
+      return f;
+    } catch (RuntimeException | Error e) {
+      exit(t);
+      throw e;
+    }
   }
 
   @Override
@@ -343,8 +395,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private CompletableFuture<Long> counter(String key, long signedDelta, long initial, Duration ttl) {
     validate(key);
     checkTtl(ttl);
-    return inTopology(
-        t -> afterWrite(t, key, write(t, key, "incr", ttl, (c, d) -> c.incr(key, signedDelta, initial, d))));
+    return write(key, "incr", ttl, (c, d) -> c.incr(key, signedDelta, initial, d), true);
   }
 
   @Override
@@ -1316,6 +1367,21 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       Function<NodeConnection, CompletableFuture<T>> op,
       boolean countRead,
       Function<? super T, ? extends R> finish) {
+    return call(m, operation, op, countRead, finish, null);
+  }
+
+  /**
+   * {@link #call(Member, String, Function, boolean, Function)}; with {@code release}, that topology
+   * stops being counted in use in the same stage, when the reply is handled: an operation of one
+   * request needs no stage of its own for it.
+   */
+  private <T, R> CompletableFuture<R> call(
+      Member m,
+      String operation,
+      Function<NodeConnection, CompletableFuture<T>> op,
+      boolean countRead,
+      Function<? super T, ? extends R> finish,
+      Topology release) {
     long start = System.nanoTime();
     CompletableFuture<T> sent;
     try {
@@ -1326,18 +1392,24 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     deadlines.watch(sent);
     return sent.handle(
             (value, failure) -> {
-              long took = health.record(m, start, failure);
-              Node n = m.node;
-              if (failure != null) {
-                ShardwiseException e = asShardwise(m, failure);
-                metrics.request(n, operation, took, e);
-                throw e;
+              try {
+                long took = health.record(m, start, failure);
+                Node n = m.node;
+                if (failure != null) {
+                  ShardwiseException e = asShardwise(m, failure);
+                  metrics.request(n, operation, took, e);
+                  throw e;
+                }
+                metrics.request(n, operation, took, null);
+                if (countRead) {
+                  metrics.reads(n, value == null ? 0 : 1, value == null ? 1 : 0);
+                }
+                return finish.apply(value);
+              } finally {
+                if (release != null) {
+                  exit(release);
+                }
               }
-              metrics.request(n, operation, took, null);
-              if (countRead) {
-                metrics.reads(n, value == null ? 0 : 1, value == null ? 1 : 0);
-              }
-              return finish.apply(value);
             });
   }
 
