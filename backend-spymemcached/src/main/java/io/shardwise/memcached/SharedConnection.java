@@ -94,6 +94,8 @@ final class SharedConnection extends MemcachedConnection {
   }
 
   private final ConcurrentLinkedQueue<Runnable> tasks;
+  /** Nodes not connected (I/O thread only): requests that reach them are cancelled each round. */
+  private final java.util.Set<Endpoint> down = new java.util.HashSet<>();
   private final Map<MemcachedNode, Endpoint> endpoints = new ConcurrentHashMap<>();
   private final SharedConnectionFactory factory;
   private final int bufferSize;
@@ -162,6 +164,7 @@ final class SharedConnection extends MemcachedConnection {
         () -> {
           endpoints.remove(endpoint.server);
           nodes().remove(endpoint.server);
+          down.remove(endpoint);
           cancelRetry(endpoint);
           SelectionKey key = endpoint.server.getSk();
           if (key != null) {
@@ -203,6 +206,17 @@ final class SharedConnection extends MemcachedConnection {
     return outcome;
   }
 
+  /**
+   * Queues {@code operation} for {@code server}, whatever its key (spymemcached's client asks the
+   * locator; this skips it).
+   *
+   * @throws IllegalStateException if the connection is shut down
+   */
+  void send(MemcachedNode server, Operation operation) {
+    checkState();
+    addOperation(server, operation);
+  }
+
   /** Runs {@code task} on the I/O thread, at the start of its next round. */
   private void onIoThread(Runnable task) {
     if (shutDown) {
@@ -225,7 +239,32 @@ final class SharedConnection extends MemcachedConnection {
         }
       }
     }
+    sweepDown();
     super.handleIO();
+  }
+
+  /**
+   * Cancels what was queued for nodes that are not connected: a request that found its node still
+   * connected just before the connection was lost reaches the node's queue after spymemcached
+   * emptied it, and would otherwise wait there until the next connection or its deadline.
+   */
+  private void sweepDown() {
+    java.util.Set<Endpoint> nodesDown = down;
+    if (nodesDown == null || nodesDown.isEmpty()) {
+      return;
+    }
+    for (Endpoint endpoint : nodesDown) {
+      MemcachedNode server = endpoint.server;
+      if (!server.isActive()) {
+        cancel(server.destroyInputQueue());
+        while (server.hasWriteOp()) {
+          Operation operation = server.removeCurrentWriteOp();
+          if (operation != null) {
+            operation.cancel();
+          }
+        }
+      }
+    }
   }
 
   /** A connection attempt; on the I/O thread. {@code channel} is the node's first, or null. */
@@ -319,6 +358,7 @@ final class SharedConnection extends MemcachedConnection {
     endpoint.connected = true;
     endpoint.connecting = false;
     endpoint.everConnected = true;
+    down.remove(endpoint);
     endpoint.upSinceNanos = now;
     cancelRetry(endpoint);
     endpoint.events.connected(endpoint, again);
@@ -332,6 +372,7 @@ final class SharedConnection extends MemcachedConnection {
       completeWaiters(endpoint, false);
       return;
     }
+    down.add(endpoint);
     long now = System.nanoTime();
     long delay;
     if (wasConnected) {

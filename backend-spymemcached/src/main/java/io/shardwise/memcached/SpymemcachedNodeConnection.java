@@ -9,7 +9,6 @@ import io.shardwise.spi.NodeConnection;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -18,7 +17,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -30,7 +28,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import net.spy.memcached.FailureMode;
@@ -38,18 +35,19 @@ import net.spy.memcached.MemcachedClient;
 import net.spy.memcached.MemcachedNode;
 import net.spy.memcached.OperationFactory;
 import net.spy.memcached.auth.AuthThread;
-import net.spy.memcached.internal.BulkFuture;
 import net.spy.memcached.internal.GetFuture;
 import net.spy.memcached.internal.OperationFuture;
+import net.spy.memcached.ops.GetOperation;
 import net.spy.memcached.ops.Operation;
 import net.spy.memcached.ops.OperationCallback;
 import net.spy.memcached.ops.OperationException;
 import net.spy.memcached.ops.OperationStatus;
 import net.spy.memcached.ops.StatusCode;
-import net.spy.memcached.protocol.binary.BinaryOperationFactory;
 
 /**
- * A {@link NodeConnection} on one spymemcached {@link MemcachedClient} that knows a single server.
+ * A {@link NodeConnection} to one node of the backend's shared spymemcached connection: the
+ * backend's {@link MemcachedClient} builds the operations, and {@link ChosenNodeLocator} sends them
+ * to this node.
  *
  * <p>Every operation is asynchronous: the spymemcached future gets a listener that completes a
  * {@link CompletableFuture} on spymemcached's I/O thread, and the backend's timer fails it with
@@ -357,27 +355,54 @@ final class SpymemcachedNodeConnection implements NodeConnection {
         "getMulti of " + keys.size() + " keys",
         null,
         call -> {
-          // asyncGetBulk queues on a disconnected server instead of failing (FailureMode does not
-          // apply to it), so check first.
+          // Sent to the node directly, which does not fail fast while disconnected: check first.
           if (!server.isActive()) {
             call.abort(notConnected(call, null));
             return;
           }
-          BulkFuture<Map<String, CachedValue>> future = client.asyncGetBulk(keys, TRANSCODER);
-          call.cancelWith(future);
-          future.addListener(
-              done ->
-                  call.complete(
-                      () -> {
-                        // spymemcached builds this map per call: use it unless it reports a miss as a null.
-                        Map<String, CachedValue> found = future.get();
-                        if (found.containsValue(null)) {
-                          found = new HashMap<>(found);
-                          found.values().removeIf(Objects::isNull);
-                        }
-                        return found;
-                      }));
+          issueMultiGet(call, keys);
         });
+  }
+
+  /**
+   * One multi-key get operation for this node, its replies put straight into the map returned: no
+   * per-key future and no copy, as spymemcached's {@code asyncGetBulk} would make. The callbacks
+   * run one after the other on the I/O thread.
+   */
+  private void issueMultiGet(Call<Map<String, CachedValue>> call, List<String> keys) {
+    Map<String, CachedValue> found = new HashMap<>(Math.max(16, keys.size() * 4 / 3 + 1));
+    Operation[] operation = new Operation[1];
+    operation[0] =
+        operations.get(
+            keys,
+            new GetOperation.Callback() {
+              @Override
+              public void receivedStatus(OperationStatus status) {
+                // END (text) or the noop (binary): the values came in gotData
+              }
+
+              @Override
+              public void gotData(String key, int flags, byte[] data) {
+                found.put(key, CachedValue.of(data, flags));
+              }
+
+              @Override
+              public void complete() {
+                Operation op = operation[0];
+                call.complete(
+                    () -> {
+                      if (op.isCancelled()) {
+                        throw new ExecutionException(new CancellationException("Cancelled"));
+                      }
+                      if (op.hasErrored()) {
+                        throw new ExecutionException(op.getException());
+                      }
+                      return found;
+                    });
+              }
+            });
+    call.cancelWith(operation[0]::cancel);
+    connection.send(server, operation[0]);
   }
 
   @Override
