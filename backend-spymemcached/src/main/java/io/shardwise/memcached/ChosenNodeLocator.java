@@ -32,13 +32,12 @@ final class ChosenNodeLocator implements NodeLocator {
     return previous;
   }
 
-  /** Ends the scope begun by {@link #issueOn}. */
+  /**
+   * Ends the scope begun by {@link #issueOn}. Sets the previous value back, null included, rather
+   * than removing the entry, which the next request would allocate again.
+   */
   static void restore(MemcachedNode previous) {
-    if (previous == null) {
-      CHOSEN.remove();
-    } else {
-      CHOSEN.set(previous);
-    }
+    CHOSEN.set(previous);
   }
 
   void add(MemcachedNode node) {

@@ -1147,18 +1147,22 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
     /** Completes with the reply, or with the failure getting it raised. */
     void complete(Reply<T> reply) {
-      run(() -> result.complete(reply.get()));
+      execute(() -> result.complete(reply.get()), false);
     }
 
     /**
-     * Runs a step of the call (reading a reply, issuing a follow-up request); a failure it raises
-     * fails the call.
+     * Runs a step of the call that may issue requests (the first, or a follow-up); a failure it
+     * raises fails the call. Requests issued go to this connection's node.
      */
     void run(Step step) {
+      execute(step, true);
+    }
+
+    private void execute(Step step, boolean issuing) {
       if (result.isDone()) {
         return;
       }
-      MemcachedNode previous = ChosenNodeLocator.issueOn(server);
+      MemcachedNode previous = issuing ? ChosenNodeLocator.issueOn(server) : null;
       try {
         step.run();
       } catch (ExecutionException e) {
@@ -1171,7 +1175,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
       } catch (Exception e) {
         abort(translate(this, e));
       } finally {
-        ChosenNodeLocator.restore(previous);
+        if (issuing) {
+          ChosenNodeLocator.restore(previous);
+        }
       }
     }
 
