@@ -165,6 +165,7 @@ final class SharedConnection extends MemcachedConnection {
           endpoints.remove(endpoint.server);
           nodes().remove(endpoint.server);
           down.remove(endpoint);
+          addedQueue.remove(endpoint.server);
           cancelRetry(endpoint);
           SelectionKey key = endpoint.server.getSk();
           if (key != null) {
@@ -263,6 +264,11 @@ final class SharedConnection extends MemcachedConnection {
             operation.cancel();
           }
         }
+        // spymemcached keeps a node that is not connected in its queue of nodes with new
+        // requests; while that queue is not empty, a round that selects nothing counts as an
+        // "empty select", and after 256 of them it handles every key on every round and drops
+        // the connections whose key was never selected. Of no use with nodes that fail fast.
+        addedQueue.remove(server);
       }
     }
   }
