@@ -55,8 +55,11 @@ final class SharedConnectionFactory extends DefaultConnectionFactory {
 
   /**
    * A node of the protocol configured; binary nodes wait for SASL authentication when it is
-   * configured. Binary nodes log their chatter at DEBUG; spymemcached's text node class is final and
-   * keeps its own logger (it logs only when a connection is lost with requests in flight).
+   * configured. Binary nodes log their chatter at DEBUG. spymemcached's text node class is final
+   * and keeps its own logger: it logs at INFO each cancelled request it drops from its write queue
+   * (requests that timed out before they could be written to a hung server); the requests in
+   * flight on a lost connection, which it would log one warning each for, the backend cancels
+   * itself (see {@code SharedConnection.queueReconnect}).
    */
   @Override
   public MemcachedNode createMemcachedNode(SocketAddress sa, SocketChannel c, int bufSize) {
