@@ -4,8 +4,12 @@ import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
-import java.util.ArrayList;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
@@ -16,11 +20,15 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import net.spy.memcached.MemcachedClient;
+import net.spy.memcached.OperationFactory;
+import net.spy.memcached.protocol.binary.BinaryOperationFactory;
 
 /**
- * memcached through spymemcached: one spymemcached client per node, each knowing only its own
- * server (Shardwise does the sharding).
+ * memcached through spymemcached: every node of the backend on one spymemcached connection (one I/O
+ * thread, one selector), with Shardwise choosing the node of every request.
  *
  * <pre>{@code
  * try (MemcachedBackend backend = MemcachedBackend.create();
@@ -29,17 +37,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * }
  * }</pre>
  *
- * <p>The futures complete on spymemcached's I/O thread (code chained on them must not block).
- * The backend owns one timer thread, which fails overdue requests every {@value
- * #DEADLINE_SCAN_MILLIS} ms, and stops it on {@link #close()}, after closing every connection it
- * opened that is still open. Each connection adds spymemcached's own I/O thread.
+ * <p>The futures complete on the I/O thread (code chained on them must not block). Threads, whatever
+ * the number of nodes: the I/O thread, a timer thread, which fails overdue requests every {@value
+ * #DEADLINE_SCAN_MILLIS} ms and schedules reconnection attempts, and, for a moment after each new
+ * connection, one of two threads that probe whether a server requires SASL (with SASL configured,
+ * spymemcached's authentication thread of the connection instead). {@link #connect} does not wait
+ * for the network: nodes connect in parallel, and {@link NodeConnection#ready()} tells when the
+ * first attempt has ended. {@link #close()} closes every connection still open and stops the
+ * threads, in a time that does not grow with the number of nodes.
  *
- * <p>spymemcached logs through SLF4J: the backend sets the system property {@value
- * #SPYMEMCACHED_LOGGER_PROPERTY} to {@value #SPYMEMCACHED_SLF4J_LOGGER} unless it is already set
- * (it takes effect only if no spymemcached class has logged yet). A server that is down costs a
- * warning per reconnection attempt (at most every {@link MemcachedOptions#maxReconnectDelay()}),
- * not one per request; the {@code net.spy.memcached} loggers can be tuned in the application's
- * logging configuration.
+ * <p>Logs: one line per node and change of state (cannot connect, connection lost, connected
+ * again), none per request or per reconnection attempt; spymemcached's own messages about this
+ * backend's connection are logged at DEBUG under their {@code net.spy.memcached} names (other
+ * spymemcached clients in the JVM keep their logging). spymemcached logs through SLF4J: the
+ * backend sets the system property {@value #SPYMEMCACHED_LOGGER_PROPERTY} to {@value
+ * #SPYMEMCACHED_SLF4J_LOGGER} unless it is already set.
  */
 public final class MemcachedBackend implements Backend {
 
@@ -63,6 +75,12 @@ public final class MemcachedBackend implements Backend {
    */
   private final ExecutorService callbacks = new DirectExecutorService();
   private final ScheduledThreadPoolExecutor timer;
+  /** Probes new connections for a SASL requirement; its threads end when idle. */
+  private final ThreadPoolExecutor probes;
+  private final OperationFactory operations;
+  /** Builds the operations; its connection is the {@link SharedConnection}. */
+  private final MemcachedClient client;
+  private final SharedConnection connection;
   private final Set<SpymemcachedNodeConnection> connections = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
@@ -73,6 +91,31 @@ public final class MemcachedBackend implements Backend {
         new ScheduledThreadPoolExecutor(
             1, threadFactory("shardwise-memcached-timer-", options.daemonThreads()));
     this.timer.setRemoveOnCancelPolicy(true);
+    this.probes =
+        new ThreadPoolExecutor(
+            PROBE_THREADS,
+            PROBE_THREADS,
+            2,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            threadFactory("shardwise-memcached-sasl-check-", options.daemonThreads()));
+    this.probes.allowCoreThreadTimeOut(true);
+    this.operations =
+        options.protocol() == MemcachedProtocol.TEXT
+            ? new ErrorTolerantAsciiOperationFactory()
+            : new BinaryOperationFactory();
+    try {
+      this.client =
+          new MemcachedClient(
+              new SharedConnectionFactory(options, operations, callbacks),
+              // spymemcached wants one address; the shared connection starts without nodes.
+              List.of(InetSocketAddress.createUnresolved("shardwise-shared-connection", 11211)));
+    } catch (IOException e) {
+      timer.shutdownNow();
+      throw new UncheckedIOException("could not open the memcached I/O thread", e);
+    }
+    this.connection = (SharedConnection) client.getConnection();
+    this.connection.useTimer(timer);
     // Request deadlines: every connection's overdue calls, every few milliseconds.
     this.timer.scheduleWithFixedDelay(
         () -> connections.forEach(SpymemcachedNodeConnection::expireOverdue),
@@ -83,6 +126,12 @@ public final class MemcachedBackend implements Backend {
 
   /** How often request deadlines are checked: a request fails at most this late. */
   static final long DEADLINE_SCAN_MILLIS = 5;
+
+  /** Threads that probe new connections for a SASL requirement (each probe is one round trip). */
+  static final int PROBE_THREADS = 2;
+
+  /** How long {@link #close()} waits for the I/O thread to end. */
+  static final long IO_THREAD_JOIN_MILLIS = 1000;
 
   /** An executor that runs each task at once on the calling thread. */
   private static final class DirectExecutorService extends java.util.concurrent.AbstractExecutorService {
@@ -140,12 +189,12 @@ public final class MemcachedBackend implements Backend {
   }
 
   /**
-   * A connection to {@code node} on its own spymemcached client. Waits up to {@link
-   * MemcachedOptions#connectTimeout()} for the first connection attempt, so that requests sent
-   * right after do not fail only because the connection was still being set up; a server that
-   * refuses the connection ends the wait at once. A server that is down is not an error: its
-   * requests fail fast with {@link MemcachedUnavailableException} until spymemcached's background
-   * reconnection succeeds.
+   * Adds {@code node} to the shared connection and returns without waiting for the network (the
+   * host name is resolved here). The connection's {@link NodeConnection#ready()} completes when the
+   * first attempt has ended, or after {@link MemcachedOptions#connectTimeout()}; requests sent
+   * before fail with {@link MemcachedUnavailableException}. A server that is down is not an error:
+   * its requests fail fast until the background reconnection succeeds. May be called at any time,
+   * also while other connections serve.
    *
    * @throws java.io.UncheckedIOException if the host name cannot be resolved
    * @throws IllegalStateException if the backend is closed
@@ -161,7 +210,16 @@ public final class MemcachedBackend implements Backend {
             ? options
             : options.mutate().operationTimeout(requestTimeout).build();
     SpymemcachedNodeConnection connection =
-        SpymemcachedNodeConnection.open(node, nodeOptions, callbacks, timer, connections::remove);
+        SpymemcachedNodeConnection.open(
+            node,
+            nodeOptions,
+            client,
+            this.connection,
+            operations,
+            callbacks,
+            timer,
+            probes,
+            connections::remove);
     connections.add(connection);
     if (closed) {
       connection.close();
@@ -228,18 +286,34 @@ public final class MemcachedBackend implements Backend {
     return t;
   }
 
-  /** Closes every open connection of this backend, then stops its threads. */
+  /**
+   * Closes every open connection of this backend, then stops its threads: the I/O thread closes
+   * every socket at once; this waits up to {@value #IO_THREAD_JOIN_MILLIS} ms for it to end.
+   */
   @Override
   public void close() {
     if (closed) {
       return;
     }
     closed = true;
-    for (SpymemcachedNodeConnection connection : new ArrayList<>(connections)) {
-      connection.close();
+    try {
+      for (SpymemcachedNodeConnection open : new ArrayList<>(connections)) {
+        open.close();
+      }
+      client.shutdown();
+      connection.join(IO_THREAD_JOIN_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      timer.shutdownNow();
+      probes.shutdownNow();
+      callbacks.shutdown();
     }
-    timer.shutdownNow();
-    callbacks.shutdown();
+  }
+
+  /** The shared connection (for tests). */
+  SharedConnection sharedConnection() {
+    return connection;
   }
 
   @Override

@@ -20,7 +20,7 @@ import java.util.Set;
  * <ul>
  *   <li>{@code protocol}: {@code text} (default) or {@code binary}
  *   <li>{@code max-reconnect-delay}: longest pause between reconnection attempts, at least 1s
- *       (default 2s)
+ *       (default 30s)
  *   <li>{@code sasl.username}, {@code sasl.password}: SASL PLAIN on every connection, both or
  *       neither, with {@code protocol=binary} (memcached speaks SASL only over the binary
  *       protocol). The password is a {@link Secret#resolve(String) secret reference}: {@code

@@ -42,8 +42,14 @@ public final class MemcachedOptions {
   /** How long {@link MemcachedBackend#connect} waits for the first connection attempt. */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(1);
 
-  /** Longest pause between two reconnection attempts to a server that is down. */
-  public static final Duration DEFAULT_MAX_RECONNECT_DELAY = Duration.ofSeconds(2);
+  /**
+   * Longest pause between two background reconnection attempts to a server that is down: 30 s, as
+   * spymemcached. It does not delay readmission: the client's health probe ({@code ping()}) of a
+   * disconnected node makes an attempt at once, so a server that comes back is used again on the
+   * probe's schedule; the backoff only bounds what a server that stays down costs (one connection
+   * attempt every 30 s, logged at DEBUG).
+   */
+  public static final Duration DEFAULT_MAX_RECONNECT_DELAY = Duration.ofSeconds(30);
 
   /** Client threads do not keep the JVM alive. */
   public static final boolean DEFAULT_DAEMON_THREADS = true;
@@ -108,7 +114,7 @@ public final class MemcachedOptions {
     return connectTimeout;
   }
 
-  /** Longest pause between reconnection attempts, in whole seconds (spymemcached's unit). */
+  /** Longest pause between background reconnection attempts, in whole seconds. */
   public Duration maxReconnectDelay() {
     return maxReconnectDelay;
   }
@@ -220,9 +226,10 @@ public final class MemcachedOptions {
     }
 
     /**
-     * Longest pause between reconnection attempts, at least 1 s (default 2 s); rounded up to whole
-     * seconds. spymemcached waits {@code min(2^attempt s, maxReconnectDelay)}, so a server that
-     * comes back is used again within this delay.
+     * Longest pause between background reconnection attempts, at least 1 s (default 30 s); rounded
+     * up to whole seconds. A lost connection is retried at once, then after 250 ms, doubling up to
+     * this delay; a {@code ping()} of a disconnected node (the client's health probe) attempts at
+     * once whatever the backoff.
      */
     public Builder maxReconnectDelay(Duration delay) {
       Objects.requireNonNull(delay, "maxReconnectDelay");

@@ -69,6 +69,9 @@ final class SaslAuthentication {
   private volatile String refusedWith;
   /** Whether the current connection is authenticated (spymemcached's own flag is not public). */
   private volatile boolean authenticated;
+  /** Completes at the first success or refusal (see {@link #firstOutcome()}). */
+  private final java.util.concurrent.CompletableFuture<Void> firstOutcome =
+      new java.util.concurrent.CompletableFuture<>();
   private int consecutiveRefusals; // guarded by this
   private String loggedRefusal; // guarded by this
 
@@ -101,6 +104,11 @@ final class SaslAuthentication {
   /** Whether the current connection has authenticated. */
   boolean authenticated() {
     return authenticated;
+  }
+
+  /** Completes when the first attempt has succeeded or been refused. */
+  java.util.concurrent.CompletableFuture<Void> firstOutcome() {
+    return firstOutcome;
   }
 
   /** The connection was lost: the next one authenticates again. */
@@ -144,6 +152,7 @@ final class SaslAuthentication {
     if (wasRefused) {
       log.info("memcached {}: SASL authentication succeeded again", node.address());
     }
+    firstOutcome.complete(null);
   }
 
   private void refused(String reply) {
@@ -166,6 +175,7 @@ final class SaslAuthentication {
     } else if (log.isDebugEnabled()) {
       log.debug("memcached {}: SASL refused again: {}", node.address(), refusedWith);
     }
+    firstOutcome.complete(null);
   }
 
   private Duration retryDelay() {
@@ -214,10 +224,11 @@ final class SaslAuthentication {
     @Override
     public void receivedStatus(OperationStatus status) {
       if (status.isSuccess()) {
+        // The thread marks the node authenticated; only then may requests be let through.
+        thread.receivedStatus(status);
         if (status.getMessage().isEmpty()) {
           succeeded();
         }
-        thread.receivedStatus(status);
       } else if (status.getStatusCode() == StatusCode.CANCELLED) {
         // The connection went away or is shutting down mid-authentication: not a refusal. Not
         // passed on either, so that the thread ends (or starts over after a reconnection) without

@@ -9,7 +9,6 @@ import io.shardwise.spi.NodeConnection;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -18,10 +17,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -29,28 +28,26 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import net.spy.memcached.ConnectionFactory;
-import net.spy.memcached.ConnectionFactoryBuilder;
-import net.spy.memcached.ConnectionObserver;
 import net.spy.memcached.FailureMode;
 import net.spy.memcached.MemcachedClient;
 import net.spy.memcached.MemcachedNode;
 import net.spy.memcached.OperationFactory;
-import net.spy.memcached.internal.BulkFuture;
+import net.spy.memcached.auth.AuthThread;
 import net.spy.memcached.internal.GetFuture;
 import net.spy.memcached.internal.OperationFuture;
+import net.spy.memcached.ops.GetOperation;
 import net.spy.memcached.ops.Operation;
 import net.spy.memcached.ops.OperationCallback;
 import net.spy.memcached.ops.OperationException;
 import net.spy.memcached.ops.OperationStatus;
 import net.spy.memcached.ops.StatusCode;
-import net.spy.memcached.protocol.binary.BinaryOperationFactory;
 
 /**
- * A {@link NodeConnection} on one spymemcached {@link MemcachedClient} that knows a single server.
+ * A {@link NodeConnection} to one node of the backend's shared spymemcached connection: the
+ * backend's {@link MemcachedClient} builds the operations, and {@link ChosenNodeLocator} sends them
+ * to this node.
  *
  * <p>Every operation is asynchronous: the spymemcached future gets a listener that completes a
  * {@link CompletableFuture} on spymemcached's I/O thread, and the backend's timer fails it with
@@ -75,16 +72,31 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   private final MemcachedProtocol protocol;
   private final Duration operationTimeout;
   private final long operationTimeoutNanos;
+  /** The backend's client: it builds the operations, which go to {@link #server}. */
   private final MemcachedClient client;
-  private final MemcachedNode server;
+  private final SharedConnection connection;
   private final OperationFactory operations;
   private final ExecutorService callbacks;
-  private final ScheduledExecutorService timer;
   private final Consumer<SpymemcachedNodeConnection> onClose;
   /** SASL authentication, or null without. */
   private final SaslAuthentication sasl;
   /** Without SASL: whether the server requires it nonetheless; null with SASL. */
   private final SaslRequirement saslRequirement;
+  /** Runs the probes of {@link #saslRequirement} off the I/O thread. */
+  private final Executor probes;
+  /** Completes when the first connection attempt has ended (see {@link #ready()}). */
+  private final CompletableFuture<Void> ready = new CompletableFuture<>();
+  /** This node on the shared connection; set once {@link #open} has added it. */
+  private volatile SharedConnection.Endpoint endpoint;
+  /** The node's spymemcached connection state and queues. */
+  private volatile MemcachedNode server;
+  /**
+   * Completes when the SASL requirement of the current connection has been probed; requests fail
+   * as "not connected" until then.
+   */
+  private volatile CompletableFuture<Void> saslChecked = CompletableFuture.completedFuture(null);
+  /** The SASL authentication thread of the current connection, or null. */
+  private Thread authThread; // guarded by this
   /**
    * Calls in the order they began: every call has the same timeout, so their deadlines come in
    * this order, and {@link #expireOverdue()} only looks at the head. A queue node per call instead
@@ -100,9 +112,10 @@ final class SpymemcachedNodeConnection implements NodeConnection {
       Node node,
       MemcachedOptions options,
       MemcachedClient client,
+      SharedConnection connection,
       OperationFactory operations,
       ExecutorService callbacks,
-      ScheduledExecutorService timer,
+      Executor probes,
       Consumer<SpymemcachedNodeConnection> onClose,
       SaslAuthentication sasl,
       SaslRequirement saslRequirement) {
@@ -111,29 +124,35 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     this.operationTimeout = options.operationTimeout();
     this.operationTimeoutNanos = operationTimeout.toNanos();
     this.client = client;
-    this.server = client.getNodeLocator().getAll().iterator().next();
+    this.connection = connection;
     this.operations = operations;
     this.callbacks = callbacks;
-    this.timer = timer;
+    this.probes = probes;
     this.onClose = onClose;
     this.sasl = sasl;
     this.saslRequirement = saslRequirement;
   }
 
   /**
-   * Opens a client for {@code node} and waits up to the connect timeout for its first connection
-   * attempt to succeed or fail. A server that is down is not an error: spymemcached keeps
-   * reconnecting in the background, and requests fail fast until it is up.
+   * Adds {@code node} to the backend's shared connection and returns at once: the connection is
+   * made on the I/O thread, and {@link #ready()} completes when its first attempt has ended (with
+   * SASL, when authentication succeeded or was refused), or after the connect timeout. A server
+   * that is down is not an error: the connection keeps trying in the background, and requests fail
+   * fast until it is up.
    *
    * <p>Without SASL, each new connection first has its server probed for a SASL requirement (see
-   * {@link SaslRequirement}), on spymemcached's I/O thread before it writes anything on the new
-   * connection, for up to the smaller of the connect and operation timeouts.
+   * {@link SaslRequirement}), off the I/O thread; requests fail as "not connected" until the probe
+   * has answered, for up to the smaller of the connect and operation timeouts.
    */
   static SpymemcachedNodeConnection open(
       Node node,
       MemcachedOptions options,
+      MemcachedClient client,
+      SharedConnection connection,
+      OperationFactory operations,
       ExecutorService callbacks,
       ScheduledExecutorService timer,
+      Executor probes,
       Consumer<SpymemcachedNodeConnection> onClose) {
     InetSocketAddress address = new InetSocketAddress(node.host(), node.port());
     if (address.isUnresolved()) {
@@ -155,113 +174,137 @@ final class SpymemcachedNodeConnection implements NodeConnection {
                 min(options.connectTimeout(), options.operationTimeout()),
                 options.daemonThreads())
             : null;
-    AtomicReference<SpymemcachedNodeConnection> opened = new AtomicReference<>();
-    OperationFactory operations =
-        options.protocol() == MemcachedProtocol.TEXT
-            ? new ErrorTolerantAsciiOperationFactory()
-            : sasl != null ? sasl.operations() : new BinaryOperationFactory();
-    CompletableFuture<Void> established = new CompletableFuture<>();
-    ConnectionObserver observer =
-        new ConnectionObserver() {
-          @Override
-          public void connectionEstablished(SocketAddress socketAddress, int reconnectCount) {
-            if (saslRequirement != null && saslRequirement.probe()) {
-              SpymemcachedNodeConnection connection = opened.get();
-              if (connection != null) {
-                connection.failInFlight();
-              }
-            }
-            established.complete(null);
-          }
-
-          @Override
-          public void connectionLost(SocketAddress socketAddress) {
-            if (sasl != null) {
-              sasl.connectionLost();
-            }
-            if (saslRequirement != null) {
-              saslRequirement.connectionLost();
-            }
-          }
-        };
-    ConnectionFactoryBuilder builder = new ConnectionFactoryBuilder();
-    if (sasl != null) {
-      builder
-          .setAuthDescriptor(sasl.descriptor())
-          // Requests are held back while authentication is in progress (see begin), so this only
-          // bounds the rare request that races a reconnection.
-          .setAuthWaitTime(Math.min(100, options.operationTimeout().toMillis()));
-    }
-    ConnectionFactory factory =
-        builder
-            .setProtocol(
-                options.protocol() == MemcachedProtocol.TEXT
-                    ? ConnectionFactoryBuilder.Protocol.TEXT
-                    : ConnectionFactoryBuilder.Protocol.BINARY)
-            .setOpFact(operations)
-            .setFailureMode(FailureMode.Cancel)
-            .setOpTimeout(options.operationTimeout().toMillis())
-            // Never block the caller when the queue is full: fail the request instead.
-            .setOpQueueMaxBlockTime(0)
-            .setMaxReconnectDelay(options.maxReconnectDelay().toSeconds())
-            .setDaemon(options.daemonThreads())
-            .setListenerExecutorService(callbacks)
-            .setInitialObservers(List.of(observer))
-            .build();
-    MemcachedClient client;
+    SpymemcachedNodeConnection opened =
+        new SpymemcachedNodeConnection(
+            node,
+            options,
+            client,
+            connection,
+            operations,
+            callbacks,
+            probes,
+            onClose,
+            sasl,
+            saslRequirement);
+    SharedConnection.Endpoint endpoint;
     try {
-      client = new MemcachedClient(factory, List.of(address));
+      endpoint = connection.add(node, address, opened.new Events());
     } catch (IOException e) {
       throw new UncheckedIOException("could not open a connection to memcached node " + node, e);
     }
-    SpymemcachedNodeConnection connection =
-        new SpymemcachedNodeConnection(
-            node, options, client, operations, callbacks, timer, onClose, sasl, saslRequirement);
-    opened.set(connection);
-    connection.awaitFirstAttempt(established, options.connectTimeout());
-    return connection;
+    opened.endpoint = endpoint;
+    opened.server = endpoint.server;
+    if (sasl != null) {
+      sasl.firstOutcome().thenRun(() -> opened.ready.complete(null));
+    }
+    long wait = options.connectTimeout().toMillis();
+    if (wait <= 0) {
+      opened.ready.complete(null);
+    } else {
+      try {
+        timer.schedule(() -> opened.ready.complete(null), wait, TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        opened.ready.complete(null);
+      }
+    }
+    return opened;
+  }
+
+  /** What this connection does when its node connects or loses its connection (I/O thread). */
+  private final class Events implements SharedConnection.Events {
+    @Override
+    public void connected(SharedConnection.Endpoint at, boolean again) {
+      if (closed) {
+        return;
+      }
+      if (sasl != null) {
+        authenticate(at.server);
+      } else if (saslRequirement != null) {
+        CompletableFuture<Void> checked = new CompletableFuture<>();
+        saslChecked = checked;
+        try {
+          probes.execute(
+              () -> {
+                try {
+                  if (saslRequirement.probe()) {
+                    failInFlight();
+                  }
+                } finally {
+                  checked.complete(null);
+                  ready.complete(null);
+                }
+              });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+          checked.complete(null);
+          ready.complete(null);
+        }
+      } else {
+        ready.complete(null);
+      }
+    }
+
+    @Override
+    public void lost(SharedConnection.Endpoint at) {
+      if (sasl != null) {
+        sasl.connectionLost();
+      }
+      if (saslRequirement != null) {
+        saslRequirement.connectionLost();
+      }
+    }
+
+    @Override
+    public void attemptFailed(SharedConnection.Endpoint at) {
+      ready.complete(null);
+    }
   }
 
   /**
-   * Waits until the first connection attempt succeeded (and, with SASL, authentication succeeded
-   * or was refused) or failed, or the timeout passed.
+   * Starts SASL authentication on a new connection, on a thread of spymemcached's (which waits for
+   * the server's answers), stopping the one of the previous connection if it still runs.
    */
-  private void awaitFirstAttempt(CompletableFuture<Void> established, Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    awaitConnection(established, deadline);
-    while (sasl != null
-        && established.isDone()
-        && server.isActive()
-        && !sasl.authenticated()
-        && !sasl.refused()
-        && System.nanoTime() < deadline) {
-      try {
-        Thread.sleep(2);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
+  private synchronized void authenticate(MemcachedNode at) {
+    if (authThread != null && authThread.isAlive()) {
+      authThread.interrupt();
+    }
+    authThread = new QuietAuthThread(connection, sasl.operations(), sasl.descriptor(), at);
+  }
+
+  private synchronized void stopAuthentication() {
+    if (authThread != null && authThread.isAlive()) {
+      authThread.interrupt();
+    }
+    authThread = null;
+  }
+
+  /** spymemcached's SASL thread, logging at DEBUG. */
+  private static final class QuietAuthThread extends AuthThread {
+    private static final net.spy.memcached.compat.log.Logger LOG =
+        new SpymemcachedDebugLogger(AuthThread.class);
+
+    QuietAuthThread(
+        SharedConnection connection,
+        OperationFactory operations,
+        net.spy.memcached.auth.AuthDescriptor descriptor,
+        MemcachedNode node) {
+      super(connection, operations, descriptor, node);
+    }
+
+    @Override
+    protected net.spy.memcached.compat.log.Logger getLogger() {
+      return LOG;
     }
   }
 
-  private void awaitConnection(CompletableFuture<Void> established, long deadline) {
-    // spymemcached counts attempts from 1 and resets the count to 0 once connected.
-    while (!established.isDone() && server.getReconnectCount() <= 1) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        return;
-      }
-      try {
-        established.get(Math.min(left, TimeUnit.MILLISECONDS.toNanos(2)), TimeUnit.NANOSECONDS);
-      } catch (TimeoutException e) {
-        // check the attempt count again
-      } catch (ExecutionException e) {
-        return;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
+  /**
+   * Completes when the first connection attempt has ended: connected (and, with SASL,
+   * authenticated or refused), refused or failed, or the connect timeout passed. Requests made
+   * before wait for it (within the connect timeout), so that a node is not taken for down only
+   * because it is still connecting.
+   */
+  @Override
+  public CompletableFuture<Void> ready() {
+    return ready;
   }
 
   private static Duration min(Duration a, Duration b) {
@@ -287,6 +330,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   @Override
   public CompletableFuture<CachedValue> get(String key) {
+    if (!ready.isDone()) {
+      return ready.thenCompose(connected -> get(key));
+    }
     return single(
         "get",
         key,
@@ -299,6 +345,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   @Override
   public CompletableFuture<Map<String, CachedValue>> getMulti(List<String> keys) {
+    if (!ready.isDone()) {
+      return ready.thenCompose(connected -> getMulti(keys));
+    }
     if (keys.isEmpty()) {
       return CompletableFuture.completedFuture(Map.of());
     }
@@ -306,31 +355,61 @@ final class SpymemcachedNodeConnection implements NodeConnection {
         "getMulti of " + keys.size() + " keys",
         null,
         call -> {
-          // asyncGetBulk queues on a disconnected server instead of failing (FailureMode does not
-          // apply to it), so check first.
+          // Sent to the node directly, which does not fail fast while disconnected: check first.
           if (!server.isActive()) {
             call.abort(notConnected(call, null));
             return;
           }
-          BulkFuture<Map<String, CachedValue>> future = client.asyncGetBulk(keys, TRANSCODER);
-          call.cancelWith(future);
-          future.addListener(
-              done ->
-                  call.complete(
-                      () -> {
-                        // spymemcached builds this map per call: use it unless it reports a miss as a null.
-                        Map<String, CachedValue> found = future.get();
-                        if (found.containsValue(null)) {
-                          found = new HashMap<>(found);
-                          found.values().removeIf(Objects::isNull);
-                        }
-                        return found;
-                      }));
+          issueMultiGet(call, keys);
         });
+  }
+
+  /**
+   * One multi-key get operation for this node, its replies put straight into the map returned: no
+   * per-key future and no copy, as spymemcached's {@code asyncGetBulk} would make. The callbacks
+   * run one after the other on the I/O thread.
+   */
+  private void issueMultiGet(Call<Map<String, CachedValue>> call, List<String> keys) {
+    Map<String, CachedValue> found = new HashMap<>(Math.max(16, keys.size() * 4 / 3 + 1));
+    Operation[] operation = new Operation[1];
+    operation[0] =
+        operations.get(
+            keys,
+            new GetOperation.Callback() {
+              @Override
+              public void receivedStatus(OperationStatus status) {
+                // END (text) or the noop (binary): the values came in gotData
+              }
+
+              @Override
+              public void gotData(String key, int flags, byte[] data) {
+                found.put(key, CachedValue.of(data, flags));
+              }
+
+              @Override
+              public void complete() {
+                Operation op = operation[0];
+                call.complete(
+                    () -> {
+                      if (op.isCancelled()) {
+                        throw new ExecutionException(new CancellationException("Cancelled"));
+                      }
+                      if (op.hasErrored()) {
+                        throw new ExecutionException(op.getException());
+                      }
+                      return found;
+                    });
+              }
+            });
+    call.cancelWith(operation[0]::cancel);
+    connection.send(server, operation[0]);
   }
 
   @Override
   public CompletableFuture<Void> set(String key, CachedValue value, Duration ttl) {
+    if (!ready.isDone()) {
+      return ready.thenCompose(connected -> set(key, value, ttl));
+    }
     return single("set", key, call -> issueSet(call, key, value, exptime(ttl)));
   }
 
@@ -351,6 +430,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   @Override
   public CompletableFuture<Map<String, Throwable>> setMulti(
       Map<String, CachedValue> values, Duration ttl) {
+    if (!ready.isDone()) {
+      return ready.thenCompose(connected -> setMulti(values, ttl));
+    }
     if (values.isEmpty()) {
       return CompletableFuture.completedFuture(Map.of());
     }
@@ -398,6 +480,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   @Override
   public CompletableFuture<Boolean> add(String key, CachedValue value, Duration ttl) {
+    if (!ready.isDone()) {
+      return ready.thenCompose(connected -> add(key, value, ttl));
+    }
     return single(
         "add",
         key,
@@ -422,6 +507,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   @Override
   public CompletableFuture<Boolean> delete(String key) {
+    if (!ready.isDone()) {
+      return ready.thenCompose(connected -> delete(key));
+    }
     return single("delete", key, call -> issueDelete(call, key));
   }
 
@@ -432,6 +520,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   @Override
   public CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys) {
+    if (!ready.isDone()) {
+      return ready.thenCompose(connected -> deleteMulti(keys));
+    }
     if (keys.isEmpty()) {
       return CompletableFuture.completedFuture(Map.of());
     }
@@ -483,6 +574,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   @Override
   public CompletableFuture<Boolean> touch(String key, Duration ttl) {
+    if (!ready.isDone()) {
+      return ready.thenCompose(connected -> touch(key, ttl));
+    }
     return single(
         "touch",
         key,
@@ -499,6 +593,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
    */
   @Override
   public CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl) {
+    if (!ready.isDone()) {
+      return ready.thenCompose(connected -> incr(key, delta, initial, ttl));
+    }
     return single(
         delta < 0 ? "decr" : "incr",
         key,
@@ -579,22 +676,50 @@ final class SpymemcachedNodeConnection implements NodeConnection {
                 }));
   }
 
+  /**
+   * {@code version}. On a node that is not connected, first a connection attempt now rather than
+   * at the next step of the reconnection backoff: the client's health probe readmits a server that
+   * came back as soon as it asks.
+   */
   @Override
   public CompletableFuture<Duration> ping() {
+    if (!ready.isDone()) {
+      return ready.thenCompose(connected -> ping());
+    }
     return single(
         "version",
         null,
         call -> {
-          long start = System.nanoTime();
-          broadcast(
-              call,
-              operations::version,
-              (status, repliedAt) -> Duration.ofNanos(repliedAt - start));
+          if (server.isActive()) {
+            version(call);
+            return;
+          }
+          connection
+              .reconnectNow(endpoint)
+              .thenCompose(connected -> saslChecked)
+              .whenComplete(
+                  (checked, failure) ->
+                      call.run(
+                          () -> {
+                            if (!server.isActive()) {
+                              call.abort(notConnected(call, null));
+                            } else if (admissible(call)) {
+                              version(call);
+                            }
+                          }));
         });
+  }
+
+  private void version(Call<Duration> call) {
+    long start = System.nanoTime();
+    broadcast(call, operations::version, (status, repliedAt) -> Duration.ofNanos(repliedAt - start));
   }
 
   @Override
   public CompletableFuture<Void> flushAll() {
+    if (!ready.isDone()) {
+      return ready.thenCompose(connected -> flushAll());
+    }
     return single(
         "flush_all",
         null,
@@ -603,6 +728,10 @@ final class SpymemcachedNodeConnection implements NodeConnection {
                 call, callback -> operations.flush(0, callback), (status, repliedAt) -> null));
   }
 
+  /**
+   * Takes this node off the shared connection (on the I/O thread, without waiting) and fails the
+   * requests in flight; other nodes are not disturbed.
+   */
   @Override
   public void close() {
     if (closed) {
@@ -610,11 +739,13 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     }
     closed = true;
     try {
-      client.shutdown();
+      connection.remove(endpoint);
+      stopAuthentication();
     } finally {
       for (Call<?> call : deadlineOrder) {
         call.abort(closedFailure(call));
       }
+      ready.complete(null);
       onClose.accept(this);
     }
   }
@@ -672,8 +803,32 @@ final class SpymemcachedNodeConnection implements NodeConnection {
    * connected but not authenticated, or when the server requires SASL and none is configured.
    */
   private boolean begin(Call<?> call) {
+    if (!admissible(call)) {
+      return false;
+    }
+    call.deadlineNanos = System.nanoTime() + operationTimeoutNanos;
+    deadlineOrder.add(call);
     if (closed) {
       call.abort(closedFailure(call));
+      return false;
+    }
+    return true;
+  }
+
+  /** False (with the call failed) when closed, or when SASL stands in the way of sending it. */
+  private boolean admissible(Call<?> call) {
+    if (closed) {
+      call.abort(closedFailure(call));
+      return false;
+    }
+    if (saslRequirement != null && !saslChecked.isDone() && server.isActive()) {
+      call.abort(
+          new MemcachedUnavailableException(
+              call.describe()
+                  + ": connected to "
+                  + address()
+                  + " but still checking whether the server requires SASL authentication",
+              null));
       return false;
     }
     if (saslRequirement != null && saslRequirement.required()) {
@@ -692,12 +847,6 @@ final class SpymemcachedNodeConnection implements NodeConnection {
                       + address()
                       + " but SASL authentication is still in progress",
                   null));
-      return false;
-    }
-    call.deadlineNanos = System.nanoTime() + operationTimeoutNanos;
-    deadlineOrder.add(call);
-    if (closed) {
-      call.abort(closedFailure(call));
       return false;
     }
     return true;
@@ -760,7 +909,8 @@ final class SpymemcachedNodeConnection implements NodeConnection {
                   });
           call.cancelWith(operation[0]::cancel);
           return operation[0];
-        });
+        },
+        List.of(server));
   }
 
   private static boolean is(OperationStatus status, StatusCode... codes) {
@@ -997,17 +1147,22 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
     /** Completes with the reply, or with the failure getting it raised. */
     void complete(Reply<T> reply) {
-      run(() -> result.complete(reply.get()));
+      execute(() -> result.complete(reply.get()), false);
     }
 
     /**
-     * Runs a step of the call (reading a reply, issuing a follow-up request); a failure it raises
-     * fails the call.
+     * Runs a step of the call that may issue requests (the first, or a follow-up); a failure it
+     * raises fails the call. Requests issued go to this connection's node.
      */
     void run(Step step) {
+      execute(step, true);
+    }
+
+    private void execute(Step step, boolean issuing) {
       if (result.isDone()) {
         return;
       }
+      MemcachedNode previous = issuing ? ChosenNodeLocator.issueOn(server) : null;
       try {
         step.run();
       } catch (ExecutionException e) {
@@ -1019,6 +1174,10 @@ final class SpymemcachedNodeConnection implements NodeConnection {
         abort(translateIssueFailure(this, e));
       } catch (Exception e) {
         abort(translate(this, e));
+      } finally {
+        if (issuing) {
+          ChosenNodeLocator.restore(previous);
+        }
       }
     }
 

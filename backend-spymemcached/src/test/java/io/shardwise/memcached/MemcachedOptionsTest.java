@@ -16,7 +16,7 @@ class MemcachedOptionsTest {
     assertThat(options.protocol()).isEqualTo(MemcachedProtocol.TEXT);
     assertThat(options.operationTimeout()).isEqualTo(Duration.ofSeconds(1));
     assertThat(options.connectTimeout()).isEqualTo(Duration.ofSeconds(1));
-    assertThat(options.maxReconnectDelay()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(options.maxReconnectDelay()).isEqualTo(Duration.ofSeconds(30));
     assertThat(options.daemonThreads()).isTrue();
     assertThat(options).isEqualTo(MemcachedOptions.builder().build());
   }

@@ -43,6 +43,8 @@ abstract class NodeConnectionContract {
     server().flushAll();
     backend = MemcachedBackend.create(MemcachedOptions.builder().protocol(protocol()).build());
     connection = backend.connect(Node.of(server().host(), server().port()));
+    // As the client's builder does: the first attempt (and its SASL probe) is then over.
+    connection.ready().join();
   }
 
   @AfterEach

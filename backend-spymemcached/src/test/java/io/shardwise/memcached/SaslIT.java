@@ -65,7 +65,10 @@ class SaslIT {
   private SpymemcachedNodeConnection connect(MemcachedOptions options, MemcachedServer server) {
     MemcachedBackend backend = MemcachedBackend.create(options);
     backends.add(backend);
-    return (SpymemcachedNodeConnection) backend.connect(Node.of(server.host(), server.port()));
+    SpymemcachedNodeConnection connection =
+        (SpymemcachedNodeConnection) backend.connect(Node.of(server.host(), server.port()));
+    connection.ready().join(); // as the client's builder waits for the first attempt
+    return connection;
   }
 
   private static CachedValue value(String text) {
@@ -132,6 +135,7 @@ class SaslIT {
     backends.add(backend);
     SpymemcachedNodeConnection c =
         (SpymemcachedNodeConnection) backend.connect(Node.of(server.host(), server.port()));
+    c.ready().join();
     for (int i = 0; i < 30; i++) {
       long start = System.nanoTime();
       Throwable t = failure(c.get("k" + i));

@@ -72,7 +72,9 @@ class SaslRequirementIT {
                 .maxReconnectDelay(Duration.ofSeconds(1))
                 .build());
     resources.add(backend);
-    return backend.connect(Node.of(host, port));
+    NodeConnection connection = backend.connect(Node.of(host, port));
+    connection.ready().join(); // as the client's builder waits for the first attempt
+    return connection;
   }
 
   private static CachedValue value(String text) {

@@ -24,9 +24,11 @@ final class BackendContender implements Contender {
   private final Backend backend;
   private final NodeConnection connection;
 
+  /** Waits for the connection's first attempt, which the backend makes in the background. */
   BackendContender(Backend backend, NodeConnection connection) {
     this.backend = backend;
     this.connection = connection;
+    connection.ready().join();
   }
 
   @Override

@@ -76,7 +76,8 @@ final class Correctness {
             + " keys read back equal by "
             + contenders.size()
             + " clients; sync and async writes of each read back equal by all; misses are null";
-    if (scenario.workload() == Workload.GET_MULTI) {
+    if (scenario.workload() == Workload.GET_MULTI
+        || scenario.workload() == Workload.GET_MULTI_LARGE) {
       summary += "; " + checkMultiGet(contenders, data, random);
     }
     if (scenario.nodes() > 1) {

@@ -89,7 +89,7 @@ public final class EndToEndBenchmark implements Callable<Integer> {
       paramLabel = "ID",
       description = {
         "Scenarios to run (default all): memcached-sync, memcached-async, redis-sync,"
-            + " redis-async, memcached-getmulti."
+            + " redis-async, memcached-getmulti, memcached-getmulti-100."
       })
   List<String> scenarios;
 

@@ -38,7 +38,7 @@ final class LoadRunner {
     for (int t = 0; t < threads; t++) {
       ThreadResult result = new ThreadResult();
       results.add(result);
-      Worker worker = new Worker(data, seed * 1_000_003L + t, Workload.BATCH);
+      Worker worker = new Worker(data, seed * 1_000_003L + t, Workload.MAX_BATCH);
       Thread thread =
           new Thread(
               () -> runThread(contender, workload, worker, start, state, result),

@@ -26,7 +26,13 @@ enum Scenario {
   REDIS_SYNC("redis-sync", "Redis sync get/set, 1 node", Workload.SYNC_GET_SET, 0.95, 1),
   REDIS_ASYNC("redis-async", "Redis async batches of 100, 1 node", Workload.ASYNC_BATCH, 0.95, 1),
   MEMCACHED_GET_MULTI(
-      "memcached-getmulti", "memcached getMulti of 100 keys, 4 nodes", Workload.GET_MULTI, 1.0, 4);
+      "memcached-getmulti", "memcached getMulti of 100 keys, 4 nodes", Workload.GET_MULTI, 1.15, 4),
+  MEMCACHED_GET_MULTI_FLEET(
+      "memcached-getmulti-100",
+      "memcached getMulti of 1,000 keys, 100 nodes",
+      Workload.GET_MULTI_LARGE,
+      1.0,
+      100);
 
   private final String id;
   private final String title;

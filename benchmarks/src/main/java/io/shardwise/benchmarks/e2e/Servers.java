@@ -17,25 +17,22 @@ import java.util.stream.Collectors;
  */
 final class Servers implements AutoCloseable {
 
-  private ServerFleet<MemcachedServer> memcachedOne;
-  private ServerFleet<MemcachedServer> memcachedFour;
+  private final java.util.Map<Integer, ServerFleet<MemcachedServer>> memcached =
+      new java.util.TreeMap<>();
   private ServerFleet<RedisServer> redisOne;
 
-  /** One memcached server (1) or the fleet of four (4). */
+  /**
+   * A memcached fleet of {@code count} servers, started at the first call. Fleets of more than 4
+   * get 16 MB each ({@code -m 16}), which the data set fits in many times over.
+   */
   synchronized List<MemcachedServer> memcached(int count) {
-    if (count == 1) {
-      if (memcachedOne == null) {
-        memcachedOne = start(ServerFleet.memcachedBuilder().servers(1));
-      }
-      return memcachedOne.servers();
+    ServerFleet<MemcachedServer> fleet = memcached.get(count);
+    if (fleet == null) {
+      ServerFleet.Builder<MemcachedServer> builder = ServerFleet.memcachedBuilder().servers(count);
+      fleet = start(count > 4 ? builder.memoryMegabytes(16) : builder);
+      memcached.put(count, fleet);
     }
-    if (count == 4) {
-      if (memcachedFour == null) {
-        memcachedFour = start(ServerFleet.memcachedBuilder().servers(4));
-      }
-      return memcachedFour.servers();
-    }
-    throw new IllegalArgumentException("memcached fleets have 1 or 4 servers, not " + count);
+    return fleet.servers();
   }
 
   synchronized RedisServer redis() {
@@ -86,7 +83,9 @@ final class Servers implements AutoCloseable {
 
   @Override
   public synchronized void close() {
-    for (ServerFleet<?> fleet : new ServerFleet<?>[] {memcachedOne, memcachedFour, redisOne}) {
+    List<ServerFleet<?>> fleets = new java.util.ArrayList<>(memcached.values());
+    fleets.add(redisOne);
+    for (ServerFleet<?> fleet : fleets) {
       if (fleet != null) {
         fleet.close();
       }

@@ -69,21 +69,39 @@ enum Workload {
   GET_MULTI("keys", "getMulti of " + Workload.BATCH) {
     @Override
     int step(Contender contender, Worker worker) throws Exception {
-      List<String> keys = worker.distinctKeys(BATCH);
-      Map<String, ?> found = contender.getMulti(keys);
-      if (found.size() != keys.size()) {
-        worker.wrong();
-      }
-      int[] indices = worker.pendingKeys;
-      for (int j = 0; j < BATCH; j++) {
-        worker.check(indices[j], found.get(keys.get(j)));
-      }
-      return BATCH;
+      return multiGet(contender, worker, BATCH);
+    }
+  },
+
+  /** One blocking multi-get of {@value #LARGE_BATCH} distinct random keys. */
+  GET_MULTI_LARGE("keys", "getMulti of " + Workload.LARGE_BATCH) {
+    @Override
+    int step(Contender contender, Worker worker) throws Exception {
+      return multiGet(contender, worker, LARGE_BATCH);
     }
   };
 
   /** Commands per async batch, keys per multi-get. */
   static final int BATCH = 100;
+
+  /** Keys per multi-get over a large fleet. */
+  static final int LARGE_BATCH = 1_000;
+
+  /** The most keys one step handles (what a {@link Worker}'s arrays hold). */
+  static final int MAX_BATCH = LARGE_BATCH;
+
+  private static int multiGet(Contender contender, Worker worker, int size) throws Exception {
+    List<String> keys = worker.distinctKeys(size);
+    Map<String, ?> found = contender.getMulti(keys);
+    if (found.size() != keys.size()) {
+      worker.wrong();
+    }
+    int[] indices = worker.pendingKeys;
+    for (int j = 0; j < size; j++) {
+      worker.check(indices[j], found.get(keys.get(j)));
+    }
+    return size;
+  }
 
   private final String unit;
   private final String timedStep;
