@@ -542,7 +542,7 @@ public class ShardwiseProperties {
     private String protocol = "text";
 
     /** Longest pause between reconnection attempts to a server that is down, at least 1s. */
-    private String maxReconnectDelay = "2s";
+    private String maxReconnectDelay = "30s";
 
     public String getProtocol() {
       return protocol;
