@@ -628,6 +628,16 @@ final class RedisNodeConnection implements NodeConnection {
     return send("SET NX", a -> a.set(k, v, args), ok -> ok != null);
   }
 
+  /** {@code PTTL}: -2 when the key is absent (null), -1 when it does not expire (zero). */
+  @Override
+  public CompletableFuture<Duration> remainingTtl(String key) {
+    byte[] k = keyBytes(key);
+    return send(
+        "PTTL",
+        a -> a.pttl(k),
+        ms -> ms == null || ms == -2 ? null : ms == -1 ? Duration.ZERO : Duration.ofMillis(Math.max(1, ms)));
+  }
+
   @Override
   public CompletableFuture<Boolean> delete(String key) {
     byte[] k = keyBytes(key);

@@ -61,6 +61,16 @@ public interface NodeConnection extends AutoCloseable {
    */
   CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl);
 
+  /**
+   * How long {@code key} has left before it expires: {@link Duration#ZERO} when it does not
+   * expire, null when the key is absent or the backend cannot tell (the default; memcached's
+   * classic protocols do not report it). The warm-up of a server-list change uses it so that a
+   * copy never outlives its original.
+   */
+  default CompletableFuture<Duration> remainingTtl(String key) {
+    return CompletableFuture.completedFuture(null);
+  }
+
   /** Round trip of a no-op request: memcached {@code version}, Redis {@code PING}. */
   CompletableFuture<Duration> ping();
 

@@ -233,7 +233,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                         }
                         warmUp.read(before, owner, old != null);
                         if (old != null) {
-                          warmUp.copy(key, old, generation, owner, this::sendTo);
+                          warmUp.copy(key, old, generation, before, owner, this::sendTo);
                         }
                         return old;
                       });
@@ -729,7 +729,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                                         warmed.put(key, asShardwise(before, e));
                                         continue;
                                       }
-                                      warmUp.copy(key, cv, generations.get(key), owner, this::sendTo);
+                                      warmUp.copy(key, cv, generations.get(key), before, owner, this::sendTo);
                                     }
                                     return null;
                                   })));

@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Function;
 
 /**
- * Copies of moved keys made while warming up (see {@link Transition}), and what keeps a copy from
+ * Copies of moved keys made while warming up (see {@link Transition}), with the TTL the original
+ * has left where the backend tells it (at most the copy TTL), and what keeps a copy from
  * outliving a write of its key in this process. The protocol is the one {@link BoundedReads} uses
  * for spilled copies, with striped generations instead of one per key:
  *
@@ -83,7 +84,7 @@ final class WarmUp {
    * generation}, to {@code owner} with {@code add} (never over a value written there), unless a
    * write of the key came in between.
    */
-  void copy(String key, CachedValue value, long generation, Member owner, Sender sender) {
+  void copy(String key, CachedValue value, long generation, Member previous, Member owner, Sender sender) {
     if (generation(key) != generation) {
       return;
     }
@@ -100,7 +101,9 @@ final class WarmUp {
       return;
     }
     sender
-        .send(owner, "warmUpCopy", c -> c.add(key, value, copyTtl))
+        .send(previous, "warmUpTtl", c -> c.remainingTtl(key))
+        .handle((left, failure) -> failure == null ? ttlOfCopy(left) : copyTtl)
+        .thenCompose(ttl -> sender.send(owner, "warmUpCopy", c -> c.add(key, value, ttl)))
         .whenComplete(
             (stored, failure) -> {
               if (failure == null && Boolean.TRUE.equals(stored)) {
@@ -113,6 +116,14 @@ final class WarmUp {
                 finish(key, done);
               }
             });
+  }
+
+  /**
+   * The TTL of a copy: what the original has left when its server tells (so that a copy never
+   * outlives it), at most the copy TTL (which bounds a copy another client's write raced with).
+   */
+  Duration ttlOfCopy(Duration left) {
+    return left == null || left.isZero() || left.compareTo(copyTtl) > 0 ? copyTtl : left;
   }
 
   private void finish(String key, CompletableFuture<Void> done) {

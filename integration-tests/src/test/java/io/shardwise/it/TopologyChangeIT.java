@@ -179,6 +179,43 @@ class TopologyChangeIT {
     }
   }
 
+  /**
+   * A warm-up copy never outlives its original where the server tells what it has left (Redis
+   * {@code PTTL}); on memcached, which does not, it gets the copy TTL.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void warmUpCopiesKeepWhatTheOriginalHasLeftWhereTheServerTells(CacheFleet fleet) {
+    fleet.reset();
+    TopologyOptions options = warm(Duration.ZERO).withCopyTtl(Duration.ofSeconds(60));
+    try (AsyncCacheClient<String> client = client(fleet, servers(fleet, 0, 1, 2, 3, 4), options)) {
+      for (int i = 0; i < 300; i++) {
+        client.sync().set("ttl:" + i, "v", Duration.ofSeconds(20));
+      }
+      client.updateServers(ServerList.parse(servers(fleet, 0, 1, 2, 3, 4, 5))).join();
+      List<String> moved =
+          IntStream.range(0, 300)
+              .mapToObj(i -> "ttl:" + i)
+              .filter(k -> fleet.indexOf(client.nodeFor(k)) == 5)
+              .toList();
+      assertThat(moved).isNotEmpty();
+      moved.forEach(k -> assertThat(client.sync().get(k)).isEqualTo("v"));
+      long deadline = System.nanoTime() + 5_000_000_000L;
+      while (client.topologyStatus().warmUpCopies() < moved.size() && System.nanoTime() < deadline) {
+        CacheFleet.sleep(10);
+      }
+      for (String key : moved) {
+        Long left = fleet.rawSecondsToExpiry(5, key);
+        assertThat(left).as(key).isNotNull();
+        if (fleet.kind().equals("redis")) {
+          assertThat(left).as("%s: what the original had left", key).isBetween(1L, 20L);
+        } else {
+          assertThat(left).as("%s: the copy TTL", key).isBetween(50L, 60L);
+        }
+      }
+    }
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("fleets")
   void aRemovedServerGetsNoRequestOnceClosed(CacheFleet fleet) {
