@@ -77,7 +77,6 @@ final class FleetHealth implements AutoCloseable {
   /** One node's circuit and state. */
   final class NodeHealth {
     final Member member;
-    final Node node;
     final CircuitBreaker breaker;
     volatile NodeState state = NodeState.HEALTHY;
     volatile Throwable lastFailure;
@@ -99,8 +98,7 @@ final class FleetHealth implements AutoCloseable {
 
     NodeHealth(Member member, CircuitBreakerConfig config) {
       this.member = member;
-      this.node = member.node;
-      this.breaker = CircuitBreaker.of("shardwise:" + node.name(), config);
+      this.breaker = CircuitBreaker.of("shardwise:" + member.node.name(), config);
       // No event consumers on the breaker: with one registered, Resilience4j builds an event
       // object for every recorded success. The client ejects on the failure count itself.
     }
@@ -245,7 +243,7 @@ final class FleetHealth implements AutoCloseable {
     if (options.failureMode() != FailureMode.REDISTRIBUTE) {
       NodeHealth h = t.members[primary].health;
       return new NodeUnavailableException(
-          h.node,
+          h.member.node,
           "ejected (" + h.state.name().toLowerCase(Locale.ROOT) + "); failure mode "
               + options.failureMode().id() + " does not send " + KeyRules.shorten(key) + " elsewhere");
     }
@@ -263,7 +261,7 @@ final class FleetHealth implements AutoCloseable {
       boolean timeout = isTimeout(failure);
       if (timeout && stalls != null && stalls.stalledSince(startNanos)) {
         // This process stopped running while the request waited: no evidence against the server.
-        metrics.ejectionAvoided(h.node, "stall");
+        metrics.ejectionAvoided(h.member.node, "stall");
         return took;
       }
       h.lastFailure = failure;
@@ -359,7 +357,7 @@ final class FleetHealth implements AutoCloseable {
 
   /** Timeouts may not keep more nodes out: {@code h} stays in, and says why once. */
   private void keepIn(NodeHealth h) {
-    metrics.ejectionAvoided(h.node, "cap");
+    metrics.ejectionAvoided(h.member.node, "cap");
     if (h.keptIn != null) {
       return;
     }
@@ -413,7 +411,7 @@ final class FleetHealth implements AutoCloseable {
               (rtt, failure) -> {
                 if (failure != null) {
                   h.detail = "probing: the last probe failed: " + describe(failure);
-                  LOG.debug("{}: probe failed: {}", h.node.name(), describe(failure));
+                  LOG.debug("{}: probe failed: {}", h.member.node.name(), describe(failure));
                   scheduleProbe(h);
                 } else {
                   rejoin(h);
@@ -465,7 +463,7 @@ final class FleetHealth implements AutoCloseable {
   private void rejoinFailed(NodeHealth h, Throwable failure) {
     String reason = describe(failure);
     h.detail = "answers, but stays out: its rejoin step (policy " + options.rejoinPolicy().id() + ") failed: " + reason;
-    metrics.rejoinFailed(h.node, unwrap(failure));
+    metrics.rejoinFailed(h.member.node, unwrap(failure));
     if (!reason.equals(h.lastRejoinFailure)) {
       h.lastRejoinFailure = reason;
       LOG.warn("node {} {}", who(h), h.detail);
@@ -481,7 +479,7 @@ final class FleetHealth implements AutoCloseable {
     if (listeners.isEmpty()) {
       return;
     }
-    NodeEvent event = new NodeEvent(h.node, from, to, Instant.now(), detail, cause);
+    NodeEvent event = new NodeEvent(h.member.node, from, to, Instant.now(), detail, cause);
     try {
       scheduler.execute(
           () -> {
@@ -499,7 +497,7 @@ final class FleetHealth implements AutoCloseable {
   }
 
   private static String who(NodeHealth h) {
-    return h.node.hasExplicitName() ? h.node.name() + " (" + h.node.address() + ")" : h.node.name();
+    return h.member.node.hasExplicitName() ? h.member.node.name() + " (" + h.member.node.address() + ")" : h.member.node.name();
   }
 
   Map<Node, NodeState> states(Topology t) {
