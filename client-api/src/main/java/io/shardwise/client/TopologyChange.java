@@ -16,8 +16,9 @@ import java.util.Objects;
  * @param movedShare the share of keys (0 to 1) whose node changed, measured on a fixed sample of
  *     keys with both routers
  * @param appliedAt when requests started to see {@code after}
- * @param warmUp how long, from {@code appliedAt}, a miss on a moved key's new node is read again
- *     from its previous node ({@link Duration#ZERO} when warm-up is off)
+ * @param warmUp how long, from {@code appliedAt}, moved keys are still taken over from their
+ *     previous nodes: the settle phase plus the warm-up ({@link Duration#ZERO} when both are off or
+ *     no key moved)
  */
 public record TopologyChange(
     List<Node> before,

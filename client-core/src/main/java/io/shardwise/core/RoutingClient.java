@@ -59,6 +59,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final ClientMetrics metrics;
   private final DeadlineScanner deadlines;
   private final WarmUp warmUp;
+  /** {@code shardwise(<backend>, <router>}: {@link #toString()} adds the current fleet size. */
   private final String description;
   private final CacheClient<V> sync;
   private volatile boolean closed;
@@ -90,7 +91,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     FailoverOptions failover = health.options();
     this.redistributing = failover.failureMode() == FailureMode.REDISTRIBUTE;
     this.retrying = failover.failureMode() == FailureMode.RETRY && failover.retryAttempts() > 0;
-    this.description = "shardwise(" + backend.name() + ", " + routerDescription + ")";
+    this.description = "shardwise(" + backend.name() + ", " + routerDescription;
     this.sync = new SyncCacheClient<>(this, timeout);
   }
 
@@ -150,17 +151,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       if (t.transition == null && t.bounded == null && !retrying) {
         // The common case, one request: the topology is released in the stage of its reply.
         long hash = t.hash(key);
-        int primary = t.router.primary(hash);
-        int node = select(t, hash, primary);
-        if (node != FleetHealth.NONE && (node == primary || !failback.isOldCopy(t.members[node], key))) {
-          return call(t.members[node], "get", c -> c.get(key), true, this::decodeOrNull, t);
-        }
+        return get(t, key, hash, t.router.primary(hash), t);
       }
-    } catch (RuntimeException | Error e) {
-      exit(t);
-      throw e;
-    }
-    try {
       CompletableFuture<V> f = get(t, key);
       f.whenComplete((v, x) -> exit(t));
       return f;
@@ -177,19 +169,23 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     switch (phaseOf(t, previous)) {
       case SETTLING:
         Topology before = t.transition.previous;
-        return get(before, key, before.hash(key), previous);
+        return get(before, key, before.hash(key), previous, null);
       case WARMING:
         if (t.members[primary].available()) {
           return warmGet(t, key, hash, primary, previous).thenApply(this::decodeOrNull);
         }
-        return get(t, key, hash, primary);
+        return get(t, key, hash, primary, null);
       default:
-        return get(t, key, hash, primary);
+        return get(t, key, hash, primary, null);
     }
   }
 
-  /** A read routed on {@code t} (the primary, a spill or a failover node), decoded. */
-  private CompletableFuture<V> get(Topology t, String key, long hash, int primary) {
+  /**
+   * A read routed on {@code t} (the primary, a spill or a failover node), decoded. With {@code
+   * release} (only for one request: no bounded loads, no retries) that topology is released when
+   * the read is done.
+   */
+  private CompletableFuture<V> get(Topology t, String key, long hash, int primary, Topology release) {
     BoundedReads bounded = t.bounded;
     if (bounded != null) {
       int chosen = bounded.selectRead(key, hash);
@@ -199,16 +195,28 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     }
     int node = select(t, hash, primary);
     if (node == FleetHealth.NONE) {
+      release(release);
       return CompletableFuture.failedFuture(health.unavailable(t, primary, key));
     }
     if (node != primary && failback.isOldCopy(t.members[node], key)) {
+      release(release);
       metrics.oldCopySkipped(t.nodes.get(node));
       return CompletableFuture.completedFuture(null);
     }
-    // Without retries the value is decoded in the stage that handles the reply: no stage of its own.
-    return retrying
-        ? send(t, node, "get", c -> c.get(key), true).thenApply(this::decodeOrNull)
-        : call(t, node, "get", c -> c.get(key), true, this::decodeOrNull);
+    if (retrying) {
+      return send(t, node, "get", c -> c.get(key), true).thenApply(this::decodeOrNull);
+    }
+    if (bounded != null) {
+      bounded.loads.record(node);
+    }
+    // The value is decoded in the stage that handles the reply: no stage of its own.
+    return call(t.members[node], "get", c -> c.get(key), true, this::decodeOrNull, release);
+  }
+
+  private static void release(Topology t) {
+    if (t != null) {
+      exit(t);
+    }
   }
 
   /**
@@ -360,19 +368,18 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       String key, String operation, Duration ttl, WriteOp<T> op, boolean dropsCopies) {
     Topology t = enter();
     try {
+      CompletableFuture<T> written;
       if (t.transition == null && t.bounded == null && !retrying && !warmUp.copying()) {
-        int primary = t.router.primary(t.hash(key));
+        long hash = t.hash(key);
+        int primary = t.router.primary(hash);
         if (t.members[primary].available()) {
           // The common case, one request: the topology is released in the stage of its reply.
           return call(t.members[primary], operation, c -> op.send(c, ttl), false, Function.identity(), t);
         }
+        written = write(t, key, hash, primary, operation, ttl, op); // nothing moving: no phase applies
+      } else {
+        written = write(t, key, operation, ttl, op);
       }
-    } catch (RuntimeException | Error e) {
-      exit(t);
-      throw e;
-    }
-    try {
-      CompletableFuture<T> written = write(t, key, operation, ttl, op);
       CompletableFuture<T> f = dropsCopies ? afterWrite(t, key, written) : written;
       f.whenComplete((v, x) -> exit(t));
       return f;
@@ -1470,7 +1477,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   private void checkOpen() {
     if (closed) {
-      throw new IllegalStateException(description + " is closed");
+      throw new IllegalStateException(this + " is closed");
     }
   }
 
@@ -1572,7 +1579,6 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   @Override
   public String toString() {
-    Topology t = topology;
-    return description.substring(0, description.length() - 1) + ", " + t.nodes.size() + " nodes)";
+    return description + ", " + topology.nodes.size() + " nodes)";
   }
 }

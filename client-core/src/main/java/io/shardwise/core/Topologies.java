@@ -161,9 +161,6 @@ final class Topologies implements AutoCloseable {
   }
 
   private static IllegalArgumentException refused(List<Node> servers, RuntimeException e) {
-    if (e instanceof IllegalArgumentException && e.getMessage() != null && e.getMessage().startsWith("new server list")) {
-      return (IllegalArgumentException) e;
-    }
     return new IllegalArgumentException(
         "new server list " + servers + " refused, the current list stays in force: " + e.getMessage(), e);
   }
