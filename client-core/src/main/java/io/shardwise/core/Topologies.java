@@ -70,6 +70,11 @@ final class Topologies implements AutoCloseable {
   private final Map<Node, Member> open = new LinkedHashMap<>();
   /** Topologies replaced but possibly still in use. Changed on the topology thread only. */
   private final List<Topology> replaced = new ArrayList<>();
+  /**
+   * The members of the change being prepared (its new connections are being opened): a drain
+   * that runs meanwhile must not close one it kept from the list in force. Topology thread only.
+   */
+  private Member[] preparing = new Member[0];
   private ScheduledExecutorService thread;
   private CompletableFuture<?> last = CompletableFuture.completedFuture(null);
   private volatile TopologyChange lastChange;
@@ -132,6 +137,7 @@ final class Topologies implements AutoCloseable {
         .thenComposeAsync(x -> prepare(list, router), thread)
         .handleAsync(
             (prepared, failure) -> {
+              preparing = new Member[0];
               if (failure != null) {
                 result.completeExceptionally(unwrap(failure));
               } else {
@@ -207,6 +213,7 @@ final class Topologies implements AutoCloseable {
       added.forEach(m -> m.connection.close());
       return CompletableFuture.failedFuture(refused(list, e));
     }
+    preparing = members;
     List<CompletableFuture<?>> ready = new ArrayList<>();
     for (Member m : added) {
       ready.add(m.connection.ready().handle((x, y) -> null));
@@ -353,7 +360,7 @@ final class Topologies implements AutoCloseable {
     Topology now = current.get();
     long stuck = System.nanoTime() - stuckAfterNanos();
     replaced.removeIf(t -> t != now && (t.active.sum() == 0 || forget(t, stuck)));
-    Set<Member> used = new HashSet<>();
+    Set<Member> used = new HashSet<>(List.of(preparing));
     now.collectMembers(used);
     replaced.forEach(t -> t.collectMembers(used));
     List<Member> unused = new ArrayList<>();

@@ -40,6 +40,18 @@ final class InMemoryBackend implements Backend {
     final AtomicInteger failNext = new AtomicInteger();
     volatile boolean hang;
     volatile boolean closed;
+    /** The first connection attempt takes this long ({@link #ready()}). */
+    volatile long readyMillis;
+
+    @Override
+    public CompletableFuture<Void> ready() {
+      return readyMillis == 0
+          ? CompletableFuture.completedFuture(null)
+          : CompletableFuture.runAsync(
+              () -> {},
+              CompletableFuture.delayedExecutor(readyMillis, java.util.concurrent.TimeUnit.MILLISECONDS));
+    }
+
     /** Requests fail after this, as the SPI asks of a connection. */
     volatile Duration requestTimeout = Duration.ofMillis(250);
 
@@ -49,6 +61,9 @@ final class InMemoryBackend implements Backend {
 
     private <T> CompletableFuture<T> reply(java.util.function.Supplier<T> work) {
       requests.incrementAndGet();
+      if (closed) {
+        return CompletableFuture.failedFuture(new IllegalStateException(node + ": the connection is closed"));
+      }
       if (hang) {
         return new CompletableFuture<T>().orTimeout(requestTimeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
       }

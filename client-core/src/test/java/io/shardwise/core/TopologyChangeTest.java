@@ -164,6 +164,29 @@ class TopologyChangeTest {
   }
 
   @Test
+  void aServerKeptByAChangeIsNotClosedByTheDrainOfTheChangeBefore() throws Exception {
+    InMemoryBackend own = new InMemoryBackend(KeyRules.MEMCACHED);
+    try (AsyncCacheClient<String> quick =
+        ShardwiseClient.builder()
+            .backend(own)
+            .servers("a:1,b:2,c:3,d:4,e:5,f:6")
+            .topology(TopologyOptions.defaults().withSettle(Duration.ZERO).withWarmUp(Duration.ZERO))
+            .codec(Codecs.utf8())
+            .build()) {
+      Node f = Node.of("f", 6);
+      own.stores.computeIfAbsent(Node.of("g", 7), InMemoryBackend.Store::new).readyMillis = 300;
+      // f leaves; the drain of that change runs while the next one, which keeps f, waits for g.
+      quick.updateServers(ServerList.parse("a:1,b:2,c:3,d:4,e:5")).join();
+      quick.updateServers(ServerList.parse("a:1,b:2,c:3,d:4,e:5,f:6,g:7")).join();
+      assertThat(own.store(f).closed).as("f's connection").isFalse();
+      for (int i = 0; i < 500; i++) {
+        quick.sync().set("k" + i, "v", Duration.ZERO);
+      }
+      assertThat(own.store(f).data).isNotEmpty();
+    }
+  }
+
+  @Test
   void aBadListIsRefusedAndTheOldOneStays() {
     List<Node> old = client.nodes();
     assertThatThrownBy(() -> client.updateServers(List.of()).join())
