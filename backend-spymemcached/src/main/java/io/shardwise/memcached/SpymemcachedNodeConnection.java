@@ -35,14 +35,16 @@ import net.spy.memcached.MemcachedClient;
 import net.spy.memcached.MemcachedNode;
 import net.spy.memcached.OperationFactory;
 import net.spy.memcached.auth.AuthThread;
-import net.spy.memcached.internal.GetFuture;
 import net.spy.memcached.internal.OperationFuture;
+import net.spy.memcached.ops.DeleteOperation;
 import net.spy.memcached.ops.GetOperation;
 import net.spy.memcached.ops.Operation;
 import net.spy.memcached.ops.OperationCallback;
 import net.spy.memcached.ops.OperationException;
 import net.spy.memcached.ops.OperationStatus;
 import net.spy.memcached.ops.StatusCode;
+import net.spy.memcached.ops.StoreOperation;
+import net.spy.memcached.ops.StoreType;
 
 /**
  * A {@link NodeConnection} to one node of the backend's shared spymemcached connection: the
@@ -333,14 +335,11 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     if (!ready.isDone()) {
       return ready.thenCompose(connected -> get(key));
     }
-    return single(
-        "get",
-        key,
-        call -> {
-          GetFuture<CachedValue> future = client.asyncGet(key, TRANSCODER);
-          call.cancelWith(future);
-          future.addListener(done -> call.complete(future::get));
-        });
+    Read read = new Read(key);
+    if (begin(read)) {
+      read.send(operations.get(key, read));
+    }
+    return read.result;
   }
 
   @Override
@@ -410,21 +409,32 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     if (!ready.isDone()) {
       return ready.thenCompose(connected -> set(key, value, ttl));
     }
-    return single("set", key, call -> issueSet(call, key, value, exptime(ttl)));
+    Store set = new Store(key);
+    if (begin(set)) {
+      issueStore(set, StoreType.set, key, value, ttl, 0);
+    }
+    return set.result;
   }
 
-  private void issueSet(Call<Void> call, String key, CachedValue value, int exptime) {
-    checkFlags(value);
-    OperationFuture<Boolean> future = client.set(key, exptime, value, TRANSCODER);
-    bridge(
-        call,
-        future,
-        (stored, status) -> {
-          if (Boolean.TRUE.equals(stored)) {
-            return null;
-          }
-          throw errorReply(call, status);
-        });
+  /**
+   * Sends a {@code set} or {@code add} for {@code write}, with the expiry {@code ttl} gives or, when
+   * {@code ttl} is null, {@code exptime}.
+   */
+  private void issueStore(
+      StoreCall<?> write, StoreType type, String key, CachedValue value, Duration ttl, int exptime) {
+    if (write.result.isDone()) {
+      return;
+    }
+    Operation store;
+    try {
+      int expiry = ttl == null ? exptime : exptime(ttl);
+      checkFlags(value);
+      store = operations.store(type, key, value.flags(), expiry, value.bytes(), write);
+    } catch (RuntimeException e) {
+      write.abort(translateIssueFailure(write, e));
+      return;
+    }
+    write.send(store);
   }
 
   @Override
@@ -447,16 +457,16 @@ final class SpymemcachedNodeConnection implements NodeConnection {
       batch.abort(e);
       return batch.result;
     }
-    Map<String, Call<Void>> writes = new LinkedHashMap<>();
+    Map<String, Store> writes = new LinkedHashMap<>();
     for (Map.Entry<String, CachedValue> e : values.entrySet()) {
-      Call<Void> write = new Call<>("set", e.getKey());
+      Store write = new Store(e.getKey());
       writes.put(e.getKey(), write);
       batch.children.add(write);
     }
     batch.whenChildrenDone(
         () -> {
           Map<String, Throwable> failures = new LinkedHashMap<>();
-          for (Map.Entry<String, Call<Void>> e : writes.entrySet()) {
+          for (Map.Entry<String, Store> e : writes.entrySet()) {
             Throwable failure = e.getValue().failure();
             if (failure != null) {
               failures.put(e.getKey(), failure);
@@ -472,8 +482,7 @@ final class SpymemcachedNodeConnection implements NodeConnection {
           }
         });
     for (Map.Entry<String, CachedValue> e : values.entrySet()) {
-      Call<Void> write = writes.get(e.getKey());
-      write.run(() -> issueSet(write, e.getKey(), e.getValue(), exptime));
+      issueStore(writes.get(e.getKey()), StoreType.set, e.getKey(), e.getValue(), null, exptime);
     }
     return batch.result;
   }
@@ -483,26 +492,11 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     if (!ready.isDone()) {
       return ready.thenCompose(connected -> add(key, value, ttl));
     }
-    return single(
-        "add",
-        key,
-        call -> {
-          int exptime = exptime(ttl);
-          checkFlags(value);
-          OperationFuture<Boolean> future = client.add(key, exptime, value, TRANSCODER);
-          bridge(
-              call,
-              future,
-              (stored, status) -> {
-                if (Boolean.TRUE.equals(stored)) {
-                  return true;
-                }
-                if (is(status, StatusCode.ERR_NOT_STORED, StatusCode.ERR_EXISTS)) {
-                  return false;
-                }
-                throw errorReply(call, status);
-              });
-        });
+    Add add = new Add(key);
+    if (begin(add)) {
+      issueStore(add, StoreType.add, key, value, ttl, 0);
+    }
+    return add.result;
   }
 
   @Override
@@ -510,12 +504,17 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     if (!ready.isDone()) {
       return ready.thenCompose(connected -> delete(key));
     }
-    return single("delete", key, call -> issueDelete(call, key));
+    Delete delete = new Delete(key);
+    if (begin(delete)) {
+      issueDelete(delete);
+    }
+    return delete.result;
   }
 
-  private void issueDelete(Call<Boolean> call, String key) {
-    OperationFuture<Boolean> future = client.delete(key);
-    bridge(call, future, (deleted, status) -> foundOrMissing(call, deleted, status));
+  private void issueDelete(Delete delete) {
+    if (!delete.result.isDone()) {
+      delete.send(operations.delete(delete.key, delete));
+    }
   }
 
   @Override
@@ -530,10 +529,10 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     if (!begin(batch)) {
       return batch.result;
     }
-    Map<String, Call<Boolean>> deletes = new LinkedHashMap<>();
+    Map<String, Delete> deletes = new LinkedHashMap<>();
     for (String key : keys) {
       if (!deletes.containsKey(key)) {
-        Call<Boolean> delete = new Call<>("delete", key);
+        Delete delete = new Delete(key);
         deletes.put(key, delete);
         batch.children.add(delete);
       }
@@ -543,7 +542,7 @@ final class SpymemcachedNodeConnection implements NodeConnection {
           Map<String, Boolean> existed = new LinkedHashMap<>();
           Throwable firstFailure = null;
           int failed = 0;
-          for (Map.Entry<String, Call<Boolean>> e : deletes.entrySet()) {
+          for (Map.Entry<String, Delete> e : deletes.entrySet()) {
             Throwable failure = e.getValue().failure();
             if (failure != null) {
               failed++;
@@ -566,8 +565,8 @@ final class SpymemcachedNodeConnection implements NodeConnection {
             batch.result.complete(existed);
           }
         });
-    for (Map.Entry<String, Call<Boolean>> e : deletes.entrySet()) {
-      e.getValue().run(() -> issueDelete(e.getValue(), e.getKey()));
+    for (Delete delete : deletes.values()) {
+      issueDelete(delete);
     }
     return batch.result;
   }
@@ -577,13 +576,18 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     if (!ready.isDone()) {
       return ready.thenCompose(connected -> touch(key, ttl));
     }
-    return single(
-        "touch",
-        key,
-        call -> {
-          OperationFuture<Boolean> future = client.touch(key, exptime(ttl));
-          bridge(call, future, (touched, status) -> foundOrMissing(call, touched, status));
-        });
+    Touch touch = new Touch(key);
+    if (begin(touch)) {
+      int exptime;
+      try {
+        exptime = exptime(ttl);
+      } catch (RuntimeException e) {
+        touch.abort(translateIssueFailure(touch, e));
+        return touch.result;
+      }
+      touch.send(operations.touch(key, exptime, touch));
+    }
+    return touch.result;
   }
 
   /**
@@ -946,6 +950,41 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     return Expiry.exptime(ttl, System.currentTimeMillis() / 1000);
   }
 
+  /**
+   * What spymemcached's {@code enqueueOperation} checks of a key before queuing it (its {@code
+   * StringUtils.validateKey}): 1 to 250 bytes in UTF-8 and, on the text protocol, no space, CR, LF
+   * or NUL, which would end the key inside the command line. Keys reach here validated by the
+   * routing client; this keeps a request sent past it from splitting a text command.
+   */
+  private void checkCarriable(String key) {
+    int bytes = 0;
+    for (int i = 0; i < key.length(); i++) {
+      char c = key.charAt(i);
+      if (c < 0x80) {
+        if (protocol == MemcachedProtocol.TEXT
+            && (c == ' ' || c == '\r' || c == '\n' || c == 0)) {
+          throw new IllegalArgumentException(
+              "key '"
+                  + KeyRules.shorten(key)
+                  + "' contains a space, CR, LF or NUL, which the text protocol cannot carry");
+        }
+        bytes++;
+      } else {
+        bytes += c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
+      }
+    }
+    if (bytes == 0 || bytes > KeyRules.MAX_MEMCACHED_KEY_BYTES) {
+      throw new IllegalArgumentException(
+          "key '"
+              + KeyRules.shorten(key)
+              + "' is "
+              + bytes
+              + " bytes in UTF-8; memcached keys are 1 to "
+              + KeyRules.MAX_MEMCACHED_KEY_BYTES
+              + " bytes");
+    }
+  }
+
   private void checkFlags(CachedValue value) {
     if (protocol == MemcachedProtocol.TEXT && value.flags() < 0) {
       throw new IllegalArgumentException(
@@ -1128,6 +1167,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     volatile long deadlineNanos;
     private volatile Runnable canceller;
 
+    /** The request's operation when the call sent it itself ({@link Direct}), else null. */
+    volatile Operation operation;
+
     Call(String command, String key) {
       this.command = command;
       this.key = key;
@@ -1189,6 +1231,11 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     }
 
     void cancelInSpymemcached() {
+      Operation sent = operation;
+      if (sent != null) {
+        sent.cancel();
+        return;
+      }
       Runnable cancel = canceller;
       if (cancel != null) {
         try {
@@ -1231,6 +1278,155 @@ final class SpymemcachedNodeConnection implements NodeConnection {
       } catch (CancellationException e) {
         return e;
       }
+    }
+  }
+
+  /**
+   * A single-key request that is its own spymemcached callback. Its operation is built by the
+   * operation factory and queued on this connection's node directly, so nothing stands between the
+   * reply and the caller's future: spymemcached's {@code asyncGet} and {@code set} would add a
+   * future, a latch, a callback and (here) a listener per request, and look the node up by key.
+   * The callbacks run on the I/O thread (or on the thread that cancels the operation).
+   */
+  private abstract class Direct<T> extends Call<T> implements OperationCallback {
+    private OperationStatus status;
+
+    Direct(String command, String key) {
+      super(command, key);
+    }
+
+    /**
+     * Queues {@code op} on the node, after what spymemcached's {@code enqueueOperation} checks: a
+     * key the protocol can carry, and a connected node (a request for a node that is down is
+     * cancelled, as spymemcached does with {@code FailureMode.Cancel}, and fails as not connected).
+     */
+    final void send(Operation op) {
+      operation = op;
+      try {
+        checkCarriable(key);
+        if (!server.isActive()) {
+          op.cancel();
+          return;
+        }
+        connection.send(server, op);
+      } catch (RuntimeException e) {
+        abort(translateIssueFailure(this, e));
+      }
+    }
+
+    @Override
+    public final void receivedStatus(OperationStatus received) {
+      status = received;
+    }
+
+    /** Checked in the order of spymemcached's {@code OperationFuture.get}. */
+    @Override
+    public final void complete() {
+      Operation op = operation;
+      if (op.hasErrored()) {
+        abort(translate(this, op.getException()));
+      } else if (op.isCancelled()) {
+        abort(translate(this, new CancellationException("Cancelled")));
+      } else if (op.isTimedOut()) {
+        abort(timeout());
+      } else {
+        try {
+          result.complete(reply(status));
+        } catch (RuntimeException e) {
+          abort(translateIssueFailure(this, e));
+        }
+      }
+    }
+
+    /** The result for the status the server sent (null if none came), or the failure thrown. */
+    abstract T reply(OperationStatus status);
+  }
+
+  private final class Read extends Direct<CachedValue> implements GetOperation.Callback {
+    private CachedValue value;
+
+    Read(String key) {
+      super("get", key);
+    }
+
+    @Override
+    public void gotData(String receivedKey, int flags, byte[] data) {
+      value = CachedValue.of(data, flags);
+    }
+
+    /** The value, or null for a miss; as for spymemcached's {@code asyncGet}, whatever the status. */
+    @Override
+    CachedValue reply(OperationStatus status) {
+      return value;
+    }
+  }
+
+  private abstract class StoreCall<T> extends Direct<T> implements StoreOperation.Callback {
+    StoreCall(String command, String key) {
+      super(command, key);
+    }
+
+    @Override
+    public void gotData(String receivedKey, long cas) {
+      // the CAS of the stored item: not used
+    }
+  }
+
+  private final class Store extends StoreCall<Void> {
+    Store(String key) {
+      super("set", key);
+    }
+
+    @Override
+    Void reply(OperationStatus status) {
+      if (status != null && status.isSuccess()) {
+        return null;
+      }
+      throw errorReply(this, status);
+    }
+  }
+
+  private final class Add extends StoreCall<Boolean> {
+    Add(String key) {
+      super("add", key);
+    }
+
+    @Override
+    Boolean reply(OperationStatus status) {
+      if (status != null && status.isSuccess()) {
+        return true;
+      }
+      if (is(status, StatusCode.ERR_NOT_STORED, StatusCode.ERR_EXISTS)) {
+        return false;
+      }
+      throw errorReply(this, status);
+    }
+  }
+
+  private final class Delete extends Direct<Boolean> implements DeleteOperation.Callback {
+    Delete(String key) {
+      super("delete", key);
+    }
+
+    @Override
+    public void gotData(long cas) {
+      // the CAS of the deleted item: not used
+    }
+
+    @Override
+    Boolean reply(OperationStatus status) {
+      return foundOrMissing(this, status != null && status.isSuccess(), status);
+    }
+  }
+
+  private final class Touch extends Direct<Boolean> {
+    Touch(String key) {
+      super("touch", key);
+    }
+
+    @Override
+    Boolean reply(OperationStatus status) {
+      return foundOrMissing(this, status != null && status.isSuccess(), status);
     }
   }
 
