@@ -50,6 +50,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final Topologies topologies;
   private final FleetHealth health;
   private final ValueCodec<V> codec;
+  /** {@link #decodeOrNull(CachedValue)}, made once: a method reference would be made per read. */
+  private final Function<CachedValue, V> decodeOrNull = this::decodeOrNull;
   private final KeyRules keyRules;
   private final Duration timeout;
   private final int maxValueBytes;
@@ -210,7 +212,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       bounded.loads.record(node);
     }
     // The value is decoded in the stage that handles the reply: no stage of its own.
-    return call(t.members[node], "get", c -> c.get(key), true, this::decodeOrNull, release);
+    return call(t.members[node], "get", c -> c.get(key), true, decodeOrNull, release);
   }
 
   private static void release(Topology t) {
