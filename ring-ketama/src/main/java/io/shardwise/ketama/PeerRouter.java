@@ -18,8 +18,9 @@ import java.util.function.IntPredicate;
  * <ul>
  *   <li><b>twemproxy ketama</b> ({@code nc_ketama.c}): the MD5 continuum of {@link
  *       KetamaCompatibility#TWEMPROXY}, keys hashed with the configured hash.
- *   <li><b>twemproxy modula</b> ({@code nc_modula.c}): each server repeated {@code weight} times in
- *       list order; a key goes to entry {@code hash % total weight}.
+ *   <li><b>twemproxy modula</b> ({@code nc_modula.c}): each server repeated {@code weight} times,
+ *       the servers in twemproxy's order (sorted by name, see {@link #modulaOrder()}), not the
+ *       configuration's; a key goes to entry {@code hash % total weight}.
  *   <li><b>spymemcached {@code ArrayModNodeLocator}</b>: {@code hash % n}; no weights.
  *   <li><b>spymemcached {@code KetamaNodeLocator}</b>: with {@code KETAMA_HASH}, 40 MD5 digests of
  *       four points per server; with another hash, 160 points {@code hash(S + "-" + i)}; with
@@ -31,9 +32,10 @@ import java.util.function.IntPredicate;
  *       per node). Equal points: the last server in the list wins.
  *   <li><b>Xmemcached {@code ArrayMemcachedSessionLocator}</b>: as twemproxy modula.
  *   <li><b>Xmemcached {@code KetamaMemcachedSessionLocator}</b>: {@code 160 * weight} points per
- *       server over S = {@code InetSocketAddress.toString()} with its leading slash ({@code
- *       /10.0.0.1:11211}, {@code host/10.0.0.1:11211}); equal points go to the servers sorted by S,
- *       entry {@code point % count}.
+ *       server over S = the connected address's {@code toString()} once its host name is known, {@code
+ *       name/10.0.0.1:11211}, where for an IP address the name is its reverse lookup (the IP
+ *       itself when there is none); equal points go to the servers sorted by S, entry {@code point
+ *       % count}.
  *   <li><b>Jedis {@code ShardedJedis}</b>: {@code 160 * weight} points per shard, MurmurHash64A of
  *       {@code "SHARD-" + i + "-NODE-" + n}, or {@code name + "*" + n} for a named shard, ordered as
  *       signed longs; equal points: the last shard wins.
@@ -77,7 +79,7 @@ public final class PeerRouter implements Router {
       }
       this.slots = new int[(int) total];
       int s = 0;
-      for (int i = 0; i < n; i++) {
+      for (int i : modulaOrder()) {
         for (int w = 0; w < this.nodes.get(i).weight(); w++) {
           slots[s++] = i;
         }
@@ -87,6 +89,38 @@ public final class PeerRouter implements Router {
       this.slots = null;
       this.continuum = buildContinuum();
     }
+  }
+
+  /**
+   * The order of the servers in the modulo table. twemproxy sorts its servers by name ({@code
+   * conf_validate_server}: {@code array_sort} with {@code conf_server_name_cmp}, shorter names
+   * first, then {@code strncmp}), where the name is the one given or the ketama server string, and
+   * keeps that order: its modula table follows it, not the configuration file. The others keep
+   * the list order.
+   */
+  private Integer[] modulaOrder() {
+    int n = nodes.size();
+    Integer[] order = new Integer[n];
+    for (int i = 0; i < n; i++) {
+      order[i] = i;
+    }
+    if (mode.peer() == PeerMode.Peer.TWEMPROXY) {
+      byte[][] names = new byte[n][];
+      for (int i = 0; i < n; i++) {
+        names[i] = serverString(nodes.get(i)).getBytes(StandardCharsets.UTF_8);
+      }
+      Arrays.sort(order, (x, y) -> names[x].length != names[y].length
+          ? Integer.compare(names[x].length, names[y].length)
+          : Arrays.compareUnsigned(names[x], names[y]));
+      for (int i = 0; i + 1 < n; i++) {
+        if (Arrays.equals(names[order[i]], names[order[i + 1]])) {
+          throw new IllegalArgumentException("compat mode " + mode.id() + ": twemproxy refuses two servers"
+              + " with the same name, but " + nodes.get(order[i]) + " and " + nodes.get(order[i + 1])
+              + " are both '" + serverString(nodes.get(order[i])) + "'");
+        }
+      }
+    }
+    return order;
   }
 
   /** The router for {@code nodes} placing keys as {@code mode} does. */
@@ -264,8 +298,12 @@ public final class PeerRouter implements Router {
         }
         return KetamaCompatibility.SPYMEMCACHED.serverString(node);
       case XMEMCACHED:
-        // MemcachedConnector keeps String.valueOf(session.getRemoteSocketAddress()).
-        return String.valueOf(new InetSocketAddress(node.host(), node.port()));
+        // MemcachedConnector keeps String.valueOf(session.getRemoteSocketAddress()), an address
+        // whose host name has been looked up by then: "name/ip:port", where name is the reverse
+        // name of an IP address (observed with 2.4.8 on 127.0.0.1: "localhost/127.0.0.1:port").
+        InetSocketAddress address = new InetSocketAddress(node.host(), node.port());
+        address.getHostName();
+        return String.valueOf(address);
       case JEDIS:
         return node.hasExplicitName() ? node.name() : node.address();
       default:

@@ -226,6 +226,7 @@ class PeerRouterCrossCheckTest {
     List<Session> out = new ArrayList<>();
     for (Node node : nodes) {
       InetSocketAddress address = new InetSocketAddress(node.host(), node.port());
+      address.getHostName(); // as a connected Xmemcached session's address has it
       out.add(
           (Session)
               Proxy.newProxyInstance(
