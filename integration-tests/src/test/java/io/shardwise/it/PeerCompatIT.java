@@ -17,6 +17,8 @@ import io.shardwise.testing.ServerFleet;
 import io.shardwise.testing.Twemproxy;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,6 +32,7 @@ import net.rubyeye.xmemcached.transcoders.StringTranscoder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.JedisShardInfo;
@@ -37,8 +40,8 @@ import redis.clients.jedis.ShardedJedis;
 
 /**
  * The compat router against the real peers: a real {@code nutcracker} for every twemproxy hash
- * and both distributions, the real Xmemcached, spymemcached and Jedis {@code ShardedJedis}
- * clients. Each peer writes, Shardwise in the peer's compat mode reads every key with its value;
+ * and both distributions, libmemcached's tools, the real Xmemcached, spymemcached and Jedis {@code
+ * ShardedJedis} clients. Each peer writes, Shardwise in the peer's compat mode reads every key with its value;
  * and Shardwise writes, the peer reads every key.
  */
 @Timeout(240)
@@ -170,6 +173,63 @@ class PeerCompatIT {
       raw.getAll(byShardwise.keySet()).forEach((k, v) -> values.put(k, new String(v, StandardCharsets.UTF_8)));
       assertThat(values).as(mode).isEqualTo(byShardwise);
     }
+  }
+
+  /**
+   * libmemcached's own tools (memccp, memccat from libmemcached-tools; the default modula
+   * distribution with {@code --hash}) write and read the fleet.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"default", "crc", "fnv1a_64", "murmur3"})
+  void libmemcachedToolsWithModula(String hash, @TempDir Path dir) throws Exception {
+    CacheFleet fleet = CacheFleet.memcached(MEMCACHED);
+    fleet.reset();
+    String servers = fleet.serverList(4);
+    String mode = "libmemcached:" + hash + ":modula";
+    Map<String, String> byTool = new LinkedHashMap<>();
+    for (int i = 0; i < 1_000; i++) {
+      byTool.put((i % 5 == 0 ? "lm:caf\u00e9:" : "lm:") + i, "value " + i);
+    }
+    // The tools know no hash named "default": without --hash they use it.
+    List<String> options = hash.equals("default") ? List.of() : List.of("--hash=" + hash);
+    List<String> copy = new ArrayList<>(List.of(tool("memccp"), "--servers=" + servers));
+    copy.addAll(options);
+    for (Map.Entry<String, String> e : byTool.entrySet()) {
+      Files.writeString(dir.resolve(e.getKey()), e.getValue(), StandardCharsets.UTF_8);
+      copy.add(dir.resolve(e.getKey()).toString());
+    }
+    run(copy);
+    try (AsyncCacheClient<String> client = shardwise(fleet.newBackend(), servers, mode, "")) {
+      assertAllHits(client, byTool);
+      Map<String, String> byShardwise = new LinkedHashMap<>();
+      for (int i = 0; i < 1_000; i++) {
+        byShardwise.put("sw:" + i, "from shardwise " + i);
+      }
+      write(client, byShardwise);
+      List<String> cat = new ArrayList<>(List.of(tool("memccat"), "--servers=" + servers));
+      cat.addAll(options);
+      cat.addAll(byShardwise.keySet());
+      assertThat(run(cat)).as(mode).isEqualTo(String.join("\n", byShardwise.values()) + "\n");
+    }
+  }
+
+  /** The libmemcached tool: Debian names memcp, memcat memccp, memccat. */
+  private static String tool(String name) {
+    for (String dir : List.of("/usr/bin", "/usr/local/bin")) {
+      for (String candidate : List.of(name, name.replace("memc", "mem"))) {
+        if (Files.isExecutable(Path.of(dir, candidate))) {
+          return Path.of(dir, candidate).toString();
+        }
+      }
+    }
+    throw new IllegalStateException(name + " not found: install libmemcached-tools (.ci/run does)");
+  }
+
+  private static String run(List<String> command) throws Exception {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as("%s: %s", command.get(0), out).isZero();
+    return out;
   }
 
   @Test

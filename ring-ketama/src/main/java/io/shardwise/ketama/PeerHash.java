@@ -9,7 +9,8 @@ import java.util.zip.CRC32;
  * quirks included. Two families:
  *
  * <ul>
- *   <li>The C hashes of twemproxy ({@code src/hashkit/nc_*.c}, 0.5.0), which read the key's bytes
+ *   <li>The C hashes of twemproxy ({@code src/hashkit/nc_*.c}, 0.5.0) and libmemcached ({@code
+ *       libhashkit}, 1.1.4; twemproxy's are copies of them), which read the key's bytes
  *       through a {@code const char *}: on x86-64 (and every platform where {@code char} is
  *       signed) a byte of 0x80 or more is sign-extended before it is mixed in, so non-ASCII keys
  *       hash differently from the textbook function. Reproduced as x86-64 builds do.
@@ -23,7 +24,10 @@ import java.util.zip.CRC32;
  */
 public enum PeerHash {
 
-  /** twemproxy {@code one_at_a_time} (Jenkins one-at-a-time over signed chars). */
+  /**
+   * twemproxy {@code one_at_a_time}, libmemcached {@code default} (Jenkins one-at-a-time over
+   * signed chars).
+   */
   ONE_AT_A_TIME(Input.BYTES),
   /** The first little-endian word of MD5: twemproxy {@code md5}, spymemcached/Xmemcached {@code KETAMA_HASH}. */
   MD5(Input.BYTES),
@@ -33,7 +37,7 @@ public enum PeerHash {
    */
   CRC16(Input.BYTES),
   /**
-   * twemproxy {@code crc32}, spymemcached {@code CRC_HASH}, Xmemcached {@code CRC32_HASH}: bits
+   * twemproxy {@code crc32}, libmemcached {@code crc}, spymemcached {@code CRC_HASH}, Xmemcached {@code CRC32_HASH}: bits
    * 16..30 of the CRC-32, {@code (crc32 >> 16) & 0x7fff} (libmemcached's form), so only 32768
    * distinct values.
    */
@@ -43,7 +47,8 @@ public enum PeerHash {
   /** twemproxy {@code fnv1_64}: 64-bit FNV-1 over signed chars, truncated to 32 bits. */
   FNV1_64(Input.BYTES),
   /**
-   * twemproxy {@code fnv1a_64}: not 64-bit FNV-1a. It runs in 32 bits with the low words of the
+   * twemproxy and libmemcached {@code fnv1a_64} (twemproxy took libhashkit's code): not 64-bit
+   * FNV-1a. It runs in 32 bits with the low words of the
    * 64-bit offset basis (0x84222325) and prime (0x1b3), over signed chars.
    */
   FNV1A_64_TWEMPROXY(Input.BYTES),
@@ -53,8 +58,13 @@ public enum PeerHash {
   FNV1A_32(Input.BYTES),
   /** twemproxy {@code hsieh}: Paul Hsieh's SuperFastHash, the third tail byte signed. */
   HSIEH(Input.BYTES),
-  /** twemproxy {@code murmur}: MurmurHash2 with seed {@code 0xdeadbeef * length}. */
+  /** twemproxy and libmemcached {@code murmur}: MurmurHash2 with seed {@code 0xdeadbeef * length}. */
   MURMUR(Input.BYTES),
+  /**
+   * libmemcached {@code murmur3} ({@code libhashkit/murmur3_api.cc}): MurmurHash3 x86 32-bit with
+   * seed {@code 0xdeadbeef * length}.
+   */
+  MURMUR3(Input.BYTES),
   /** twemproxy {@code jenkins}: Bob Jenkins' lookup3 {@code hashlittle} with initval 13. */
   JENKINS(Input.BYTES),
 
@@ -235,6 +245,8 @@ public enum PeerHash {
         return hsieh(k, off, len);
       case MURMUR:
         return murmur2(k, off, len);
+      case MURMUR3:
+        return murmur3x86(k, off, len, 0xdeadbeef * len);
       case JENKINS:
         return jenkins(k, off, len);
       case MURMUR64A:
@@ -351,6 +363,39 @@ public enum PeerHash {
     h ^= h >>> 13;
     h *= m;
     h ^= h >>> 15;
+    return h & MASK32;
+  }
+
+  /** MurmurHash3_x86_32 (Austin Appleby), little-endian blocks. */
+  private static long murmur3x86(byte[] k, int off, int len, int seed) {
+    final int c1 = 0xcc9e2d51;
+    final int c2 = 0x1b873593;
+    int h = seed;
+    int p = off;
+    for (int blocks = len >>> 2; blocks > 0; blocks--) {
+      int w = le32(k, p);
+      w *= c1;
+      w = Integer.rotateLeft(w, 15);
+      w *= c2;
+      h ^= w;
+      h = Integer.rotateLeft(h, 13);
+      h = h * 5 + 0xe6546b64;
+      p += 4;
+    }
+    int w = 0;
+    for (int i = 0; i < (len & 3); i++) {
+      w |= (k[p + i] & 0xFF) << (8 * i);
+    }
+    w *= c1;
+    w = Integer.rotateLeft(w, 15);
+    w *= c2;
+    h ^= w;
+    h ^= len;
+    h ^= h >>> 16;
+    h *= 0x85ebca6b;
+    h ^= h >>> 13;
+    h *= 0xc2b2ae35;
+    h ^= h >>> 16;
     return h & MASK32;
   }
 

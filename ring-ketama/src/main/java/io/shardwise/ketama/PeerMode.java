@@ -25,12 +25,20 @@ import java.util.Objects;
  *   <tr><td>{@code xmemcached:array:<alg>}</td><td>{@code ArrayMemcachedSessionLocator} (the default) with
  *       {@code HashAlgorithm.<ALG>}</td></tr>
  *   <tr><td>{@code xmemcached:ketama:<alg>}</td><td>{@code KetamaMemcachedSessionLocator} with {@code <ALG>}</td></tr>
+ *   <tr><td>{@code libmemcached:<hash>:modula}</td><td>{@code MEMCACHED_DISTRIBUTION_MODULA} (the
+ *       default) with {@code MEMCACHED_BEHAVIOR_HASH} {@code <hash>}</td></tr>
+ *   <tr><td>{@code libmemcached:<hash>:consistent}</td><td>{@code MEMCACHED_DISTRIBUTION_CONSISTENT}
+ *       (or {@code _KETAMA}) without {@code KETAMA_WEIGHTED}</td></tr>
+ *   <tr><td>{@code libmemcached:<hash>:consistent_weighted}</td><td>{@code
+ *       MEMCACHED_DISTRIBUTION_CONSISTENT_WEIGHTED}, or a consistent distribution with {@code
+ *       MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED}</td></tr>
  *   <tr><td>{@code jedis:sharded:murmur_hash}</td><td>Jedis 2.x-3.x {@code ShardedJedis} (default {@code
  *       Hashing.MURMUR_HASH}, no key tag pattern)</td></tr>
  * </table>
  *
  * <p>twemproxy hashes: {@code one_at_a_time md5 crc16 crc32 crc32a fnv1_64 fnv1a_64 fnv1_32
- * fnv1a_32 hsieh murmur jenkins}. spymemcached algorithms: {@code native_hash crc_hash
+ * fnv1a_32 hsieh murmur jenkins}. libmemcached hashes: {@code default md5 crc fnv1_64 fnv1a_64
+ * fnv1_32 fnv1a_32 murmur jenkins murmur3}. spymemcached algorithms: {@code native_hash crc_hash
  * fnv1_64_hash fnv1a_64_hash fnv1_32_hash fnv1a_32_hash ketama_hash}; Xmemcached the same with
  * {@code crc32_hash} for {@code crc_hash}. Formats: {@code spymemcached}, {@code libmemcached}.
  * Names are case-insensitive; {@link #id()} is lower case.
@@ -42,7 +50,8 @@ public final class PeerMode {
     TWEMPROXY,
     SPYMEMCACHED,
     XMEMCACHED,
-    JEDIS
+    JEDIS,
+    LIBMEMCACHED
   }
 
   /** How a mode places keys. */
@@ -60,6 +69,7 @@ public final class PeerMode {
   private static final Map<String, PeerHash> TWEMPROXY_HASHES = new LinkedHashMap<>();
   private static final Map<String, PeerHash> SPYMEMCACHED_HASHES = new LinkedHashMap<>();
   private static final Map<String, PeerHash> XMEMCACHED_HASHES = new LinkedHashMap<>();
+  private static final Map<String, PeerHash> LIBMEMCACHED_HASHES = new LinkedHashMap<>();
 
   static {
     // twemproxy src/hashkit/nc_hashkit.h, the names its configuration takes (nc_conf.c)
@@ -75,6 +85,18 @@ public final class PeerMode {
     TWEMPROXY_HASHES.put("hsieh", PeerHash.HSIEH);
     TWEMPROXY_HASHES.put("murmur", PeerHash.MURMUR);
     TWEMPROXY_HASHES.put("jenkins", PeerHash.JENKINS);
+    // libmemcached memcached_hash_t (memcp --hash): hsieh is left out, as Debian's build (1.1.4)
+    // refuses it and it could not be checked.
+    LIBMEMCACHED_HASHES.put("default", PeerHash.ONE_AT_A_TIME);
+    LIBMEMCACHED_HASHES.put("md5", PeerHash.MD5);
+    LIBMEMCACHED_HASHES.put("crc", PeerHash.CRC32_15);
+    LIBMEMCACHED_HASHES.put("fnv1_64", PeerHash.FNV1_64);
+    LIBMEMCACHED_HASHES.put("fnv1a_64", PeerHash.FNV1A_64_TWEMPROXY);
+    LIBMEMCACHED_HASHES.put("fnv1_32", PeerHash.FNV1_32);
+    LIBMEMCACHED_HASHES.put("fnv1a_32", PeerHash.FNV1A_32);
+    LIBMEMCACHED_HASHES.put("murmur", PeerHash.MURMUR);
+    LIBMEMCACHED_HASHES.put("jenkins", PeerHash.JENKINS);
+    LIBMEMCACHED_HASHES.put("murmur3", PeerHash.MURMUR3);
     // spymemcached DefaultHashAlgorithm
     SPYMEMCACHED_HASHES.put("native_hash", PeerHash.JAVA_NATIVE);
     SPYMEMCACHED_HASHES.put("crc_hash", PeerHash.CRC32_15);
@@ -151,13 +173,29 @@ public final class PeerMode {
           }
         }
         throw bad(text, "xmemcached:<array|ketama>:<alg> with <alg> one of " + String.join(", ", XMEMCACHED_HASHES.keySet()));
+      case "libmemcached":
+        if (p.length == 3 && LIBMEMCACHED_HASHES.containsKey(p[1])) {
+          PeerHash h = LIBMEMCACHED_HASHES.get(p[1]);
+          switch (p[2]) {
+            case "modula":
+              return new PeerMode(t, Peer.LIBMEMCACHED, Distribution.MODULA, h, false);
+            case "consistent":
+              return new PeerMode(t, Peer.LIBMEMCACHED, Distribution.HASHED_CONTINUUM, h, false);
+            case "consistent_weighted":
+              return new PeerMode(t, Peer.LIBMEMCACHED, Distribution.MD5_CONTINUUM, h, false);
+            default:
+              break;
+          }
+        }
+        throw bad(text, "libmemcached:<hash>:<modula|consistent|consistent_weighted> with <hash> one of "
+            + String.join(", ", LIBMEMCACHED_HASHES.keySet()));
       case "jedis":
         if (t.equals("jedis:sharded:murmur_hash")) {
           return new PeerMode(t, Peer.JEDIS, Distribution.SHARDED, PeerHash.MURMUR64A, false);
         }
         throw bad(text, "jedis:sharded:murmur_hash");
       default:
-        throw bad(text, "a mode starting with twemproxy:, spymemcached:, xmemcached: or jedis:");
+        throw bad(text, "a mode starting with twemproxy:, libmemcached:, spymemcached:, xmemcached: or jedis:");
     }
   }
 
@@ -175,6 +213,11 @@ public final class PeerMode {
     if (redis) {
       modes.add(of("jedis:sharded:murmur_hash"));
       return Collections.unmodifiableList(modes);
+    }
+    for (String h : LIBMEMCACHED_HASHES.keySet()) {
+      modes.add(of("libmemcached:" + h + ":modula"));
+      modes.add(of("libmemcached:" + h + ":consistent"));
+      modes.add(of("libmemcached:" + h + ":consistent_weighted"));
     }
     for (String h : SPYMEMCACHED_HASHES.keySet()) {
       modes.add(of("spymemcached:array_mod:" + h));

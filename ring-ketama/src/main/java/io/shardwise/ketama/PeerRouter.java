@@ -36,6 +36,12 @@ import java.util.function.IntPredicate;
  *       name/10.0.0.1:11211}, where for an IP address the name is its reverse lookup (the IP
  *       itself when there is none); equal points go to the servers sorted by S, entry {@code point
  *       % count}.
+ *   <li><b>libmemcached modula</b> ({@code hash.cc}): {@code hash % n}; no weights.
+ *   <li><b>libmemcached consistent</b> ({@code hosts.cc}, {@code update_continuum}): 100 points per
+ *       server, {@code hash(S + "-" + i)} with the key hash, S = {@code host}, or {@code
+ *       host:port} unless the port is 11211; no weights. {@code consistent_weighted}: the MD5
+ *       continuum of {@link KetamaCompatibility#LIBMEMCACHED}, keys with the configured hash.
+ *       Equal points: the first server in the list.
  *   <li><b>Jedis {@code ShardedJedis}</b>: {@code 160 * weight} points per shard, MurmurHash64A of
  *       {@code "SHARD-" + i + "-NODE-" + n}, or {@code name + "*" + n} for a named shard, ordered as
  *       signed longs; equal points: the last shard wins.
@@ -63,12 +69,12 @@ public final class PeerRouter implements Router {
     this.signed = mode.distribution() == PeerMode.Distribution.SHARDED;
     int n = this.nodes.size();
     if (mode.distribution() == PeerMode.Distribution.MODULA) {
-      boolean weightsAllowed = mode.peer() != PeerMode.Peer.SPYMEMCACHED;
+      boolean weightsAllowed = mode.peer() != PeerMode.Peer.SPYMEMCACHED && mode.peer() != PeerMode.Peer.LIBMEMCACHED;
       long total = 0;
       for (Node node : this.nodes) {
         if (!weightsAllowed && node.weight() != 1) {
           throw new IllegalArgumentException(
-              "compat mode " + mode.id() + " has no weights (spymemcached's ArrayModNodeLocator ignores"
+              "compat mode " + mode.id() + " has no weights (the peer's modulo distribution ignores"
                   + " them) but " + node + " has weight " + node.weight());
         }
         total += node.weight();
@@ -184,6 +190,18 @@ public final class PeerRouter implements Router {
           digests = 0;
           hashedPoints = 160 * weight;
           break;
+        case LIBMEMCACHED:
+          if (mode.distribution() == PeerMode.Distribution.MD5_CONTINUUM) {
+            digests = KetamaCompatibility.LIBMEMCACHED.digests(weight, totalWeight, n, true);
+          } else {
+            if (weight != 1) {
+              throw new IllegalArgumentException("compat mode " + mode.id() + " has no weights (libmemcached"
+                  + " weighs servers only with consistent_weighted) but " + node + " has weight " + weight);
+            }
+            digests = 0;
+            hashedPoints = 100; // MEMCACHED_POINTS_PER_SERVER
+          }
+          break;
         default:
           throw new AssertionError(mode);
       }
@@ -249,8 +267,10 @@ public final class PeerRouter implements Router {
       return owners[order[a]];
     }
     switch (mode.peer()) {
-      case TWEMPROXY: {
-        // The first in list, as KetamaCompatibility.TWEMPROXY documents.
+      case TWEMPROXY:
+      case LIBMEMCACHED: {
+        // The first in list: glibc's qsort (a merge sort) keeps equal points in list order and the
+        // binary search takes the first of them.
         int best = Integer.MAX_VALUE;
         for (int p = a; p < b; p++) {
           best = Math.min(best, owners[order[p]]);
@@ -290,6 +310,8 @@ public final class PeerRouter implements Router {
     switch (mode.peer()) {
       case TWEMPROXY:
         return KetamaCompatibility.TWEMPROXY.serverString(node);
+      case LIBMEMCACHED:
+        return KetamaCompatibility.LIBMEMCACHED.serverString(node);
       case SPYMEMCACHED:
         if (mode.libmemcachedFormat()) {
           // KetamaNodeKeyFormatter LIBMEMCACHED: getHostName() (a reverse lookup for an address).
