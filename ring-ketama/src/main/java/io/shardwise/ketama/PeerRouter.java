@@ -19,7 +19,7 @@ import java.util.function.IntPredicate;
  *   <li><b>twemproxy ketama</b> ({@code nc_ketama.c}): the MD5 continuum of {@link
  *       KetamaCompatibility#TWEMPROXY}, keys hashed with the configured hash.
  *   <li><b>twemproxy modula</b> ({@code nc_modula.c}): each server repeated {@code weight} times,
- *       the servers in twemproxy's order (sorted by name, see {@link #modulaOrder()}), not the
+ *       the servers in twemproxy's order (sorted by name, see {@link #peerOrder()}), not the
  *       configuration's; a key goes to entry {@code hash % total weight}.
  *   <li><b>spymemcached {@code ArrayModNodeLocator}</b>: {@code hash % n}; no weights.
  *   <li><b>spymemcached {@code KetamaNodeLocator}</b>: with {@code KETAMA_HASH}, 40 MD5 digests of
@@ -61,6 +61,8 @@ public final class PeerRouter implements Router {
   private final Continuum continuum;
   private final int[] slots;
   private final boolean signed;
+  /** Each node's position in the peer's own server order (see {@link #peerOrder()}). */
+  private int[] peerRank;
 
   private PeerRouter(List<Node> nodes, PeerMode mode) {
     this.nodes = ServerList.validate(nodes);
@@ -85,7 +87,7 @@ public final class PeerRouter implements Router {
       }
       this.slots = new int[(int) total];
       int s = 0;
-      for (int i : modulaOrder()) {
+      for (int i : peerOrder()) {
         for (int w = 0; w < this.nodes.get(i).weight(); w++) {
           slots[s++] = i;
         }
@@ -104,7 +106,7 @@ public final class PeerRouter implements Router {
    * keeps that order: its modula table follows it, not the configuration file. The others keep
    * the list order.
    */
-  private Integer[] modulaOrder() {
+  private Integer[] peerOrder() {
     int n = nodes.size();
     Integer[] order = new Integer[n];
     for (int i = 0; i < n; i++) {
@@ -145,6 +147,11 @@ public final class PeerRouter implements Router {
 
   private Continuum buildContinuum() {
     int n = nodes.size();
+    Integer[] peerOrder = peerOrder();
+    peerRank = new int[n];
+    for (int r = 0; r < n; r++) {
+      peerRank[peerOrder[r]] = r;
+    }
     long totalWeight = 0;
     boolean anyWeight = false;
     for (Node node : nodes) {
@@ -269,11 +276,15 @@ public final class PeerRouter implements Router {
     switch (mode.peer()) {
       case TWEMPROXY:
       case LIBMEMCACHED: {
-        // The first in list: glibc's qsort (a merge sort) keeps equal points in list order and the
-        // binary search takes the first of them.
-        int best = Integer.MAX_VALUE;
+        // glibc's qsort (a merge sort) keeps equal points in the order they were added and the
+        // binary search takes the first of them: the first server in the peer's own order, which
+        // for twemproxy is its name order (peerOrder), for libmemcached the list.
+        int best = -1;
         for (int p = a; p < b; p++) {
-          best = Math.min(best, owners[order[p]]);
+          int owner = owners[order[p]];
+          if (best < 0 || peerRank[owner] < peerRank[best]) {
+            best = owner;
+          }
         }
         return best;
       }

@@ -207,9 +207,10 @@ public final class ShardwiseConfig {
           new ConfigKey(
               COMPAT_MODE,
               RouterSpec.DEFAULT_COMPAT_MODE.id(),
-              "twemproxy:<hash>:<ketama|modula>, spymemcached:array_mod:<alg>,"
-                  + " spymemcached:consistent:<alg>:<format>, xmemcached:<array|ketama>:<alg>,"
-                  + " jedis:sharded:murmur_hash (docs/routers.md)",
+              "twemproxy:<hash>:<ketama|modula>,"
+                  + " libmemcached:<hash>:<modula|consistent|consistent_weighted>,"
+                  + " spymemcached:array_mod:<alg>, spymemcached:consistent:<alg>:<format>,"
+                  + " xmemcached:<array|ketama>:<alg>, jedis:sharded:murmur_hash (docs/routers.md)",
               "Router compat: the peer client or proxy, distribution and hash whose placement it"
                   + " reproduces."),
           new ConfigKey(

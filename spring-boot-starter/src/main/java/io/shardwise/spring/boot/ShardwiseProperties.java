@@ -369,7 +369,8 @@ public class ShardwiseProperties {
 
     /**
      * The peer client or proxy, distribution and hash whose placement compat reproduces, e.g.
-     * twemproxy:fnv1a_64:ketama or spymemcached:array_mod:native_hash (docs/routers.md).
+     * twemproxy:fnv1a_64:ketama, libmemcached:default:modula or spymemcached:array_mod:native_hash
+     * (docs/routers.md).
      */
     private String mode = "twemproxy:fnv1a_64:ketama";
 
