@@ -54,6 +54,8 @@ import java.util.function.IntPredicate;
 public final class PeerRouter implements Router {
 
   private static final int DEFAULT_PORT = 11211;
+  /** Most continuum points a router builds (160 per unit of weight: a total weight of 100,000). */
+  private static final int MAX_POINTS = 16_000_000;
 
   private final List<Node> nodes;
   private final PeerMode mode;
@@ -62,7 +64,7 @@ public final class PeerRouter implements Router {
   private final int[] slots;
   private final boolean signed;
   /** Each node's position in the peer's own server order (see {@link #peerOrder()}). */
-  private int[] peerRank;
+  private final int[] peerRank;
 
   private PeerRouter(List<Node> nodes, PeerMode mode) {
     this.nodes = ServerList.validate(nodes);
@@ -70,6 +72,11 @@ public final class PeerRouter implements Router {
     this.hasher = new Hasher(mode);
     this.signed = mode.distribution() == PeerMode.Distribution.SHARDED;
     int n = this.nodes.size();
+    Integer[] order = peerOrder();
+    this.peerRank = new int[n];
+    for (int r = 0; r < n; r++) {
+      peerRank[order[r]] = r;
+    }
     if (mode.distribution() == PeerMode.Distribution.MODULA) {
       boolean weightsAllowed = mode.peer() != PeerMode.Peer.SPYMEMCACHED && mode.peer() != PeerMode.Peer.LIBMEMCACHED;
       long total = 0;
@@ -87,7 +94,7 @@ public final class PeerRouter implements Router {
       }
       this.slots = new int[(int) total];
       int s = 0;
-      for (int i : peerOrder()) {
+      for (int i : order) {
         for (int w = 0; w < this.nodes.get(i).weight(); w++) {
           slots[s++] = i;
         }
@@ -147,11 +154,6 @@ public final class PeerRouter implements Router {
 
   private Continuum buildContinuum() {
     int n = nodes.size();
-    Integer[] peerOrder = peerOrder();
-    peerRank = new int[n];
-    for (int r = 0; r < n; r++) {
-      peerRank[peerOrder[r]] = r;
-    }
     long totalWeight = 0;
     boolean anyWeight = false;
     for (Node node : nodes) {
@@ -212,9 +214,13 @@ public final class PeerRouter implements Router {
         default:
           throw new AssertionError(mode);
       }
-      int need = count + 4 * digests + hashedPoints;
+      long need = (long) count + 4L * digests + hashedPoints;
+      if (need > MAX_POINTS) {
+        throw new IllegalArgumentException("compat mode " + mode.id() + " gives a server points in"
+            + " proportion to its weight; these weights need " + need + " points, more than " + MAX_POINTS);
+      }
       if (need > positions.length) {
-        int size = Math.max(need, positions.length * 2);
+        int size = (int) Math.min(MAX_POINTS, Math.max(need, positions.length * 2L));
         positions = Arrays.copyOf(positions, size);
         owners = Arrays.copyOf(owners, size);
       }
