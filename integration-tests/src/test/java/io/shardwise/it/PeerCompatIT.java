@@ -233,22 +233,28 @@ class PeerCompatIT {
   }
 
   @Test
-  void xmemcachedArrayAndKetamaLocators() throws Exception {
+  void xmemcachedArrayAndKetamaLocatorsWithAndWithoutWeights() throws Exception {
     CacheFleet fleet = CacheFleet.memcached(MEMCACHED);
     List<InetSocketAddress> addresses = new ArrayList<>();
+    List<String> weighted = new ArrayList<>();
+    int[] weights = {1, 3, 2, 1};
     for (var server : MEMCACHED.servers()) {
       addresses.add(new InetSocketAddress(server.host(), server.port()));
+      weighted.add(server.address() + ":" + weights[weighted.size()]);
     }
-    for (String locator : List.of("array", "ketama")) {
+    for (String locator : List.of("array", "ketama", "array-weighted", "ketama-weighted")) {
       fleet.reset();
-      XMemcachedClientBuilder builder = new XMemcachedClientBuilder(addresses);
-      if (locator.equals("ketama")) {
+      boolean withWeights = locator.endsWith("-weighted");
+      XMemcachedClientBuilder builder =
+          withWeights ? new XMemcachedClientBuilder(addresses, weights) : new XMemcachedClientBuilder(addresses);
+      if (locator.startsWith("ketama")) {
         builder.setSessionLocator(new KetamaMemcachedSessionLocator());
       }
       builder.setTranscoder(new StringTranscoder());
       MemcachedClient xmemcached = builder.build();
-      String mode = "xmemcached:" + locator + ":" + (locator.equals("ketama") ? "ketama_hash" : "native_hash");
-      try (AsyncCacheClient<String> client = shardwise(fleet.newBackend(), fleet.serverList(4), mode, "")) {
+      String mode = locator.startsWith("ketama") ? "xmemcached:ketama:ketama_hash" : "xmemcached:array:native_hash";
+      String servers = withWeights ? String.join(",", weighted) : fleet.serverList(4);
+      try (AsyncCacheClient<String> client = shardwise(fleet.newBackend(), servers, mode, "")) {
         Map<String, String> byPeer = values("x-" + locator, KEYS);
         for (Map.Entry<String, String> e : byPeer.entrySet()) {
           assertThat(xmemcached.<String>set(e.getKey(), 0, e.getValue())).isTrue();
