@@ -2,6 +2,9 @@ package io.shardwise.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.MultiResult;
+import io.shardwise.core.config.ShardwiseConfig;
 import io.shardwise.testing.MemcachedServer;
 import io.shardwise.testing.MemcachedTextClient;
 import io.shardwise.testing.RedisServer;
@@ -14,7 +17,10 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -25,8 +31,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code shardwise detect} on real fleets written through a real {@code nutcracker}: it names the
- * writer's mode at 100%, reports both modes of a fleet written by two, and leaves every server's
- * item count as it was.
+ * writer's mode at 100%, a Shardwise client configured with the properties it prints reads every
+ * key, it reports both modes of a fleet written by two, and it leaves every server's item count as
+ * it was.
  */
 @Timeout(120)
 class DetectCommandIT {
@@ -57,11 +64,14 @@ class DetectCommandIT {
     return ShardwiseCli.run(args.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true));
   }
 
-  private static void writeThrough(Twemproxy proxy, String prefix, int count) {
+  private static Map<String, String> writeThrough(Twemproxy proxy, String prefix, int count) {
     MemcachedTextClient client = proxy.memcachedClient();
+    Map<String, String> written = new LinkedHashMap<>();
     for (int i = 0; i < count; i++) {
       client.set(prefix + i, 0, ("v" + i).getBytes(StandardCharsets.UTF_8));
+      written.put(prefix + i, "v" + i);
     }
+    return written;
   }
 
   private static List<Long> memcachedItems() {
@@ -80,6 +90,31 @@ class DetectCommandIT {
     return counts;
   }
 
+  /**
+   * Builds a Shardwise client from the properties detect printed after "best:" and reads {@code
+   * expected} back: every key a hit with its value.
+   */
+  private void readBackWithTheDetectedProperties(String backend, List<? extends ServerHandle> servers,
+      Map<String, String> expected) throws Exception {
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("shardwise.backend", backend);
+    settings.put("shardwise.servers", servers.stream().map(ServerHandle::address).collect(Collectors.joining(",")));
+    settings.put("shardwise.codec", "utf8");
+    String text = out.toString();
+    for (String line : text.substring(text.indexOf("\nbest: ") + 1).split("\n")) {
+      if (line.startsWith("shardwise.")) {
+        settings.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1));
+      }
+    }
+    assertThat(settings).containsKey("shardwise.router");
+    try (AsyncCacheClient<String> client = ShardwiseConfig.from(settings).build(String.class)) {
+      MultiResult<String> read = client.getMulti(expected.keySet()).get(30, TimeUnit.SECONDS);
+      assertThat(read.errors()).isEmpty();
+      assertThat(read.misses()).isEmpty();
+      assertThat(read.values()).isEqualTo(expected);
+    }
+  }
+
   /** The share printed for {@code mode}, or -1 if it is not among the printed modes. */
   private double share(String mode) {
     Matcher m = Pattern.compile("^\\s*([0-9.]+)%\\s+\\d+\\s+" + Pattern.quote(mode) + "$", Pattern.MULTILINE)
@@ -88,9 +123,10 @@ class DetectCommandIT {
   }
 
   @Test
-  void namesTheModeOfAFleetWrittenByTwemproxyAndChangesNothing() {
+  void namesTheModeOfAFleetWrittenByTwemproxyAndChangesNothing() throws Exception {
+    Map<String, String> written;
     try (Twemproxy proxy = Twemproxy.builder(MEMCACHED.servers()).hash("fnv1a_64").distribution("ketama").start()) {
-      writeThrough(proxy, "user:", 3_000);
+      written = writeThrough(proxy, "user:", 3_000);
     }
     List<Long> before = memcachedItems();
     assertThat(before.stream().mapToLong(Long::longValue).sum()).isEqualTo(3_000);
@@ -106,6 +142,7 @@ class DetectCommandIT {
             + "shardwise.router=compat\n"
             + "shardwise.compat.mode=twemproxy:fnv1a_64:ketama\n");
     assertThat(memcachedItems()).isEqualTo(before);
+    readBackWithTheDetectedProperties("memcached", MEMCACHED.servers(), written);
   }
 
   @Test
@@ -131,13 +168,16 @@ class DetectCommandIT {
   }
 
   @Test
-  void findsARedisFleetWithItsHashTag() {
+  void findsARedisFleetWithItsHashTag() throws Exception {
+    Map<String, String> written = new LinkedHashMap<>();
     try (Twemproxy proxy = Twemproxy.builder(REDIS.servers()).redis(true).hash("crc32a")
         .distribution("modula").hashTag("{}").start()) {
       RespClient client = proxy.redisClient();
       for (int user = 0; user < 1_000; user++) {
         client.set("{user:" + user + "}:name", "n".getBytes(StandardCharsets.UTF_8));
         client.set("{user:" + user + "}:cart", "c".getBytes(StandardCharsets.UTF_8));
+        written.put("{user:" + user + "}:name", "n");
+        written.put("{user:" + user + "}:cart", "c");
       }
     }
     List<Long> before = redisKeys();
@@ -147,6 +187,7 @@ class DetectCommandIT {
     assertThat(share("compat twemproxy:crc32a:modula (hash tag {})")).isEqualTo(100.0);
     assertThat(out.toString()).contains("shardwise.compat.mode=twemproxy:crc32a:modula\nshardwise.hash-tag={}\n");
     assertThat(redisKeys()).isEqualTo(before);
+    readBackWithTheDetectedProperties("redis", REDIS.servers(), written);
   }
 
   @Test
