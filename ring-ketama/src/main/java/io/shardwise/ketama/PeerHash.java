@@ -117,7 +117,10 @@ public enum PeerHash {
     this.input = input;
   }
 
-  /** Hash of {@code key[offset, offset + length)}; a char-based hash decodes the bytes as UTF-8. */
+  /**
+   * Hash of {@code key[offset, offset + length)}; a char-based hash decodes the bytes as UTF-8 (and
+   * so allocates a string; the other hashes and {@link #hash(String, int, int)} allocate nothing).
+   */
   public long hash(byte[] key, int offset, int length) {
     KeyBytes.checkRange(key.length, offset, length);
     if (input == Input.CHARS) {
