@@ -40,7 +40,7 @@ class DetectionTest {
   @Test
   void everyCandidateFindsItselfAtFullShare() {
     for (RouterSpec spec : Detection.candidates(false)) {
-      List<List<byte[]>> keys = placedBy(spec, "k:", 2_000, empty());
+      List<List<byte[]>> keys = placedBy(spec, "k:", 500, empty());
       List<Detection.Score> scores = Detection.score(NODES, keys, List.of(spec), List.of(HashTag.NONE));
       assertThat(scores.get(0).share()).as(spec.toString()).isEqualTo(1.0);
     }
