@@ -40,7 +40,7 @@ final class LocateCommand implements Callable<Integer> {
   @Option(
       names = "--router",
       defaultValue = "ketama",
-      description = "ring, ketama, hrw, jump, multiprobe, maglev or modulo (default: ${DEFAULT-VALUE}).")
+      description = "ring, ketama, hrw, jump, multiprobe, maglev, modulo or compat (default: ${DEFAULT-VALUE}).")
   String router;
 
   @Option(

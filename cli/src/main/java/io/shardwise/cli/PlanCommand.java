@@ -222,7 +222,12 @@ final class PlanCommand implements Callable<Integer> {
     List<String> modes = compat != null ? compat : KETAMA_MODES;
     List<RouterSpec.Type> types = new ArrayList<>();
     if (routers == null) {
-      types.addAll(List.of(RouterSpec.Type.values()));
+      // Every router but compat, whose placement depends on a mode: plan it by naming it.
+      for (RouterSpec.Type type : RouterSpec.Type.values()) {
+        if (type != RouterSpec.Type.COMPAT) {
+          types.add(type);
+        }
+      }
     } else {
       for (String name : routers) {
         RouterSpec.Type type = RouterSpec.Type.of(name);

@@ -19,12 +19,17 @@ final class RouterParameters {
   @Option(names = "--table-size", description = "Maglev table size, a prime (default: 65537).")
   int tableSize = MaglevRouter.DEFAULT_TABLE_SIZE;
 
+  @Option(
+      names = "--compat-mode",
+      description = "Peer placement of the compat router, e.g. twemproxy:fnv1a_64:ketama (default: ${DEFAULT-VALUE}).")
+  String compatMode = RouterSpec.DEFAULT_COMPAT_MODE.id();
+
   @Option(names = "--hash-tag", description = "Hash only the part of a key between this pair, e.g. {}.")
   String hashTag = "";
 
   /** {@code spec} with these parameters. */
   RouterSpec applyTo(RouterSpec spec) {
-    return spec.withRingPoints(points).withProbes(probes).withTableSize(tableSize);
+    return spec.withRingPoints(points).withProbes(probes).withTableSize(tableSize).withCompatMode(compatMode);
   }
 
   HashTag hashTag() {

@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       LocateCommand.class,
       PlanCommand.class,
+      DetectCommand.class,
       io.shardwise.simulator.SimulateCommand.class,
       CommandLine.HelpCommand.class
     })

@@ -81,7 +81,7 @@ class LocateCommandTest {
     assertThat(run("locate", "--servers", "a:1,a:1", "--keys-file", "x")).isEqualTo(2);
     assertThat(err.toString())
         .isEqualTo("shardwise: server list must not name a server twice but a:1 is entry 1 and entry 2\n");
-    assertRejected("shardwise: unknown router 'chord'; expected one of ketama, ring, hrw, jump, multiprobe, maglev, modulo\n",
+    assertRejected("shardwise: unknown router 'chord'; expected one of ketama, ring, hrw, jump, multiprobe, maglev, modulo, compat\n",
         "locate", "--router", "chord", "--servers", "a:1");
     assertRejected("shardwise: unknown ketama compatibility mode 'memcachedb'; expected one of libketama, libmemcached, twemproxy, spymemcached\n",
         "locate", "--compat", "memcachedb", "--servers", "a:1");

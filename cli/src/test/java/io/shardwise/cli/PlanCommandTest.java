@@ -314,7 +314,7 @@ class PlanCommandTest {
     Path empty = Files.writeString(dir.resolve("empty"), "");
     assertRejected("shardwise: --keys-file " + empty + ": the file has no keys\n",
         "plan", "--from", "a:1", "--to", "a:1", "--keys-file", empty.toString());
-    assertRejected("shardwise: unknown router 'chord'; expected one of ketama, ring, hrw, jump, multiprobe, maglev, modulo\n",
+    assertRejected("shardwise: unknown router 'chord'; expected one of ketama, ring, hrw, jump, multiprobe, maglev, modulo, compat\n",
         "plan", "--from", "a:1", "--to", "a:1", "--router", "hrw,chord");
     assertRejected("shardwise: unknown ketama compatibility mode 'memcachedb'; expected one of libketama, libmemcached, twemproxy, spymemcached\n",
         "plan", "--from", "a:1", "--to", "a:1", "--compat", "memcachedb");

@@ -3,6 +3,8 @@ package io.shardwise.core;
 import io.shardwise.ketama.HashRingRouter;
 import io.shardwise.ketama.KetamaCompatibility;
 import io.shardwise.ketama.KetamaRouter;
+import io.shardwise.ketama.PeerMode;
+import io.shardwise.ketama.PeerRouter;
 import io.shardwise.routers.JumpRouter;
 import io.shardwise.routers.MaglevRouter;
 import io.shardwise.routers.ModuloRouter;
@@ -36,7 +38,9 @@ public final class RouterSpec {
     /** Maglev lookup table. */
     MAGLEV("maglev"),
     /** hash mod n (baseline only). */
-    MODULO("modulo");
+    MODULO("modulo"),
+    /** A peer client's or proxy's own placement, named by a {@link PeerMode}. */
+    COMPAT("compat");
 
     private final String id;
 
@@ -57,21 +61,27 @@ public final class RouterSpec {
         }
       }
       throw new IllegalArgumentException(
-          "unknown router '" + name + "'; expected one of ketama, ring, hrw, jump, multiprobe, maglev, modulo");
+          "unknown router '" + name + "'; expected one of ketama, ring, hrw, jump, multiprobe, maglev, modulo, compat");
     }
   }
 
+  /** The compat mode when none is given: twemproxy's defaults ({@code hash: fnv1a_64}, ketama). */
+  public static final PeerMode DEFAULT_COMPAT_MODE = PeerMode.of("twemproxy:fnv1a_64:ketama");
+
   /** The default router: ketama in libketama mode. */
   public static final RouterSpec DEFAULT = new RouterSpec(Type.KETAMA, "libketama",
-      HashRingRouter.DEFAULT_POINTS_PER_NODE, MultiProbeRouter.DEFAULT_PROBES, MaglevRouter.DEFAULT_TABLE_SIZE);
+      HashRingRouter.DEFAULT_POINTS_PER_NODE, MultiProbeRouter.DEFAULT_PROBES, MaglevRouter.DEFAULT_TABLE_SIZE,
+      DEFAULT_COMPAT_MODE);
 
   private final Type type;
   private final String ketamaCompatibility;
   private final int ringPoints;
   private final int probes;
   private final int tableSize;
+  private final PeerMode compatMode;
 
-  private RouterSpec(Type type, String ketamaCompatibility, int ringPoints, int probes, int tableSize) {
+  private RouterSpec(Type type, String ketamaCompatibility, int ringPoints, int probes, int tableSize,
+      PeerMode compatMode) {
     this.type = Objects.requireNonNull(type, "type");
     this.ketamaCompatibility = checkCompatibility(ketamaCompatibility);
     if (ringPoints < 1) {
@@ -86,6 +96,7 @@ public final class RouterSpec {
     this.ringPoints = ringPoints;
     this.probes = probes;
     this.tableSize = tableSize;
+    this.compatMode = Objects.requireNonNull(compatMode, "compatMode");
   }
 
   private static String checkCompatibility(String mode) {
@@ -107,7 +118,7 @@ public final class RouterSpec {
   }
 
   public RouterSpec withType(Type newType) {
-    return new RouterSpec(newType, ketamaCompatibility, ringPoints, probes, tableSize);
+    return new RouterSpec(newType, ketamaCompatibility, ringPoints, probes, tableSize, compatMode);
   }
 
   /**
@@ -115,22 +126,36 @@ public final class RouterSpec {
    * spymemcached} or {@code spymemcached-weighted}.
    */
   public RouterSpec withKetamaCompatibility(String mode) {
-    return new RouterSpec(type, mode, ringPoints, probes, tableSize);
+    return new RouterSpec(type, mode, ringPoints, probes, tableSize, compatMode);
   }
 
   /** Points per unit of weight of the {@code ring} router (default 160). */
   public RouterSpec withRingPoints(int points) {
-    return new RouterSpec(type, ketamaCompatibility, points, probes, tableSize);
+    return new RouterSpec(type, ketamaCompatibility, points, probes, tableSize, compatMode);
   }
 
   /** Probes per key of the {@code multiprobe} router (default 21). */
   public RouterSpec withProbes(int k) {
-    return new RouterSpec(type, ketamaCompatibility, ringPoints, k, tableSize);
+    return new RouterSpec(type, ketamaCompatibility, ringPoints, k, tableSize, compatMode);
   }
 
   /** Table size of the {@code maglev} router, a prime larger than the node count (default 65537). */
   public RouterSpec withTableSize(int m) {
-    return new RouterSpec(type, ketamaCompatibility, ringPoints, probes, m);
+    return new RouterSpec(type, ketamaCompatibility, ringPoints, probes, m, compatMode);
+  }
+
+  /**
+   * The peer placement of the {@code compat} router, e.g. {@code twemproxy:fnv1a_64:ketama} (see
+   * {@link PeerMode}).
+   *
+   * @throws IllegalArgumentException for an unknown mode, listing the accepted forms
+   */
+  public RouterSpec withCompatMode(String mode) {
+    return new RouterSpec(type, ketamaCompatibility, ringPoints, probes, tableSize, PeerMode.of(mode));
+  }
+
+  public PeerMode compatMode() {
+    return compatMode;
   }
 
   public Type type() {
@@ -175,6 +200,8 @@ public final class RouterSpec {
         return new MaglevRouter(nodes, tableSize);
       case MODULO:
         return new ModuloRouter(nodes);
+      case COMPAT:
+        return PeerRouter.create(nodes, compatMode);
       default:
         throw new AssertionError(type);
     }
@@ -190,12 +217,13 @@ public final class RouterSpec {
         && ketamaCompatibility.equals(r.ketamaCompatibility)
         && ringPoints == r.ringPoints
         && probes == r.probes
-        && tableSize == r.tableSize;
+        && tableSize == r.tableSize
+        && compatMode.equals(r.compatMode);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(type, ketamaCompatibility, ringPoints, probes, tableSize);
+    return Objects.hash(type, ketamaCompatibility, ringPoints, probes, tableSize, compatMode);
   }
 
   @Override
@@ -209,6 +237,8 @@ public final class RouterSpec {
         return "multiprobe(K=" + probes + ")";
       case MAGLEV:
         return "maglev(M=" + tableSize + ")";
+      case COMPAT:
+        return "compat(" + compatMode.id() + ")";
       default:
         return type.id();
     }

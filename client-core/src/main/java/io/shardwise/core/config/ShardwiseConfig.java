@@ -18,6 +18,7 @@ import io.shardwise.core.sources.ServerListWatcher;
 import io.shardwise.core.sources.ServersDns;
 import io.shardwise.core.sources.ServersFile;
 import io.shardwise.ketama.HashRingRouter;
+import io.shardwise.ketama.PeerMode;
 import io.shardwise.routers.MaglevRouter;
 import io.shardwise.routers.MultiProbeRouter;
 import io.shardwise.routing.HashTag;
@@ -96,6 +97,7 @@ public final class ShardwiseConfig {
   public static final String TOPOLOGY_COPY_TTL = "topology.warm-up-copy-ttl";
   public static final String ROUTER = "router";
   public static final String KETAMA_COMPATIBILITY = "ketama.compatibility";
+  public static final String COMPAT_MODE = "compat.mode";
   public static final String RING_POINTS = "ring.points-per-node";
   public static final String MULTIPROBE_PROBES = "multiprobe.probes";
   public static final String MAGLEV_TABLE_SIZE = "maglev.table-size";
@@ -135,7 +137,7 @@ public final class ShardwiseConfig {
   }
 
   private static final List<String> ROUTERS =
-      List.of("ketama", "ring", "hrw", "jump", "multiprobe", "maglev", "modulo");
+      List.of("ketama", "ring", "hrw", "jump", "multiprobe", "maglev", "modulo", "compat");
   private static final List<String> KETAMA_MODES =
       List.of("libketama", "libmemcached", "twemproxy", "spymemcached", "spymemcached-weighted");
   private static final List<String> CODECS = List.of("spymemcached", "utf8", "bytes", "java");
@@ -202,6 +204,15 @@ public final class ShardwiseConfig {
               "libketama",
               String.join(", ", KETAMA_MODES),
               "Router ketama: the implementation whose placement it reproduces."),
+          new ConfigKey(
+              COMPAT_MODE,
+              RouterSpec.DEFAULT_COMPAT_MODE.id(),
+              "twemproxy:<hash>:<ketama|modula>,"
+                  + " libmemcached:<hash>:<modula|consistent|consistent_weighted>,"
+                  + " spymemcached:array_mod:<alg>, spymemcached:consistent:<alg>:<format>,"
+                  + " xmemcached:<array|ketama>:<alg>, jedis:sharded:murmur_hash (docs/routers.md)",
+              "Router compat: the peer client or proxy, distribution and hash whose placement it"
+                  + " reproduces."),
           new ConfigKey(
               RING_POINTS,
               Integer.toString(HashRingRouter.DEFAULT_POINTS_PER_NODE),
@@ -668,6 +679,9 @@ public final class ShardwiseConfig {
       case KETAMA:
         put(s, KETAMA_COMPATIBILITY, router.ketamaCompatibility());
         break;
+      case COMPAT:
+        put(s, COMPAT_MODE, router.compatMode().id());
+        break;
       case RING:
         put(s, RING_POINTS, Integer.toString(router.ringPoints()));
         break;
@@ -1004,6 +1018,15 @@ public final class ShardwiseConfig {
         tableSize = MaglevRouter.DEFAULT_TABLE_SIZE;
       }
       onlyFor(r, KETAMA_COMPATIBILITY, "ketama", type);
+      onlyFor(r, COMPAT_MODE, "compat", type);
+      PeerMode compatMode = RouterSpec.DEFAULT_COMPAT_MODE;
+      if (r.isSet(COMPAT_MODE)) {
+        try {
+          compatMode = PeerMode.of(r.text(COMPAT_MODE, compatMode.id()));
+        } catch (IllegalArgumentException e) {
+          r.problem(COMPAT_MODE, e.getMessage());
+        }
+      }
       onlyFor(r, RING_POINTS, "ring", type);
       onlyFor(r, MULTIPROBE_PROBES, "multiprobe", type);
       onlyFor(r, MAGLEV_TABLE_SIZE, "maglev", type);
@@ -1012,7 +1035,8 @@ public final class ShardwiseConfig {
               .withKetamaCompatibility(compatibility)
               .withRingPoints(points)
               .withProbes(probes)
-              .withTableSize(tableSize);
+              .withTableSize(tableSize)
+              .withCompatMode(compatMode.id());
       if (servers != null) {
         try {
           router.build(servers); // weights on a router without weights, a table too small, ...

@@ -184,7 +184,7 @@ class ShardwiseConfigTest {
     assertThat(problems("router", "consistent").problems())
         .containsExactly(
             "shardwise.router: 'consistent' is not allowed; expected one of ketama, ring, hrw,"
-                + " jump, multiprobe, maglev, modulo");
+                + " jump, multiprobe, maglev, modulo, compat");
     assertThat(problems("max-value-size", "big").problems())
         .containsExactly(
             "shardwise.max-value-size: 'big' is not a size; expected a number of bytes, or a number"

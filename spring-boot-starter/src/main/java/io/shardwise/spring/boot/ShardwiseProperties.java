@@ -49,7 +49,7 @@ public class ShardwiseProperties {
    */
   private String serversRefreshInterval;
 
-  /** The router: ketama, ring, hrw, jump, multiprobe, maglev or modulo. */
+  /** The router: ketama, ring, hrw, jump, multiprobe, maglev, modulo or compat. */
   private String router = "ketama";
 
   /**
@@ -288,6 +288,8 @@ public class ShardwiseProperties {
 
   private final Ketama ketama = new Ketama();
 
+  private final Compat compat = new Compat();
+
   private final Ring ring = new Ring();
 
   private final Multiprobe multiprobe = new Multiprobe();
@@ -306,6 +308,10 @@ public class ShardwiseProperties {
 
   public Ketama getKetama() {
     return ketama;
+  }
+
+  public Compat getCompat() {
+    return compat;
   }
 
   public Ring getRing() {
@@ -355,6 +361,25 @@ public class ShardwiseProperties {
 
     public void setCompatibility(String compatibility) {
       this.compatibility = compatibility;
+    }
+  }
+
+  /** Router compat. */
+  public static class Compat {
+
+    /**
+     * The peer client or proxy, distribution and hash whose placement compat reproduces, e.g.
+     * twemproxy:fnv1a_64:ketama, libmemcached:default:modula or spymemcached:array_mod:native_hash
+     * (docs/routers.md).
+     */
+    private String mode = "twemproxy:fnv1a_64:ketama";
+
+    public String getMode() {
+      return mode;
+    }
+
+    public void setMode(String mode) {
+      this.mode = mode;
     }
   }
 

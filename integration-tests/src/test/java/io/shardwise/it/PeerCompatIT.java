@@ -1,0 +1,334 @@
+package io.shardwise.it;
+
+import static io.shardwise.it.CacheFleet.ready;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.Codecs;
+import io.shardwise.client.MultiResult;
+import io.shardwise.core.RouterSpec;
+import io.shardwise.core.ShardwiseClient;
+import io.shardwise.routing.HashTag;
+import io.shardwise.spi.Backend;
+import io.shardwise.testing.MemcachedItem;
+import io.shardwise.testing.MemcachedServer;
+import io.shardwise.testing.RedisServer;
+import io.shardwise.testing.ServerFleet;
+import io.shardwise.testing.Twemproxy;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import net.rubyeye.xmemcached.MemcachedClient;
+import net.rubyeye.xmemcached.XMemcachedClientBuilder;
+import net.rubyeye.xmemcached.impl.KetamaMemcachedSessionLocator;
+import net.rubyeye.xmemcached.transcoders.StringTranscoder;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import redis.clients.jedis.JedisShardInfo;
+import redis.clients.jedis.ShardedJedis;
+
+/**
+ * The compat router against the real peers: a real {@code nutcracker} for every twemproxy hash
+ * and both distributions, libmemcached's tools, the real Xmemcached, spymemcached and Jedis {@code
+ * ShardedJedis} clients. Each peer writes, Shardwise in the peer's compat mode reads every key with its value;
+ * and Shardwise writes, the peer reads every key.
+ */
+@Timeout(240)
+class PeerCompatIT {
+
+  private static final int KEYS = 4_000;
+
+  @RegisterExtension static final ServerFleet<MemcachedServer> MEMCACHED = ServerFleet.memcached(4);
+
+  @RegisterExtension static final ServerFleet<RedisServer> REDIS = ServerFleet.redis(3);
+
+  /** Keys a peer and Shardwise both accept, with non-ASCII ones (signed-char and UTF-16 quirks). */
+  static Map<String, String> values(String prefix, int count) {
+    Map<String, String> values = new LinkedHashMap<>();
+    for (int i = 0; i < count; i++) {
+      String key = (i % 5 == 0 ? prefix + ":caf\u00e9:\u4e2d" : prefix + ":") + i;
+      values.put(key, "value of " + key);
+    }
+    return values;
+  }
+
+  private static AsyncCacheClient<String> shardwise(Backend backend, String servers, String mode, String tag) {
+    return ready(
+        ShardwiseClient.builder()
+            .backend(backend)
+            .servers(servers)
+            .timeout(CacheFleet.CLIENT_TIMEOUT)
+            .router(RouterSpec.of("compat").withCompatMode(mode))
+            .hashTag(HashTag.of(tag))
+            .codec(Codecs.utf8())
+            .build());
+  }
+
+  private static void assertAllHits(AsyncCacheClient<String> client, Map<String, String> written) {
+    MultiResult<String> read = Await.result(client.getMulti(written.keySet()));
+    assertThat(read.errors()).isEmpty();
+    assertThat(read.misses()).as("keys Shardwise looks for on another server").isEmpty();
+    assertThat(read.values()).isEqualTo(written);
+  }
+
+  private static void write(AsyncCacheClient<String> client, Map<String, String> values) {
+    assertThat(Await.result(client.setMulti(values, Duration.ZERO)).errors()).isEmpty();
+  }
+
+  private static Map<String, byte[]> bytes(Map<String, String> values) {
+    Map<String, byte[]> out = new LinkedHashMap<>();
+    values.forEach((k, v) -> out.put(k, v.getBytes(StandardCharsets.UTF_8)));
+    return out;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"one_at_a_time", "md5", "crc16", "crc32", "crc32a", "fnv1_64", "fnv1a_64",
+      "fnv1_32", "fnv1a_32", "hsieh", "murmur", "jenkins"})
+  void twemproxyMemcachedEveryHashBothDistributions(String hash) {
+    CacheFleet fleet = CacheFleet.memcached(MEMCACHED);
+    for (String distribution : List.of("ketama", "modula")) {
+      fleet.reset();
+      String mode = "twemproxy:" + hash + ":" + distribution;
+      Map<String, String> byProxy = values("p-" + distribution, KEYS);
+      Map<String, String> byShardwise = values("s-" + distribution, KEYS);
+      try (Twemproxy proxy =
+              Twemproxy.builder(MEMCACHED.servers()).hash(hash).distribution(distribution).start();
+          RawMemcached raw = RawMemcached.through(proxy);
+          AsyncCacheClient<String> client = shardwise(fleet.newBackend(), fleet.serverList(4), mode, "")) {
+        raw.setAll(bytes(byProxy), 0);
+        assertAllHits(client, byProxy);
+        write(client, byShardwise);
+        Map<String, MemcachedItem> read = raw.getAll(byShardwise.keySet());
+        Map<String, String> values = new HashMap<>();
+        read.forEach((k, v) -> values.put(k, v.valueUtf8()));
+        assertThat(values).as(mode).isEqualTo(byShardwise);
+      }
+    }
+  }
+
+  /**
+   * twemproxy orders its servers by name (shorter first) and its modula table follows that order,
+   * not the file's: named servers listed out of that order show it.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"modula", "ketama"})
+  void twemproxyNamedServersOutOfOrder(String distribution) {
+    CacheFleet fleet = CacheFleet.memcached(MEMCACHED);
+    fleet.reset();
+    List<String> names = List.of("zeta", "b", "alpha", "cc");
+    List<String> entries = new ArrayList<>();
+    for (int i = 0; i < names.size(); i++) {
+      entries.add(names.get(i) + "=" + MEMCACHED.servers().get(i).address());
+    }
+    String mode = "twemproxy:fnv1a_64:" + distribution;
+    Map<String, String> byProxy = values("n-" + distribution, KEYS);
+    try (Twemproxy proxy = Twemproxy.builder(MEMCACHED.servers())
+            .hash("fnv1a_64").distribution(distribution).serverNames(names).start();
+        RawMemcached raw = RawMemcached.through(proxy);
+        AsyncCacheClient<String> client = shardwise(fleet.newBackend(), String.join(",", entries), mode, "")) {
+      raw.setAll(bytes(byProxy), 0);
+      assertAllHits(client, byProxy);
+      for (int i = 0; i < names.size(); i++) {
+        assertThat(fleet.rawGetAll(i, byProxy.keySet())).as("keys on %s", names.get(i)).isNotEmpty();
+      }
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"fnv1a_64:ketama", "murmur:modula", "crc16:modula", "jenkins:ketama"})
+  void twemproxyRedisWithAHashTag(String hashAndDistribution) {
+    CacheFleet fleet = CacheFleet.redis(REDIS);
+    fleet.reset();
+    String[] hd = hashAndDistribution.split(":");
+    String mode = "twemproxy:" + hashAndDistribution;
+    Map<String, String> byProxy = new LinkedHashMap<>();
+    for (int user = 0; user < KEYS / 2; user++) {
+      byProxy.put("{user:" + user + "}:name", "name " + user);
+      byProxy.put("plain:" + user, "plain " + user);
+    }
+    Map<String, String> byShardwise = new LinkedHashMap<>();
+    for (int user = 0; user < KEYS / 2; user++) {
+      byShardwise.put("{user:" + user + "}:cart", "cart " + user);
+      byShardwise.put("other:" + user, "other " + user);
+    }
+    try (Twemproxy proxy =
+            Twemproxy.builder(REDIS.servers()).redis(true).hash(hd[0]).distribution(hd[1]).hashTag("{}").start();
+        RawRedis raw = RawRedis.through(proxy);
+        AsyncCacheClient<String> client = shardwise(fleet.newBackend(), fleet.serverList(3), mode, "{}")) {
+      raw.setAll(bytes(byProxy));
+      assertAllHits(client, byProxy);
+      write(client, byShardwise);
+      Map<String, String> values = new HashMap<>();
+      raw.getAll(byShardwise.keySet()).forEach((k, v) -> values.put(k, new String(v, StandardCharsets.UTF_8)));
+      assertThat(values).as(mode).isEqualTo(byShardwise);
+    }
+  }
+
+  /**
+   * libmemcached's own tools (memccp, memccat from libmemcached-tools; the default modula
+   * distribution with {@code --hash}) write and read the fleet.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"default", "crc", "fnv1a_64", "murmur3"})
+  void libmemcachedToolsWithModula(String hash, @TempDir Path dir) throws Exception {
+    CacheFleet fleet = CacheFleet.memcached(MEMCACHED);
+    fleet.reset();
+    String servers = fleet.serverList(4);
+    String mode = "libmemcached:" + hash + ":modula";
+    Map<String, String> byTool = new LinkedHashMap<>();
+    for (int i = 0; i < 1_000; i++) {
+      byTool.put((i % 5 == 0 ? "lm:caf\u00e9:" : "lm:") + i, "value " + i);
+    }
+    // The tools know no hash named "default": without --hash they use it.
+    List<String> options = hash.equals("default") ? List.of() : List.of("--hash=" + hash);
+    List<String> copy = new ArrayList<>(List.of(tool("memccp"), "--servers=" + servers));
+    copy.addAll(options);
+    for (Map.Entry<String, String> e : byTool.entrySet()) {
+      Files.writeString(dir.resolve(e.getKey()), e.getValue(), StandardCharsets.UTF_8);
+      copy.add(dir.resolve(e.getKey()).toString());
+    }
+    run(copy);
+    try (AsyncCacheClient<String> client = shardwise(fleet.newBackend(), servers, mode, "")) {
+      assertAllHits(client, byTool);
+      Map<String, String> byShardwise = new LinkedHashMap<>();
+      for (int i = 0; i < 1_000; i++) {
+        byShardwise.put("sw:" + i, "from shardwise " + i);
+      }
+      write(client, byShardwise);
+      List<String> cat = new ArrayList<>(List.of(tool("memccat"), "--servers=" + servers));
+      cat.addAll(options);
+      cat.addAll(byShardwise.keySet());
+      assertThat(run(cat)).as(mode).isEqualTo(String.join("\n", byShardwise.values()) + "\n");
+    }
+  }
+
+  /** The libmemcached tool: Debian names memcp, memcat memccp, memccat. */
+  private static String tool(String name) {
+    for (String dir : List.of("/usr/bin", "/usr/local/bin")) {
+      for (String candidate : List.of(name, name.replace("memc", "mem"))) {
+        if (Files.isExecutable(Path.of(dir, candidate))) {
+          return Path.of(dir, candidate).toString();
+        }
+      }
+    }
+    throw new IllegalStateException(name + " not found: install libmemcached-tools (.ci/run does)");
+  }
+
+  private static String run(List<String> command) throws Exception {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as("%s: %s", command.get(0), out).isZero();
+    return out;
+  }
+
+  @Test
+  void xmemcachedArrayAndKetamaLocatorsWithAndWithoutWeights() throws Exception {
+    CacheFleet fleet = CacheFleet.memcached(MEMCACHED);
+    List<InetSocketAddress> addresses = new ArrayList<>();
+    List<String> weighted = new ArrayList<>();
+    int[] weights = {1, 3, 2, 1};
+    for (var server : MEMCACHED.servers()) {
+      addresses.add(new InetSocketAddress(server.host(), server.port()));
+      weighted.add(server.address() + ":" + weights[weighted.size()]);
+    }
+    for (String locator : List.of("array", "ketama", "array-weighted", "ketama-weighted")) {
+      fleet.reset();
+      boolean withWeights = locator.endsWith("-weighted");
+      XMemcachedClientBuilder builder =
+          withWeights ? new XMemcachedClientBuilder(addresses, weights) : new XMemcachedClientBuilder(addresses);
+      if (locator.startsWith("ketama")) {
+        builder.setSessionLocator(new KetamaMemcachedSessionLocator());
+      }
+      builder.setTranscoder(new StringTranscoder());
+      MemcachedClient xmemcached = builder.build();
+      String mode = locator.startsWith("ketama") ? "xmemcached:ketama:ketama_hash" : "xmemcached:array:native_hash";
+      String servers = withWeights ? String.join(",", weighted) : fleet.serverList(4);
+      try (AsyncCacheClient<String> client = shardwise(fleet.newBackend(), servers, mode, "")) {
+        Map<String, String> byPeer = values("x-" + locator, KEYS);
+        for (Map.Entry<String, String> e : byPeer.entrySet()) {
+          assertThat(xmemcached.<String>set(e.getKey(), 0, e.getValue())).isTrue();
+        }
+        assertAllHits(client, byPeer);
+        Map<String, String> byShardwise = values("xs-" + locator, KEYS);
+        write(client, byShardwise);
+        Map<String, String> read = xmemcached.get(byShardwise.keySet());
+        assertThat(read).as(mode).isEqualTo(byShardwise);
+      } finally {
+        xmemcached.shutdown();
+      }
+    }
+  }
+
+  @Test
+  void spymemcachedDefaultClientAndConsistentLocatorWithItsDefaultHash() throws Exception {
+    CacheFleet fleet = CacheFleet.memcached(MEMCACHED);
+    List<InetSocketAddress> addresses = new ArrayList<>();
+    for (var server : MEMCACHED.servers()) {
+      addresses.add(new InetSocketAddress(server.host(), server.port()));
+    }
+    for (String mode : List.of("spymemcached:array_mod:native_hash",
+        "spymemcached:consistent:native_hash:spymemcached")) {
+      fleet.reset();
+      net.spy.memcached.MemcachedClient spy = mode.contains("array_mod")
+          ? new net.spy.memcached.MemcachedClient(addresses) // the default: ArrayModNodeLocator, NATIVE_HASH
+          : new net.spy.memcached.MemcachedClient(
+              new net.spy.memcached.ConnectionFactoryBuilder()
+                  .setLocatorType(net.spy.memcached.ConnectionFactoryBuilder.Locator.CONSISTENT)
+                  .build(),
+              addresses);
+      try (AsyncCacheClient<String> client = shardwise(fleet.newBackend(), fleet.serverList(4), mode, "")) {
+        Map<String, String> byPeer = values("sp-" + mode.length(), KEYS);
+        List<java.util.concurrent.Future<Boolean>> sets = new ArrayList<>();
+        byPeer.forEach((k, v) -> sets.add(spy.set(k, 0, v)));
+        for (java.util.concurrent.Future<Boolean> f : sets) {
+          assertThat(f.get()).isTrue();
+        }
+        assertAllHits(client, byPeer);
+        Map<String, String> byShardwise = values("sps-" + mode.length(), KEYS);
+        write(client, byShardwise);
+        Map<String, Object> read = spy.getBulk(byShardwise.keySet());
+        assertThat(read).as(mode).isEqualTo(new HashMap<String, Object>(byShardwise));
+      } finally {
+        spy.shutdown();
+      }
+    }
+  }
+
+  @Test
+  @SuppressWarnings("deprecation") // ShardedJedis and JedisShardInfo are deprecated in Jedis 3
+  void jedisShardedJedis() {
+    CacheFleet fleet = CacheFleet.redis(REDIS);
+    fleet.reset();
+    List<JedisShardInfo> shards = new ArrayList<>();
+    List<String> servers = new ArrayList<>();
+    int i = 0;
+    for (var server : REDIS.servers()) {
+      int weight = 1 + i++ % 2;
+      shards.add(new JedisShardInfo(server.host(), server.port(), 2000, 2000, weight));
+      servers.add(server.address() + ":" + weight);
+    }
+    try (ShardedJedis jedis = new ShardedJedis(shards);
+        AsyncCacheClient<String> client =
+            shardwise(fleet.newBackend(), String.join(",", servers), "jedis:sharded:murmur_hash", "")) {
+      Map<String, String> byPeer = values("j", KEYS);
+      byPeer.forEach(jedis::set);
+      assertAllHits(client, byPeer);
+      Map<String, String> byShardwise = values("js", KEYS);
+      write(client, byShardwise);
+      for (Map.Entry<String, String> e : byShardwise.entrySet()) {
+        assertThat(jedis.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+      }
+    }
+  }
+}
