@@ -4,17 +4,16 @@ import static io.shardwise.it.CacheFleet.ready;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardwise.client.AsyncCacheClient;
-import io.shardwise.client.Codecs;
 import io.shardwise.client.MultiResult;
-import io.shardwise.core.RouterSpec;
-import io.shardwise.core.ShardwiseClient;
-import io.shardwise.routing.HashTag;
-import io.shardwise.spi.Backend;
+import io.shardwise.cli.ShardwiseCli;
+import io.shardwise.core.config.ShardwiseConfig;
 import io.shardwise.testing.MemcachedItem;
 import io.shardwise.testing.MemcachedServer;
 import io.shardwise.testing.RedisServer;
 import io.shardwise.testing.ServerFleet;
 import io.shardwise.testing.Twemproxy;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,10 +24,17 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import net.rubyeye.xmemcached.MemcachedClient;
 import net.rubyeye.xmemcached.XMemcachedClientBuilder;
 import net.rubyeye.xmemcached.impl.KetamaMemcachedSessionLocator;
 import net.rubyeye.xmemcached.transcoders.StringTranscoder;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,17 +47,25 @@ import redis.clients.jedis.ShardedJedis;
 /**
  * The compat router against the real peers: a real {@code nutcracker} for every twemproxy hash
  * and both distributions, libmemcached's tools, the real Xmemcached, spymemcached and Jedis {@code
- * ShardedJedis} clients. Each peer writes, Shardwise in the peer's compat mode reads every key with its value;
- * and Shardwise writes, the peer reads every key.
+ * ShardedJedis} clients. Each peer writes 20,000 keys; {@code shardwise detect} names the peer's
+ * mode at 100% on what it wrote; Shardwise configured with the properties detect prints reads
+ * every key with its value; and what Shardwise writes, the peer reads, every key.
  */
 @Timeout(240)
 class PeerCompatIT {
 
-  private static final int KEYS = 4_000;
+  private static final int KEYS = 20_000;
 
   @RegisterExtension static final ServerFleet<MemcachedServer> MEMCACHED = ServerFleet.memcached(4);
 
   @RegisterExtension static final ServerFleet<RedisServer> REDIS = ServerFleet.redis(3);
+
+  private static final ExecutorService WRITERS = Executors.newFixedThreadPool(16);
+
+  @AfterAll
+  static void stopWriters() {
+    WRITERS.shutdownNow();
+  }
 
   /** Keys a peer and Shardwise both accept, with non-ASCII ones (signed-char and UTF-16 quirks). */
   static Map<String, String> values(String prefix, int count) {
@@ -63,16 +77,41 @@ class PeerCompatIT {
     return values;
   }
 
-  private static AsyncCacheClient<String> shardwise(Backend backend, String servers, String mode, String tag) {
-    return ready(
-        ShardwiseClient.builder()
-            .backend(backend)
-            .servers(servers)
-            .timeout(CacheFleet.CLIENT_TIMEOUT)
-            .router(RouterSpec.of("compat").withCompatMode(mode))
-            .hashTag(HashTag.of(tag))
-            .codec(Codecs.utf8())
-            .build());
+  /**
+   * A Shardwise client configured as a migrating user would: {@code shardwise detect} run on the
+   * fleet the peer wrote must name {@code mode} (with hash tag {@code tag}) at 100%, and the client
+   * is built from the {@code shardwise.*} properties it prints for its best mode, with {@code
+   * servers} and the UTF-8 codec.
+   */
+  private static AsyncCacheClient<String> detected(String backend, String servers, String mode, String tag) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code =
+        ShardwiseCli.run(
+            new String[] {"detect", "--backend", backend, "--servers", servers, "--top", "1000"},
+            new PrintWriter(out, true),
+            new PrintWriter(err, true));
+    String report = out.toString();
+    assertThat(code).as("detect: %s%s", err, report).isZero();
+    String name = "compat " + mode + (tag.isEmpty() ? "" : " (hash tag " + tag + ")");
+    Matcher share =
+        Pattern.compile("^\\s*([0-9.]+)%\\s+\\d+\\s+" + Pattern.quote(name) + "$", Pattern.MULTILINE)
+            .matcher(report);
+    assertThat(share.find()).as("detect lists %s:%n%s", name, report).isTrue();
+    assertThat(share.group(1)).as("detect's share for %s:%n%s", name, report).isEqualTo("100.00");
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("shardwise.backend", backend);
+    settings.put("shardwise.servers", servers);
+    settings.put("shardwise.codec", "utf8");
+    settings.put("shardwise.timeout", CacheFleet.CLIENT_TIMEOUT.toMillis() + "ms");
+    int best = report.indexOf("\nbest: ");
+    assertThat(best).as("detect's best mode:%n%s", report).isPositive();
+    for (String line : report.substring(best + 1).split("\n")) {
+      if (line.startsWith("shardwise.")) {
+        settings.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1));
+      }
+    }
+    return ready(ShardwiseConfig.from(settings).build(String.class));
   }
 
   private static void assertAllHits(AsyncCacheClient<String> client, Map<String, String> written) {
@@ -104,11 +143,12 @@ class PeerCompatIT {
       Map<String, String> byShardwise = values("s-" + distribution, KEYS);
       try (Twemproxy proxy =
               Twemproxy.builder(MEMCACHED.servers()).hash(hash).distribution(distribution).start();
-          RawMemcached raw = RawMemcached.through(proxy);
-          AsyncCacheClient<String> client = shardwise(fleet.newBackend(), fleet.serverList(4), mode, "")) {
+          RawMemcached raw = RawMemcached.through(proxy)) {
         raw.setAll(bytes(byProxy), 0);
-        assertAllHits(client, byProxy);
-        write(client, byShardwise);
+        try (AsyncCacheClient<String> client = detected("memcached", fleet.serverList(4), mode, "")) {
+          assertAllHits(client, byProxy);
+          write(client, byShardwise);
+        }
         Map<String, MemcachedItem> read = raw.getAll(byShardwise.keySet());
         Map<String, String> values = new HashMap<>();
         read.forEach((k, v) -> values.put(k, v.valueUtf8()));
@@ -135,10 +175,11 @@ class PeerCompatIT {
     Map<String, String> byProxy = values("n-" + distribution, KEYS);
     try (Twemproxy proxy = Twemproxy.builder(MEMCACHED.servers())
             .hash("fnv1a_64").distribution(distribution).serverNames(names).start();
-        RawMemcached raw = RawMemcached.through(proxy);
-        AsyncCacheClient<String> client = shardwise(fleet.newBackend(), String.join(",", entries), mode, "")) {
+        RawMemcached raw = RawMemcached.through(proxy)) {
       raw.setAll(bytes(byProxy), 0);
-      assertAllHits(client, byProxy);
+      try (AsyncCacheClient<String> client = detected("memcached", String.join(",", entries), mode, "")) {
+        assertAllHits(client, byProxy);
+      }
       for (int i = 0; i < names.size(); i++) {
         assertThat(fleet.rawGetAll(i, byProxy.keySet())).as("keys on %s", names.get(i)).isNotEmpty();
       }
@@ -164,11 +205,12 @@ class PeerCompatIT {
     }
     try (Twemproxy proxy =
             Twemproxy.builder(REDIS.servers()).redis(true).hash(hd[0]).distribution(hd[1]).hashTag("{}").start();
-        RawRedis raw = RawRedis.through(proxy);
-        AsyncCacheClient<String> client = shardwise(fleet.newBackend(), fleet.serverList(3), mode, "{}")) {
+        RawRedis raw = RawRedis.through(proxy)) {
       raw.setAll(bytes(byProxy));
-      assertAllHits(client, byProxy);
-      write(client, byShardwise);
+      try (AsyncCacheClient<String> client = detected("redis", fleet.serverList(3), mode, "{}")) {
+        assertAllHits(client, byProxy);
+        write(client, byShardwise);
+      }
       Map<String, String> values = new HashMap<>();
       raw.getAll(byShardwise.keySet()).forEach((k, v) -> values.put(k, new String(v, StandardCharsets.UTF_8)));
       assertThat(values).as(mode).isEqualTo(byShardwise);
@@ -187,7 +229,7 @@ class PeerCompatIT {
     String servers = fleet.serverList(4);
     String mode = "libmemcached:" + hash + ":modula";
     Map<String, String> byTool = new LinkedHashMap<>();
-    for (int i = 0; i < 1_000; i++) {
+    for (int i = 0; i < KEYS; i++) {
       byTool.put((i % 5 == 0 ? "lm:caf\u00e9:" : "lm:") + i, "value " + i);
     }
     // The tools know no hash named "default": without --hash they use it.
@@ -199,10 +241,10 @@ class PeerCompatIT {
       copy.add(dir.resolve(e.getKey()).toString());
     }
     run(copy);
-    try (AsyncCacheClient<String> client = shardwise(fleet.newBackend(), servers, mode, "")) {
+    try (AsyncCacheClient<String> client = detected("memcached", servers, mode, "")) {
       assertAllHits(client, byTool);
       Map<String, String> byShardwise = new LinkedHashMap<>();
-      for (int i = 0; i < 1_000; i++) {
+      for (int i = 0; i < KEYS; i++) {
         byShardwise.put("sw:" + i, "from shardwise " + i);
       }
       write(client, byShardwise);
@@ -254,11 +296,14 @@ class PeerCompatIT {
       MemcachedClient xmemcached = builder.build();
       String mode = locator.startsWith("ketama") ? "xmemcached:ketama:ketama_hash" : "xmemcached:array:native_hash";
       String servers = withWeights ? String.join(",", weighted) : fleet.serverList(4);
-      try (AsyncCacheClient<String> client = shardwise(fleet.newBackend(), servers, mode, "")) {
-        Map<String, String> byPeer = values("x-" + locator, KEYS);
-        for (Map.Entry<String, String> e : byPeer.entrySet()) {
-          assertThat(xmemcached.<String>set(e.getKey(), 0, e.getValue())).isTrue();
-        }
+      Map<String, String> byPeer = values("x-" + locator, KEYS);
+      // Xmemcached's set waits for its reply: from several threads, as an application would.
+      List<Callable<Boolean>> sets = new ArrayList<>();
+      byPeer.forEach((k, v) -> sets.add(() -> xmemcached.set(k, 0, v)));
+      for (Future<Boolean> set : WRITERS.invokeAll(sets)) {
+        assertThat(set.get()).isTrue();
+      }
+      try (AsyncCacheClient<String> client = detected("memcached", servers, mode, "")) {
         assertAllHits(client, byPeer);
         Map<String, String> byShardwise = values("xs-" + locator, KEYS);
         write(client, byShardwise);
@@ -287,13 +332,13 @@ class PeerCompatIT {
                   .setLocatorType(net.spy.memcached.ConnectionFactoryBuilder.Locator.CONSISTENT)
                   .build(),
               addresses);
-      try (AsyncCacheClient<String> client = shardwise(fleet.newBackend(), fleet.serverList(4), mode, "")) {
-        Map<String, String> byPeer = values("sp-" + mode.length(), KEYS);
-        List<java.util.concurrent.Future<Boolean>> sets = new ArrayList<>();
-        byPeer.forEach((k, v) -> sets.add(spy.set(k, 0, v)));
-        for (java.util.concurrent.Future<Boolean> f : sets) {
-          assertThat(f.get()).isTrue();
-        }
+      Map<String, String> byPeer = values("sp-" + mode.length(), KEYS);
+      List<Future<Boolean>> sets = new ArrayList<>();
+      byPeer.forEach((k, v) -> sets.add(spy.set(k, 0, v)));
+      for (Future<Boolean> f : sets) {
+        assertThat(f.get()).isTrue();
+      }
+      try (AsyncCacheClient<String> client = detected("memcached", fleet.serverList(4), mode, "")) {
         assertAllHits(client, byPeer);
         Map<String, String> byShardwise = values("sps-" + mode.length(), KEYS);
         write(client, byShardwise);
@@ -318,14 +363,15 @@ class PeerCompatIT {
       shards.add(new JedisShardInfo(server.host(), server.port(), 2000, 2000, weight));
       servers.add(server.address() + ":" + weight);
     }
-    try (ShardedJedis jedis = new ShardedJedis(shards);
-        AsyncCacheClient<String> client =
-            shardwise(fleet.newBackend(), String.join(",", servers), "jedis:sharded:murmur_hash", "")) {
+    try (ShardedJedis jedis = new ShardedJedis(shards)) {
       Map<String, String> byPeer = values("j", KEYS);
       byPeer.forEach(jedis::set);
-      assertAllHits(client, byPeer);
       Map<String, String> byShardwise = values("js", KEYS);
-      write(client, byShardwise);
+      try (AsyncCacheClient<String> client =
+          detected("redis", String.join(",", servers), "jedis:sharded:murmur_hash", "")) {
+        assertAllHits(client, byPeer);
+        write(client, byShardwise);
+      }
       for (Map.Entry<String, String> e : byShardwise.entrySet()) {
         assertThat(jedis.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
       }
