@@ -8,6 +8,7 @@ import io.shardwise.core.config.ShardwiseConfig;
 import io.shardwise.spring.health.LastTopologyChange;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -22,11 +23,19 @@ import org.springframework.core.env.Environment;
  * closes. A bad property stops the context with every problem listed. The servers come from {@code
  * shardwise.servers}, which a Spring Cloud refresh can change while the client serves ({@link
  * ServersRefreshListener}), or from a watched file or DNS name ({@code shardwise.servers-file},
- * {@code shardwise.servers-dns}).
+ * {@code shardwise.servers-dns}). Every {@link ShardwiseClientBuilderCustomizer} bean sees the
+ * client's builder last, in order.
+ *
+ * <p>Spring Boot 3.5.x and 4.x are supported; on an older Boot the context stops with a message
+ * saying so ({@link SupportedBootVersion}).
  */
 @AutoConfiguration
 @EnableConfigurationProperties(ShardwiseProperties.class)
 public class ShardwiseAutoConfiguration {
+
+  public ShardwiseAutoConfiguration() {
+    SupportedBootVersion.check(SpringBootVersion.getVersion());
+  }
 
   /** Used when the application has a client of its own: only the cache keys are read. */
   @Bean
@@ -49,7 +58,8 @@ public class ShardwiseAutoConfiguration {
     AsyncCacheClient<Object> shardwiseClient(
         ShardwiseSettings shardwiseSettings,
         ObjectProvider<ClientMetrics> metrics,
-        ObjectProvider<NodeEventListener> listeners) {
+        ObjectProvider<NodeEventListener> listeners,
+        ObjectProvider<ShardwiseClientBuilderCustomizer> customizers) {
       ShardwiseConfig config = shardwiseSettings.config().orElseThrow();
       List<ClientMetrics> all = metrics.orderedStream().toList();
       return config.build(
@@ -58,6 +68,7 @@ public class ShardwiseAutoConfiguration {
               builder.metrics(all.size() == 1 ? all.get(0) : new CompositeClientMetrics(all));
             }
             listeners.orderedStream().forEach(builder::listener);
+            customizers.orderedStream().forEach(c -> c.customize(builder));
           });
     }
 
