@@ -10,6 +10,7 @@ import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -35,6 +36,21 @@ public class ShardwiseAutoConfiguration {
 
   public ShardwiseAutoConfiguration() {
     SupportedBootVersion.check(SpringBootVersion.getVersion());
+  }
+
+  /**
+   * Masks Shardwise's credentials in Actuator's endpoints whatever {@code show-values} says
+   * (Boot 3.5 and 4 share the interface).
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.SanitizingFunction")
+  static class SanitizingConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    ShardwiseSanitizingFunction shardwiseSanitizingFunction() {
+      return new ShardwiseSanitizingFunction();
+    }
   }
 
   /** Used when the application has a client of its own: only the cache keys are read. */

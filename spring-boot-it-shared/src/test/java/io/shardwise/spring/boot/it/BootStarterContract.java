@@ -28,7 +28,12 @@ import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.SpringBootTest;
+import io.shardwise.spring.cache.ShardwiseCacheErrorHandler;
+import org.springframework.cache.Cache;
 import org.springframework.cache.CacheManager;
+import org.springframework.cache.transaction.TransactionAwareCacheDecorator;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionSynchronizationUtils;
 import org.springframework.cache.support.NoOpCacheManager;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.Environment;
@@ -188,6 +193,77 @@ public abstract class BootStarterContract {
     }
   }
 
+  @Test
+  void actuatorShowsNoCredentialEvenWithShowValuesAlways() throws Exception {
+    String password = "pw-" + Long.toHexString(System.nanoTime());
+    try (ServerFleet<RedisServer> redis =
+            ServerFleet.redisBuilder().servers(1).extraArgs("--requirepass", password).build().start();
+        ConfigurableApplicationContext context =
+            new SpringApplicationBuilder(BookshopApplication.class)
+                .web(WebApplicationType.SERVLET)
+                .run(
+                    "--server.port=0",
+                    "--shardwise.backend=redis",
+                    "--shardwise.servers=" + redis.addresses().get(0),
+                    "--shardwise.redis.username=default",
+                    "--shardwise.redis.password=" + password)) {
+      // The client authenticated with the password: the server requires it.
+      Bookshop shop = context.getBean(Bookshop.class);
+      shop.book(9);
+      shop.book(9);
+      assertThat(shop.loads()).isEqualTo(1);
+
+      String port = context.getEnvironment().getProperty("local.server.port");
+      String configprops = get(port, "/actuator/configprops", 200);
+      String env = get(port, "/actuator/env", 200);
+      assertThat(configprops)
+          .as("configprops lists the Shardwise properties, values shown")
+          .contains("\"shardwise\"", "\"backend\":\"redis\"")
+          .contains("\"password\":\"******\"", "\"username\":\"******\"");
+      assertThat(env).contains("shardwise.redis.password");
+      for (String body : new String[] {configprops, env}) {
+        assertThat(body).doesNotContain(password);
+      }
+    }
+  }
+
+  @Test
+  void transactionAwareCachesWriteOnCommitAndFailuresAsMissesKeepTheMethodServing()
+      throws Exception {
+    try (ServerFleet<MemcachedServer> one = ServerFleet.memcached(1).start();
+        ConfigurableApplicationContext context =
+            start(
+                "shardwise.servers=" + one.addresses().get(0),
+                "shardwise.cache.transaction-aware=true",
+                "shardwise.cache.failures-as-misses=true")) {
+      CacheManager manager = context.getBean(CacheManager.class);
+      Cache books = manager.getCache("books");
+      assertThat(books).isInstanceOf(TransactionAwareCacheDecorator.class);
+
+      // A put inside a transaction reaches the server only when the transaction commits.
+      TransactionSynchronizationManager.initSynchronization();
+      try {
+        books.put(1L, new Book(1, "In a transaction"));
+        assertThat(books.get(1L)).as("not before the commit").isNull();
+        TransactionSynchronizationUtils.triggerAfterCommit();
+      } finally {
+        TransactionSynchronizationManager.clearSynchronization();
+      }
+      assertThat(books.get(1L, Book.class)).isEqualTo(new Book(1, "In a transaction"));
+
+      // With the only server gone, cached methods still answer, from the method, and count it.
+      Bookshop shop = context.getBean(Bookshop.class);
+      ShardwiseCacheErrorHandler handler = context.getBean(ShardwiseCacheErrorHandler.class);
+      one.server(0).kill();
+      assertThat(shop.book(2)).isEqualTo(new Book(2, "Book 2"));
+      assertThat(shop.book(2)).isEqualTo(new Book(2, "Book 2"));
+      assertThat(shop.loads()).isEqualTo(2);
+      assertThat(handler.absorbedCount()).as("two reads and two writes").isEqualTo(4);
+      // An eviction that fails still fails: ignored, it would leave the old value served.
+      assertThatThrownBy(() -> shop.remove(2)).isInstanceOf(RuntimeException.class);
+    }
+  }
+
   private double count(String cache, String result) {
     return meters.get("cache.gets").tag("cache", cache).tag("result", result).functionCounter().count();
   }
@@ -200,12 +276,16 @@ public abstract class BootStarterContract {
   }
 
   private String get(String path, int expectedStatus) throws Exception {
+    return get(environment.getProperty("local.server.port"), path, expectedStatus);
+  }
+
+  private static String get(String port, String path, int expectedStatus) throws Exception {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     HttpResponse<String> response =
         http.send(
             HttpRequest.newBuilder(
                     URI.create(
-                        "http://127.0.0.1:" + environment.getProperty("local.server.port") + path))
+                        "http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(10))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
