@@ -26,7 +26,9 @@ import org.springframework.core.env.StandardEnvironment;
  * The {@code shardwise.*} properties of a Spring environment, read and checked as a whole by the
  * plain-Java loader ({@link ShardwiseConfig}) plus the starter's {@code shardwise.cache.*} keys, so
  * that the same keys, defaults and messages apply; every problem, unknown keys included, stops the
- * context with one {@link io.shardwise.spi.InvalidSettingsException}.
+ * context with one {@link io.shardwise.spi.InvalidSettingsException}. One difference, Spring
+ * Boot's own rule: a bare whole number for a duration key is read as milliseconds ({@link
+ * BootDurations}).
  */
 public final class ShardwiseSettings {
 
@@ -57,7 +59,9 @@ public final class ShardwiseSettings {
     Set<String> fromSystem = new HashSet<>();
     List<String> unresolved = new ArrayList<>();
     SettingsReader reader =
-        SettingsReader.of(ShardwiseConfig.PREFIX, properties(environment, fromSystem, unresolved));
+        SettingsReader.of(
+            ShardwiseConfig.PREFIX,
+            BootDurations.withMillis(properties(environment, fromSystem, unresolved)));
     unresolved.forEach(reader::problem);
     // Environment variables and system properties are read when they name a key, never reported
     // as unknown: SHARDWISE_HOME or -Dshardwise.test.servers are not meant for this client.

@@ -4,8 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.shardwise.core.config.ConfigKey;
+import io.shardwise.core.config.ShardwiseConfig;
+import io.shardwise.spi.InvalidSettingsException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.SanitizableData;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.StandardEnvironment;
 
 /** The starter's pure rules for Spring Boot: supported versions, masked keys. */
 class SpringSupportTest {
@@ -45,5 +53,57 @@ class SpringSupportTest {
       SanitizableData data = function.apply(new SanitizableData(null, key, "shown"));
       assertThat(data.getValue()).as(key).isEqualTo("shown");
     }
+  }
+
+  @Test
+  void aBareNumberForADurationIsMillisecondsAsInBootAndOtherNumbersAreLeftAlone() {
+    Map<String, Object> properties = new HashMap<>();
+    properties.put("shardwise.backend", "memcached");
+    properties.put("shardwise.servers", "127.0.0.1:11211");
+    properties.put("shardwise.timeout", "2000");
+    properties.put("shardwise.probe-interval", " 150 ");
+    properties.put("shardwise.failure-threshold", "7");
+    properties.put("shardwise.cache.ttl", "60000");
+    properties.put("shardwise.cache.caches.books.time-to-live", "1500");
+    properties.put("shardwise.cache.generation-refresh", "0");
+    StandardEnvironment environment = new StandardEnvironment();
+    environment.getPropertySources().addFirst(new MapPropertySource("test", properties));
+
+    ShardwiseSettings settings = ShardwiseSettings.read(environment, true);
+    ShardwiseConfig config = settings.config().orElseThrow();
+    assertThat(config.timeout()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(config.settings()).containsEntry("shardwise.failure-threshold", "7");
+    assertThat(settings.cache().forCache("other").ttl()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(settings.cache().forCache("books").ttl()).isEqualTo(Duration.ofMillis(1500));
+    assertThat(settings.cache().generationRefresh()).isZero();
+
+    // A bad value still gets the loader's message.
+    properties.put("shardwise.timeout", "2000 ms please");
+    assertThatThrownBy(() -> ShardwiseSettings.read(environment, true))
+        .isInstanceOf(InvalidSettingsException.class)
+        .hasMessageContaining("shardwise.timeout: '2000 ms please' is not a duration");
+  }
+
+  @Test
+  void everyDurationKeyOfTheLoaderIsKnownToTheStarter() {
+    int durations = 0;
+    for (ConfigKey key : ShardwiseConfig.keys()) {
+      Map<String, String> properties = new HashMap<>();
+      properties.put("shardwise.backend", "memcached");
+      properties.put("shardwise.servers", "127.0.0.1:11211");
+      properties.put(key.fullName(), "soon");
+      try {
+        ShardwiseConfig.from(properties);
+      } catch (InvalidSettingsException e) {
+        boolean duration =
+            e.problems().stream()
+                .anyMatch(p -> p.startsWith(key.fullName() + ":") && p.contains("not a duration"));
+        if (duration) {
+          durations++;
+          assertThat(BootDurations.isDuration(key.name())).as(key.fullName()).isTrue();
+        }
+      }
+    }
+    assertThat(durations).isGreaterThanOrEqualTo(13);
   }
 }
