@@ -65,9 +65,11 @@ public class ShardwiseAutoConfiguration {
   @ConditionalOnMissingBean(AsyncCacheClient.class)
   static class ClientConfiguration {
 
+    /** From the properties; a {@link ShardwiseConnectionDetails} bean names the servers. */
     @Bean
-    ShardwiseSettings shardwiseSettings(Environment environment) {
-      return ShardwiseSettings.read(environment, true);
+    ShardwiseSettings shardwiseSettings(
+        Environment environment, ObjectProvider<ShardwiseConnectionDetails> connection) {
+      return ShardwiseSettings.read(environment, true, connection.getIfAvailable());
     }
 
     @Bean(destroyMethod = "close")

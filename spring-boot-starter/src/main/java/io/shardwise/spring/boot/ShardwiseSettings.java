@@ -56,12 +56,30 @@ public final class ShardwiseSettings {
    * @throws io.shardwise.spi.InvalidSettingsException with every problem, one line each
    */
   public static ShardwiseSettings read(Environment environment, boolean withClient) {
+    return read(environment, withClient, null);
+  }
+
+  /**
+   * Reads the environment's {@code shardwise.*} properties, with the backend and servers of {@code
+   * connection} (when not null) in place of {@code shardwise.backend} and {@code
+   * shardwise.servers}.
+   *
+   * @throws io.shardwise.spi.InvalidSettingsException with every problem, one line each
+   */
+  public static ShardwiseSettings read(
+      Environment environment, boolean withClient, ShardwiseConnectionDetails connection) {
     Set<String> fromSystem = new HashSet<>();
     List<String> unresolved = new ArrayList<>();
-    SettingsReader reader =
-        SettingsReader.of(
-            ShardwiseConfig.PREFIX,
-            BootDurations.withMillis(properties(environment, fromSystem, unresolved)));
+    Map<String, String> properties =
+        BootDurations.withMillis(properties(environment, fromSystem, unresolved));
+    if (connection != null) {
+      properties
+          .keySet()
+          .removeIf(k -> Set.of("backend", "servers").contains(SettingsReader.normalize(k)));
+      properties.put("backend", connection.backend());
+      properties.put("servers", String.join(",", connection.servers()));
+    }
+    SettingsReader reader = SettingsReader.of(ShardwiseConfig.PREFIX, properties);
     unresolved.forEach(reader::problem);
     // Environment variables and system properties are read when they name a key, never reported
     // as unknown: SHARDWISE_HOME or -Dshardwise.test.servers are not meant for this client.

@@ -106,4 +106,30 @@ class SpringSupportTest {
     }
     assertThat(durations).isGreaterThanOrEqualTo(13);
   }
+
+  @Test
+  void connectionDetailsReplaceTheBackendAndServersAndNothingElse() {
+    Map<String, Object> properties = new HashMap<>();
+    properties.put("shardwise.backend", "memcached");
+    properties.put("shardwise.servers", "10.0.0.1:11211");
+    properties.put("shardwise.timeout", "750ms");
+    StandardEnvironment environment = new StandardEnvironment();
+    environment.getPropertySources().addFirst(new MapPropertySource("test", properties));
+    ShardwiseConnectionDetails details =
+        new ShardwiseConnectionDetails() {
+          @Override
+          public String backend() {
+            return "redis";
+          }
+
+          @Override
+          public java.util.List<String> servers() {
+            return java.util.List.of("127.0.0.1:6379", "127.0.0.1:6380");
+          }
+        };
+    ShardwiseConfig config = ShardwiseSettings.read(environment, true, details).config().orElseThrow();
+    assertThat(config.backend()).isEqualTo("redis");
+    assertThat(config.settings()).containsEntry("shardwise.servers", "127.0.0.1:6379,127.0.0.1:6380");
+    assertThat(config.timeout()).isEqualTo(Duration.ofMillis(750));
+  }
 }

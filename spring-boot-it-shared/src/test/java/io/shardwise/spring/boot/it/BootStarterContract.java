@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.CacheClient;
+import io.shardwise.routing.Node;
+import io.shardwise.spring.boot.ShardwiseConnectionDetails;
 import io.shardwise.spring.boot.it.BookshopApplication.Book;
 import io.shardwise.spring.boot.it.BookshopApplication.Bookshop;
 import io.shardwise.spring.cache.ShardwiseCache;
@@ -19,6 +21,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -36,6 +39,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.transaction.support.TransactionSynchronizationUtils;
 import org.springframework.cache.support.NoOpCacheManager;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -261,6 +265,41 @@ public abstract class BootStarterContract {
       assertThat(handler.absorbedCount()).as("two reads and two writes").isEqualTo(4);
       // An eviction that fails still fails: ignored, it would leave the old value served.
       assertThatThrownBy(() -> shop.remove(2)).isInstanceOf(RuntimeException.class);
+    }
+  }
+
+  @Test
+  void aConnectionDetailsBeanNamesTheServersInsteadOfTheProperties() {
+    try (ConfigurableApplicationContext context =
+        new SpringApplicationBuilder(BookshopApplication.class, FleetConnection.class)
+            .web(WebApplicationType.NONE)
+            .run("--shardwise.servers=127.0.0.1:9")) {
+      AsyncCacheClient<?> fleetClient = context.getBean(AsyncCacheClient.class);
+      assertThat(fleetClient.nodes())
+          .extracting(Node::address)
+          .containsExactlyElementsOf(FLEET.addresses());
+      Bookshop shop = context.getBean(Bookshop.class);
+      shop.book(4);
+      shop.book(4);
+      assertThat(shop.loads()).isEqualTo(1);
+    }
+  }
+
+  /** The servers as a service connection (what a @ServiceConnection container provides). */
+  static class FleetConnection {
+    @Bean
+    ShardwiseConnectionDetails fleetConnection() {
+      return new ShardwiseConnectionDetails() {
+        @Override
+        public String backend() {
+          return "memcached";
+        }
+
+        @Override
+        public List<String> servers() {
+          return FLEET.addresses();
+        }
+      };
     }
   }
 
