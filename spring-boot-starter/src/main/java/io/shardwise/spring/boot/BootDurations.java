@@ -37,7 +37,8 @@ final class BootDurations {
           "cache.generationrefresh");
 
   /** {@code cache.caches.<name>.ttl} and {@code .time-to-live}, normalized. */
-  private static final Pattern PER_CACHE = Pattern.compile("cache\\.caches\\..+\\.(ttl|timetolive)");
+  private static final Pattern PER_CACHE =
+      Pattern.compile("cache\\.caches\\..+\\.(ttl|timetolive)");
 
   private static final Pattern WHOLE_NUMBER = Pattern.compile("\\d+");
 

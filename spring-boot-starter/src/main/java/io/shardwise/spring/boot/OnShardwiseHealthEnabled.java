@@ -7,8 +7,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * {@code management.health.shardwise.enabled}, else {@code management.health.defaults.enabled},
- * else enabled: the rule of Actuator's {@code @ConditionalOnEnabledHealthIndicator}, whose class
- * is in another package on Boot 3.5 and on Boot 4.
+ * else enabled: the rule of Actuator's {@code @ConditionalOnEnabledHealthIndicator}, whose class is
+ * in another package on Boot 3.5 and on Boot 4.
  */
 final class OnShardwiseHealthEnabled extends SpringBootCondition {
 

@@ -39,8 +39,8 @@ public class ShardwiseAutoConfiguration {
   }
 
   /**
-   * Masks Shardwise's credentials in Actuator's endpoints whatever {@code show-values} says
-   * (Boot 3.5 and 4 share the interface).
+   * Masks Shardwise's credentials in Actuator's endpoints whatever {@code show-values} says (Boot
+   * 3.5 and 4 share the interface).
    */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.SanitizingFunction")

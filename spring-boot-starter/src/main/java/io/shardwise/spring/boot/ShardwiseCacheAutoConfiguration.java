@@ -31,12 +31,12 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  * A Spring Cache {@link ShardwiseCacheManager} over the client, when caching is enabled
  * ({@code @EnableCaching}), the application has no {@link CacheManager} of its own, {@code
  * shardwise.cache.enabled} is not {@code false} and {@code spring.cache.type} is not set (with
- * {@code none}, or another type, Spring Boot's own cache auto-configuration decides: no caching,
- * or its cache). Runs before Spring Boot's cache auto-configuration, which then backs off.
+ * {@code none}, or another type, Spring Boot's own cache auto-configuration decides: no caching, or
+ * its cache). Runs before Spring Boot's cache auto-configuration, which then backs off.
  *
- * <p>The caches named by {@code spring.cache.cache-names} are created at start-up; others are
- * still created when first named. Every {@link ShardwiseCacheManagerBuilderCustomizer} bean sees
- * the builder before it builds. With {@code shardwise.cache.failures-as-misses=true}, a {@link
+ * <p>The caches named by {@code spring.cache.cache-names} are created at start-up; others are still
+ * created when first named. Every {@link ShardwiseCacheManagerBuilderCustomizer} bean sees the
+ * builder before it builds. With {@code shardwise.cache.failures-as-misses=true}, a {@link
  * ShardwiseCacheErrorHandler} handles cache failures.
  */
 @AutoConfiguration(
@@ -73,7 +73,10 @@ public class ShardwiseCacheAutoConfiguration {
 
   /** {@code shardwise.cache.failures-as-misses=true}. */
   @Configuration(proxyBeanMethods = false)
-  @ConditionalOnProperty(prefix = "shardwise.cache", name = "failures-as-misses", havingValue = "true")
+  @ConditionalOnProperty(
+      prefix = "shardwise.cache",
+      name = "failures-as-misses",
+      havingValue = "true")
   static class FailuresAsMissesConfiguration {
 
     @Bean

@@ -110,8 +110,7 @@ public class ShardwiseHealthAutoConfiguration {
       RootBeanDefinition definition =
           new RootBeanDefinition(
               type,
-              () ->
-                  Boot3HealthIndicator.create(beans.getBean(ShardwiseHealthCheck.class), loader));
+              () -> Boot3HealthIndicator.create(beans.getBean(ShardwiseHealthCheck.class), loader));
       registry.registerBeanDefinition("shardwiseHealthIndicator", definition);
     }
   }

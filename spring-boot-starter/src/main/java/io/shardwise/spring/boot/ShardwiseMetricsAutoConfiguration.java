@@ -1,8 +1,8 @@
 package io.shardwise.spring.boot;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.shardwise.client.AsyncCacheClient;
 import io.micrometer.core.instrument.Tags;
+import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.spring.metrics.ShardwiseCacheMetrics;
 import io.shardwise.spring.metrics.ShardwiseMetrics;
 import org.springframework.beans.factory.ObjectProvider;
@@ -20,7 +20,8 @@ import org.springframework.context.annotation.Configuration;
  * ({@link ShardwiseCacheMetrics}), when the application has a {@link MeterRegistry}.
  */
 @AutoConfiguration(
-    // After the registry exists: Boot 4 names, then Boot 3.5 names (metrics moved package in Boot 4).
+    // After the registry exists: Boot 4 names, then Boot 3.5 names (metrics moved package in Boot
+    // 4).
     afterName = {
       "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
       "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",

@@ -7,8 +7,8 @@ import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 
 /**
  * Masks the values of Shardwise's credentials in Actuator's {@code configprops} and {@code env}
- * endpoints, whatever {@code management.endpoint.*.show-values} says: every {@code shardwise.*}
- * key whose name holds {@code password}, {@code secret} or {@code token} (the loader's rule for a
+ * endpoints, whatever {@code management.endpoint.*.show-values} says: every {@code shardwise.*} key
+ * whose name holds {@code password}, {@code secret} or {@code token} (the loader's rule for a
  * secret, {@link SettingsReader#looksSecret}) or {@code username} (the Redis ACL user, the SASL
  * user). A key is matched in any of its forms: {@code shardwise.redis.password}, {@code
  * shardwise.redis.tls.key-store-password}, {@code SHARDWISE_REDIS_PASSWORD}. The masked value is

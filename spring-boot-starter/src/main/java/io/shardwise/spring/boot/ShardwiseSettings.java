@@ -26,9 +26,8 @@ import org.springframework.core.env.StandardEnvironment;
  * The {@code shardwise.*} properties of a Spring environment, read and checked as a whole by the
  * plain-Java loader ({@link ShardwiseConfig}) plus the starter's {@code shardwise.cache.*} keys, so
  * that the same keys, defaults and messages apply; every problem, unknown keys included, stops the
- * context with one {@link io.shardwise.spi.InvalidSettingsException}. One difference, Spring
- * Boot's own rule: a bare whole number for a duration key is read as milliseconds ({@link
- * BootDurations}).
+ * context with one {@link io.shardwise.spi.InvalidSettingsException}. One difference, Spring Boot's
+ * own rule: a bare whole number for a duration key is read as milliseconds ({@link BootDurations}).
  */
 public final class ShardwiseSettings {
 

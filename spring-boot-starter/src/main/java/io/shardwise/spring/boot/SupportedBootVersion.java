@@ -1,9 +1,9 @@
 package io.shardwise.spring.boot;
 
 /**
- * The Spring Boot versions the starter supports: 3.5.x and 4.x. Boot 3.5 and 4 are each tested
- * with a real application on real servers; on anything older the starter refuses to start rather
- * than run without its health indicator or meters.
+ * The Spring Boot versions the starter supports: 3.5.x and 4.x. Boot 3.5 and 4 are each tested with
+ * a real application on real servers; on anything older the starter refuses to start rather than
+ * run without its health indicator or meters.
  */
 final class SupportedBootVersion {
 

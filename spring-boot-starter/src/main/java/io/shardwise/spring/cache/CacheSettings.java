@@ -62,12 +62,21 @@ public final class CacheSettings {
   }
 
   /**
-   * Every default: enabled, 1 hour TTL, no extra prefix, nulls cached, 1 s generation refresh,
-   * each cache's name in its prefix, statistics on, not transaction-aware, failures propagated.
+   * Every default: enabled, 1 hour TTL, no extra prefix, nulls cached, 1 s generation refresh, each
+   * cache's name in its prefix, statistics on, not transaction-aware, failures propagated.
    */
   public static CacheSettings defaults() {
     return new CacheSettings(
-        true, DEFAULT_TTL, "", true, DEFAULT_GENERATION_REFRESH, Map.of(), true, true, false, false);
+        true,
+        DEFAULT_TTL,
+        "",
+        true,
+        DEFAULT_GENERATION_REFRESH,
+        Map.of(),
+        true,
+        true,
+        false,
+        false);
   }
 
   /** Reads the {@code cache.*} keys from {@code reader} (relative to {@code shardwise.}). */

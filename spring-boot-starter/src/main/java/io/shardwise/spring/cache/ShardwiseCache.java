@@ -145,7 +145,9 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
     return misses.sum();
   }
 
-  /** Values stored in this cache ({@code put}, a stored load, a {@code putIfAbsent} that stored). */
+  /**
+   * Values stored in this cache ({@code put}, a stored load, a {@code putIfAbsent} that stored).
+   */
   public long putCount() {
     return puts.sum();
   }

@@ -65,7 +65,10 @@ public class ShardwiseCacheErrorHandler implements CacheErrorHandler {
           operation,
           exception.getClass().getSimpleName());
     } else if (log.isDebugEnabled()) {
-      log.debug("cache '{}': a {} failed and is treated as a miss", cache.getName(), operation,
+      log.debug(
+          "cache '{}': a {} failed and is treated as a miss",
+          cache.getName(),
+          operation,
           exception);
     }
   }

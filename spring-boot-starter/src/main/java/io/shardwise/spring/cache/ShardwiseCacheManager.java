@@ -164,8 +164,8 @@ public class ShardwiseCacheManager implements CacheManager {
     }
 
     /**
-     * Cache {@code name} with {@code spec} rather than its settings from the properties, created
-     * at start-up; start from {@code settings().forCache(name)} to change one setting.
+     * Cache {@code name} with {@code spec} rather than its settings from the properties, created at
+     * start-up; start from {@code settings().forCache(name)} to change one setting.
      */
     public Builder withCacheConfiguration(String name, CacheSettings.CacheSpec spec) {
       specs.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(spec, "spec"));

@@ -10,9 +10,9 @@ import org.testcontainers.containers.Container;
  * {@link ShardwiseConnectionDetails} for a {@code @ServiceConnection} memcached or Redis container
  * (Spring Boot's Testcontainers support, {@code spring-boot-testcontainers}): the container's host
  * and mapped port become {@code shardwise.servers}, and its kind {@code shardwise.backend}. A
- * container matches by its image name ({@code memcached:1.6}, {@code redis:7}) or by {@code
- * @ServiceConnection(name = "memcached")}. One container is one server; for a fleet, name the
- * servers in {@code shardwise.servers} instead.
+ * container matches by its image name ({@code memcached:1.6}, {@code redis:7}) or by
+ * {@code @ServiceConnection(name = "memcached")}. One container is one server; for a fleet, name
+ * the servers in {@code shardwise.servers} instead.
  *
  * <p>Registered in {@code META-INF/spring.factories}; Boot skips it when {@code
  * spring-boot-testcontainers} is absent. Not run here: this machine has no Docker engine.

@@ -20,7 +20,8 @@ class SpringSupportTest {
 
   @Test
   void boot35AndLaterAreAcceptedAndOlderVersionsStopTheStartUpNamingTheVersion() {
-    for (String ok : new String[] {"3.5.0", "3.5.7", "4.0.7", "4.1.0-SNAPSHOT", "5.0.0", null, ""}) {
+    for (String ok :
+        new String[] {"3.5.0", "3.5.7", "4.0.7", "4.1.0-SNAPSHOT", "5.0.0", null, ""}) {
       assertThatCode(() -> SupportedBootVersion.check(ok)).as(ok).doesNotThrowAnyException();
     }
     for (String old : new String[] {"3.4.9", "3.0.0", "2.7.18"}) {
@@ -49,7 +50,9 @@ class SpringSupportTest {
       assertThat(data.getValue()).as(key).isEqualTo(SanitizableData.SANITIZED_VALUE);
     }
     for (String key :
-        new String[] {"shardwise.servers", "shardwise.redis.tls.ca-file", "spring.redis.password"}) {
+        new String[] {
+          "shardwise.servers", "shardwise.redis.tls.ca-file", "spring.redis.password"
+        }) {
       SanitizableData data = function.apply(new SanitizableData(null, key, "shown"));
       assertThat(data.getValue()).as(key).isEqualTo("shown");
     }
@@ -127,9 +130,11 @@ class SpringSupportTest {
             return java.util.List.of("127.0.0.1:6379", "127.0.0.1:6380");
           }
         };
-    ShardwiseConfig config = ShardwiseSettings.read(environment, true, details).config().orElseThrow();
+    ShardwiseConfig config =
+        ShardwiseSettings.read(environment, true, details).config().orElseThrow();
     assertThat(config.backend()).isEqualTo("redis");
-    assertThat(config.settings()).containsEntry("shardwise.servers", "127.0.0.1:6379,127.0.0.1:6380");
+    assertThat(config.settings())
+        .containsEntry("shardwise.servers", "127.0.0.1:6379,127.0.0.1:6380");
     assertThat(config.timeout()).isEqualTo(Duration.ofMillis(750));
   }
 }

@@ -43,7 +43,10 @@ class CacheSettingsTest {
   void aBadTimeToLiveGetsTheLoadersMessage() {
     SettingsReader reader = SettingsReader.of("shardwise.", Map.of("cache.time-to-live", "soon"));
     read(reader);
-    assertThat(reader.problems()).singleElement().asString().startsWith("shardwise.cache.time-to-live: ");
+    assertThat(reader.problems())
+        .singleElement()
+        .asString()
+        .startsWith("shardwise.cache.time-to-live: ");
   }
 
   @Test

@@ -28,7 +28,8 @@ class ShardwiseContainerConnectionDetailsFactoryTest {
 
   @Test
   void aContainersHostAndMappedPortAreItsServerEntryWithIpv6InBrackets() {
-    assertThat(ShardwiseContainerConnectionDetailsFactory.server(container("localhost", 32768), 11211))
+    assertThat(
+            ShardwiseContainerConnectionDetailsFactory.server(container("localhost", 32768), 11211))
         .isEqualTo("localhost:32768");
     assertThat(ShardwiseContainerConnectionDetailsFactory.server(container("::1", 40000), 6379))
         .isEqualTo("[::1]:40000");

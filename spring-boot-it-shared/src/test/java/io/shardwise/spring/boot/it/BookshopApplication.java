@@ -40,7 +40,11 @@ public class BookshopApplication {
     return builder ->
         builder.withCacheConfiguration(
             "custom",
-            builder.settings().forCache("custom").withKeyPrefix("cu:").withTtl(Duration.ofMinutes(5)));
+            builder
+                .settings()
+                .forCache("custom")
+                .withKeyPrefix("cu:")
+                .withTtl(Duration.ofMinutes(5)));
   }
 
   /** A cached value. */

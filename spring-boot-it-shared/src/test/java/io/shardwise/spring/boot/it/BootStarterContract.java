@@ -12,6 +12,7 @@ import io.shardwise.spring.boot.ShardwiseConnectionDetails;
 import io.shardwise.spring.boot.it.BookshopApplication.Book;
 import io.shardwise.spring.boot.it.BookshopApplication.Bookshop;
 import io.shardwise.spring.cache.ShardwiseCache;
+import io.shardwise.spring.cache.ShardwiseCacheErrorHandler;
 import io.shardwise.spring.cache.ShardwiseCacheManager;
 import io.shardwise.testing.MemcachedServer;
 import io.shardwise.testing.RedisServer;
@@ -31,18 +32,18 @@ import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.SpringBootTest;
-import io.shardwise.spring.cache.ShardwiseCacheErrorHandler;
 import org.springframework.cache.Cache;
 import org.springframework.cache.CacheManager;
-import org.springframework.cache.transaction.TransactionAwareCacheDecorator;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
-import org.springframework.transaction.support.TransactionSynchronizationUtils;
+import org.springframework.cache.concurrent.ConcurrentMapCacheManager;
 import org.springframework.cache.support.NoOpCacheManager;
+import org.springframework.cache.transaction.TransactionAwareCacheDecorator;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionSynchronizationUtils;
 
 /**
  * What a Spring Boot user of the starter gets, checked on each supported Boot version by a subclass
@@ -56,8 +57,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @Timeout(60)
 public abstract class BootStarterContract {
 
-  @RegisterExtension
-  static final ServerFleet<MemcachedServer> FLEET = ServerFleet.memcached(2);
+  @RegisterExtension static final ServerFleet<MemcachedServer> FLEET = ServerFleet.memcached(2);
 
   @DynamicPropertySource
   static void servers(DynamicPropertyRegistry registry) {
@@ -139,7 +139,8 @@ public abstract class BootStarterContract {
             meters.get("cache.evictions").tag("cache", "books").functionCounter().count()
                 - evictions)
         .isEqualTo(1);
-    assertThat(meters.get("cache.gets").tag("cache", "books").meter().getId().getTag("cache.manager"))
+    assertThat(
+            meters.get("cache.gets").tag("cache", "books").meter().getId().getTag("cache.manager"))
         .isEqualTo("cacheManager");
     // The same through Actuator's metrics endpoint, and the per-server meters beside them.
     assertThat(get("/actuator/metrics/cache.gets?tag=cache:books&tag=result:hit", 200))
@@ -157,7 +158,8 @@ public abstract class BootStarterContract {
     assertThat(custom.keyPrefix()).isEqualTo("cu:");
     assertThat(custom.ttl()).isEqualTo(Duration.ofMinutes(5));
     // The client customizer set the largest value.
-    syncClient.set("small", new byte[BookshopApplication.MAX_VALUE_BYTES / 2], Duration.ofMinutes(1));
+    syncClient.set(
+        "small", new byte[BookshopApplication.MAX_VALUE_BYTES / 2], Duration.ofMinutes(1));
     assertThatThrownBy(
             () ->
                 syncClient.set(
@@ -170,13 +172,32 @@ public abstract class BootStarterContract {
   @Test
   void springCacheTypeNoneTurnsCachingOff() {
     try (ConfigurableApplicationContext context =
-        start("spring.cache.type=none", "shardwise.servers=" + String.join(",", FLEET.addresses()))) {
+        start(
+            "spring.cache.type=none", "shardwise.servers=" + String.join(",", FLEET.addresses()))) {
       assertThat(context.getBeansOfType(ShardwiseCacheManager.class)).isEmpty();
       assertThat(context.getBean(CacheManager.class)).isInstanceOf(NoOpCacheManager.class);
       Bookshop shop = context.getBean(Bookshop.class);
       shop.book(7);
       shop.book(7);
       assertThat(shop.loads()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void anotherSpringCacheTypeIsBootsCacheAndTheClientStays() {
+    try (ConfigurableApplicationContext context =
+        start(
+            "spring.cache.type=simple",
+            // Boot's simple cache has only the caches named, when names are given.
+            "spring.cache.cache-names=books",
+            "shardwise.servers=" + String.join(",", FLEET.addresses()))) {
+      assertThat(context.getBeansOfType(ShardwiseCacheManager.class)).isEmpty();
+      assertThat(context.getBean(CacheManager.class)).isInstanceOf(ConcurrentMapCacheManager.class);
+      assertThat(context.getBeansOfType(AsyncCacheClient.class)).hasSize(1);
+      Bookshop shop = context.getBean(Bookshop.class);
+      shop.book(7);
+      shop.book(7);
+      assertThat(shop.loads()).isEqualTo(1);
     }
   }
 
@@ -191,8 +212,14 @@ public abstract class BootStarterContract {
       assertThat(shop.loads()).isEqualTo(1);
       ShardwiseCache books = (ShardwiseCache) context.getBean(CacheManager.class).getCache("books");
       assertThat(redis.server(0).get(books.storageKey(3L))).isNotNull();
-      assertThat(context.getBean(MeterRegistry.class).get("cache.gets").tag("cache", "books")
-              .tag("result", "hit").functionCounter().count())
+      assertThat(
+              context
+                  .getBean(MeterRegistry.class)
+                  .get("cache.gets")
+                  .tag("cache", "books")
+                  .tag("result", "hit")
+                  .functionCounter()
+                  .count())
           .isEqualTo(1);
     }
   }
@@ -201,7 +228,11 @@ public abstract class BootStarterContract {
   void actuatorShowsNoCredentialEvenWithShowValuesAlways() throws Exception {
     String password = "pw-" + Long.toHexString(System.nanoTime());
     try (ServerFleet<RedisServer> redis =
-            ServerFleet.redisBuilder().servers(1).extraArgs("--requirepass", password).build().start();
+            ServerFleet.redisBuilder()
+                .servers(1)
+                .extraArgs("--requirepass", password)
+                .build()
+                .start();
         ConfigurableApplicationContext context =
             new SpringApplicationBuilder(BookshopApplication.class)
                 .web(WebApplicationType.SERVLET)
@@ -304,7 +335,12 @@ public abstract class BootStarterContract {
   }
 
   private double count(String cache, String result) {
-    return meters.get("cache.gets").tag("cache", cache).tag("result", result).functionCounter().count();
+    return meters
+        .get("cache.gets")
+        .tag("cache", cache)
+        .tag("result", result)
+        .functionCounter()
+        .count();
   }
 
   /** Another context of the same application, without a web server; {@code args} as --k=v. */
@@ -322,13 +358,13 @@ public abstract class BootStarterContract {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     HttpResponse<String> response =
         http.send(
-            HttpRequest.newBuilder(
-                    URI.create(
-                        "http://127.0.0.1:" + port + path))
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(10))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
-    assertThat(response.statusCode()).as("GET %s: %s", path, response.body()).isEqualTo(expectedStatus);
+    assertThat(response.statusCode())
+        .as("GET %s: %s", path, response.body())
+        .isEqualTo(expectedStatus);
     return response.body();
   }
 }
