@@ -34,6 +34,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.cache.Cache;
 import org.springframework.cache.CacheManager;
+import org.springframework.cache.annotation.CachingConfigurer;
 import org.springframework.cache.concurrent.ConcurrentMapCacheManager;
 import org.springframework.cache.support.NoOpCacheManager;
 import org.springframework.cache.transaction.TransactionAwareCacheDecorator;
@@ -313,6 +314,28 @@ public abstract class BootStarterContract {
       shop.book(4);
       shop.book(4);
       assertThat(shop.loads()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void failuresAsMissesWithTheApplicationsOwnCachingConfigurerStopsTheStartUp() {
+    assertThatThrownBy(
+            () ->
+                new SpringApplicationBuilder(BookshopApplication.class, OwnCachingConfigurer.class)
+                    .web(WebApplicationType.NONE)
+                    .run(
+                        "--shardwise.servers=" + String.join(",", FLEET.addresses()),
+                        "--shardwise.cache.failures-as-misses=true")
+                    .close())
+        .hasStackTraceContaining("shardwise.cache.failures-as-misses=true")
+        .hasStackTraceContaining("SimpleCacheErrorHandler");
+  }
+
+  /** An application's own CachingConfigurer, which leaves Spring's default error handler. */
+  static class OwnCachingConfigurer {
+    @Bean
+    CachingConfigurer ownCachingConfigurer() {
+      return new CachingConfigurer() {};
     }
   }
 
