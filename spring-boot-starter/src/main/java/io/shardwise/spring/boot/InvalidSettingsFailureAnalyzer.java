@@ -16,8 +16,10 @@ final class InvalidSettingsFailureAnalyzer
     }
     return new FailureAnalysis(
         description.toString(),
-        "Fix the shardwise.* properties above. docs/configuration.md lists every key with its"
-            + " default and the values it accepts.",
+        "Fix the shardwise.* properties above. Each line names the key, the value and what it"
+            + " accepts; every key, with its default and description, is in the starter's"
+            + " configuration metadata (META-INF/spring-configuration-metadata.json in the"
+            + " shardwise-spring-boot-starter jar), which IDEs show on completion.",
         cause);
   }
 }

@@ -881,6 +881,71 @@ public class ShardwiseProperties {
       this.generationRefresh = generationRefresh;
     }
 
+    /** Spring Boot's name for ttl; set one or the other. */
+    private String timeToLive;
+
+    /**
+     * Whether each cache's keys start with key-prefix and the cache name (Spring Boot's name):
+     * false puts every cache in one key space with one generation, so clearing one clears all.
+     */
+    private String useKeyPrefix = "true";
+
+    /** Whether the caches' cache.gets, cache.puts and cache.evictions meters are registered. */
+    private String enableStatistics = "true";
+
+    /**
+     * Whether puts and evictions wait for the surrounding transaction to commit (Spring's
+     * TransactionAwareCacheDecorator).
+     */
+    private String transactionAware = "false";
+
+    /**
+     * Whether a cache read or write that fails (a server down or slow) behaves as a miss and is
+     * logged once per cache and failure type, instead of failing the cached method. Evictions and
+     * clears still fail.
+     */
+    private String failuresAsMisses = "false";
+
+    public String getTimeToLive() {
+      return timeToLive;
+    }
+
+    public void setTimeToLive(String timeToLive) {
+      this.timeToLive = timeToLive;
+    }
+
+    public String getUseKeyPrefix() {
+      return useKeyPrefix;
+    }
+
+    public void setUseKeyPrefix(String useKeyPrefix) {
+      this.useKeyPrefix = useKeyPrefix;
+    }
+
+    public String getEnableStatistics() {
+      return enableStatistics;
+    }
+
+    public void setEnableStatistics(String enableStatistics) {
+      this.enableStatistics = enableStatistics;
+    }
+
+    public String getTransactionAware() {
+      return transactionAware;
+    }
+
+    public void setTransactionAware(String transactionAware) {
+      this.transactionAware = transactionAware;
+    }
+
+    public String getFailuresAsMisses() {
+      return failuresAsMisses;
+    }
+
+    public void setFailuresAsMisses(String failuresAsMisses) {
+      this.failuresAsMisses = failuresAsMisses;
+    }
+
     /** Settings of single caches, by cache name. */
     private Map<String, CacheSpec> caches = new LinkedHashMap<>();
 
@@ -901,6 +966,17 @@ public class ShardwiseProperties {
 
     /** This cache's key prefix. Default: shardwise.cache.key-prefix, the cache name and a colon. */
     private String keyPrefix;
+
+    /** Spring Boot's name for ttl; set one or the other. */
+    private String timeToLive;
+
+    public String getTimeToLive() {
+      return timeToLive;
+    }
+
+    public void setTimeToLive(String timeToLive) {
+      this.timeToLive = timeToLive;
+    }
 
     /** Whether this cache caches null values. Default: shardwise.cache.cache-null-values. */
     private String cacheNullValues;

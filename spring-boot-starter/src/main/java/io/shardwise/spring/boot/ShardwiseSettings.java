@@ -26,7 +26,8 @@ import org.springframework.core.env.StandardEnvironment;
  * The {@code shardwise.*} properties of a Spring environment, read and checked as a whole by the
  * plain-Java loader ({@link ShardwiseConfig}) plus the starter's {@code shardwise.cache.*} keys, so
  * that the same keys, defaults and messages apply; every problem, unknown keys included, stops the
- * context with one {@link io.shardwise.spi.InvalidSettingsException}.
+ * context with one {@link io.shardwise.spi.InvalidSettingsException}. One difference, Spring Boot's
+ * own rule: a bare whole number for a duration key is read as milliseconds ({@link BootDurations}).
  */
 public final class ShardwiseSettings {
 
@@ -54,10 +55,30 @@ public final class ShardwiseSettings {
    * @throws io.shardwise.spi.InvalidSettingsException with every problem, one line each
    */
   public static ShardwiseSettings read(Environment environment, boolean withClient) {
+    return read(environment, withClient, null);
+  }
+
+  /**
+   * Reads the environment's {@code shardwise.*} properties, with the backend and servers of {@code
+   * connection} (when not null) in place of {@code shardwise.backend} and {@code
+   * shardwise.servers}.
+   *
+   * @throws io.shardwise.spi.InvalidSettingsException with every problem, one line each
+   */
+  public static ShardwiseSettings read(
+      Environment environment, boolean withClient, ShardwiseConnectionDetails connection) {
     Set<String> fromSystem = new HashSet<>();
     List<String> unresolved = new ArrayList<>();
-    SettingsReader reader =
-        SettingsReader.of(ShardwiseConfig.PREFIX, properties(environment, fromSystem, unresolved));
+    Map<String, String> properties =
+        BootDurations.withMillis(properties(environment, fromSystem, unresolved));
+    if (connection != null) {
+      properties
+          .keySet()
+          .removeIf(k -> Set.of("backend", "servers").contains(SettingsReader.normalize(k)));
+      properties.put("backend", connection.backend());
+      properties.put("servers", String.join(",", connection.servers()));
+    }
+    SettingsReader reader = SettingsReader.of(ShardwiseConfig.PREFIX, properties);
     unresolved.forEach(reader::problem);
     // Environment variables and system properties are read when they name a key, never reported
     // as unknown: SHARDWISE_HOME or -Dshardwise.test.servers are not meant for this client.

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.cache.support.AbstractValueAdaptingCache;
@@ -57,6 +58,10 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
   private final Object[] locks = new Object[LOCK_STRIPES];
   private final ConcurrentHashMap<String, CompletableFuture<Object>> loading =
       new ConcurrentHashMap<>();
+  private final LongAdder hits = new LongAdder();
+  private final LongAdder misses = new LongAdder();
+  private final LongAdder puts = new LongAdder();
+  private final LongAdder evictions = new LongAdder();
 
   /**
    * A cache named {@code name} over {@code client}.
@@ -130,21 +135,54 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
     return storageKey(await(generation.current()), key);
   }
 
+  /** Reads of this cache that found a value (a stored null included), since it was created. */
+  public long hitCount() {
+    return hits.sum();
+  }
+
+  /** Reads of this cache that found nothing, since it was created. */
+  public long missCount() {
+    return misses.sum();
+  }
+
+  /**
+   * Values stored in this cache ({@code put}, a stored load, a {@code putIfAbsent} that stored).
+   */
+  public long putCount() {
+    return puts.sum();
+  }
+
+  /** Calls of {@code evict} and {@code evictIfPresent} that completed. */
+  public long evictionCount() {
+    return evictions.sum();
+  }
+
   @Override
   protected @Nullable Object lookup(Object key) {
+    return counted(read(key));
+  }
+
+  private @Nullable Object read(Object key) {
     long g = await(generation.current());
     return await(client.get(storageKey(g, key)));
+  }
+
+  private @Nullable Object counted(@Nullable Object stored) {
+    (stored != null ? hits : misses).increment();
+    return stored;
   }
 
   @Override
   @SuppressWarnings("unchecked")
   public <T> @Nullable T get(Object key, Callable<T> valueLoader) {
-    Object stored = lookup(key);
+    Object stored = read(key);
     if (stored != null) {
+      hits.increment();
       return (T) fromStoreValue(stored);
     }
     synchronized (locks[Math.floorMod(keyText(key).hashCode(), LOCK_STRIPES)]) {
-      stored = lookup(key);
+      // One get of the caller counts once: a miss, or a hit if another thread loaded meanwhile.
+      stored = counted(read(key));
       if (stored != null) {
         return (T) fromStoreValue(stored);
       }
@@ -163,7 +201,10 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
   public @Nullable CompletableFuture<?> retrieve(Object key) {
     return stored(key)
         .thenApplyAsync(
-            v -> v == null ? null : isAllowNullValues() ? toValueWrapper(v) : fromStoreValue(v),
+            v ->
+                counted(v) == null
+                    ? null
+                    : isAllowNullValues() ? toValueWrapper(v) : fromStoreValue(v),
             callbacks);
   }
 
@@ -183,7 +224,7 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
     stored(key)
         .thenComposeAsync(
             stored ->
-                stored != null
+                counted(stored) != null
                     ? CompletableFuture.completedFuture(fromStoreValue(stored))
                     : valueLoader
                         .get()
@@ -217,6 +258,7 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
     for (int attempt = 0; attempt < 3; attempt++) {
       String k = storageKey(await(generation.current()), key);
       if (await(client.add(k, store, ttl))) {
+        puts.increment();
         return null;
       }
       Object existing = await(client.get(k));
@@ -237,7 +279,9 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
   @Override
   public boolean evictIfPresent(Object key) {
     long g = await(generation.current());
-    return await(client.delete(storageKey(g, key)));
+    boolean removed = await(client.delete(storageKey(g, key)));
+    evictions.increment();
+    return removed;
   }
 
   /** Clears this cache, and only this one, by moving it to a new generation. */
@@ -266,7 +310,10 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
 
   private CompletableFuture<Void> putAsync(Object key, @Nullable Object value) {
     Object store = toStoreValue(value);
-    return generation.current().thenCompose(g -> client.set(storageKey(g, key), store, ttl));
+    return generation
+        .current()
+        .thenCompose(g -> client.set(storageKey(g, key), store, ttl))
+        .thenRun(puts::increment);
   }
 
   String storageKey(long g, Object key) {

@@ -1,0 +1,188 @@
+package io.shardwise.spring.health;
+
+import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.NodeState;
+import io.shardwise.client.NodeStatus;
+import io.shardwise.client.TopologyChange;
+import io.shardwise.client.TopologyStatus;
+import io.shardwise.routing.Node;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+
+/**
+ * Health of the fleet, free of any Spring Boot type so that the indicators of Boot 4 ({@link
+ * ShardwiseHealthIndicator}) and Boot 3.5 ({@link Boot3HealthIndicator}) show the same: pings every
+ * server through the client and shows each one's state.
+ *
+ * <pre>
+ * "shardwise": {
+ *   "status": "UP",
+ *   "details": {
+ *     "backend": "memcached", "up": 2, "servers": 3,
+ *     "serverList": "10.0.0.1:11211,10.0.0.2:11211,10.0.0.3:11211",
+ *     "lastTopologyChange": {"at": "...", "summary": "2 -> 3 nodes (+1 -0), 33.1% of keys move",
+ *                            "before": "10.0.0.1:11211,10.0.0.2:11211",
+ *                            "added": "10.0.0.3:11211", "removed": "", "warmUpUntil": "..."},
+ *     "topology": {"phase": "warming", "phaseEnds": "...", "warmUpReads": 5120,
+ *                  "warmUpHits": 5093, "warmUpCopies": 5093},
+ *     "nodes": {
+ *       "10.0.0.1:11211": {"status": "UP", "state": "HEALTHY", "since": "...",
+ *                          "latency": "0.41ms"},
+ *       "10.0.0.2:11211": {"status": "DOWN", "state": "PROBING", "since": "...",
+ *                          "reason": "answers, but stays out: its rejoin step ... failed: ...",
+ *                          "journaledKeys": 1874, "error": "..."},
+ *       ...
+ * </pre>
+ *
+ * <p>A server is UP when it answers the ping and the client routes to it ({@code HEALTHY}); DOWN
+ * otherwise. The fleet is UP while at least one server is: requests for a down server's keys go to
+ * other servers (failure mode {@code redistribute}) or fail fast, and neither makes the application
+ * unhealthy; it is DOWN when no server is. The pings count towards ejecting a server, like any
+ * request.
+ *
+ * <p>{@code serverList} is the list in force, in the server-list syntax; {@code lastTopologyChange}
+ * the last time it changed at runtime (a watched file, a DNS name, a refreshed property, a call of
+ * {@code updateServers}), absent until then; {@code topology} where the keys it moved stand
+ * (settling, warming) and the warm-up's reads on previous servers, hits there and copies made,
+ * absent when nothing is moving and nothing was warmed.
+ *
+ * <p>{@code reason} says why a server is out, or why a failing one was kept in (see {@link
+ * io.shardwise.client.NodeStatus#detail()}); {@code journaledKeys} counts the keys written
+ * elsewhere while it is out, which are deleted on it before it serves again.
+ */
+public final class ShardwiseHealthCheck {
+
+  private final AsyncCacheClient<?> client;
+  private final String backend;
+  private final Duration wait;
+  private final LastTopologyChange lastChange;
+
+  /**
+   * @param wait longest wait for the pings; each also fails by itself after the client's timeout
+   */
+  public ShardwiseHealthCheck(AsyncCacheClient<?> client, String backend, Duration wait) {
+    this(client, backend, wait, null);
+  }
+
+  /**
+   * @param lastChange the client's last server-list change, shown as {@code lastTopologyChange};
+   *     {@code null} when the client does not report it
+   */
+  public ShardwiseHealthCheck(
+      AsyncCacheClient<?> client, String backend, Duration wait, LastTopologyChange lastChange) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.backend = Objects.requireNonNull(backend, "backend");
+    this.wait = Objects.requireNonNull(wait, "wait");
+    this.lastChange = lastChange;
+  }
+
+  /** Whether the fleet is up, and the details to show. */
+  public record Result(boolean up, Map<String, Object> details) {}
+
+  /** Pings every server, waiting at most the time given at construction. */
+  public Result check() {
+    Map<Node, CompletableFuture<Duration>> pings = client.pingAll();
+    long deadline = System.nanoTime() + wait.toNanos();
+    Map<Node, Object> results = new LinkedHashMap<>();
+    for (Map.Entry<Node, CompletableFuture<Duration>> ping : pings.entrySet()) {
+      try {
+        long left = Math.max(0, deadline - System.nanoTime());
+        results.put(ping.getKey(), ping.getValue().get(left, TimeUnit.NANOSECONDS));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        results.put(ping.getKey(), e);
+      } catch (ExecutionException | CompletionException e) {
+        results.put(ping.getKey(), e.getCause() != null ? e.getCause() : e);
+      } catch (TimeoutException e) {
+        results.put(
+            ping.getKey(), new TimeoutException("no answer within " + wait.toMillis() + "ms"));
+      }
+    }
+    Map<Node, NodeStatus> states = client.nodeStatus();
+    Map<String, Object> nodes = new LinkedHashMap<>();
+    int up = 0;
+    for (Map.Entry<Node, Object> r : results.entrySet()) {
+      NodeStatus status = states.get(r.getKey());
+      NodeState state = status == null ? NodeState.HEALTHY : status.state();
+      Map<String, Object> node = new LinkedHashMap<>();
+      boolean answered = r.getValue() instanceof Duration;
+      boolean nodeUp = answered && state == NodeState.HEALTHY;
+      up += nodeUp ? 1 : 0;
+      node.put("status", nodeUp ? "UP" : "DOWN");
+      node.put("state", state.name());
+      node.put("address", r.getKey().address());
+      if (status != null) {
+        node.put("since", status.since().toString());
+        if (!status.detail().isEmpty()) {
+          node.put("reason", status.detail());
+        }
+        if (status.journaledKeys() > 0) {
+          node.put("journaledKeys", status.journaledKeys());
+        }
+      }
+      if (answered) {
+        node.put(
+            "latency",
+            String.format(
+                java.util.Locale.ROOT, "%.2fms", ((Duration) r.getValue()).toNanos() / 1e6));
+      } else {
+        node.put("error", String.valueOf(((Throwable) r.getValue()).getMessage()));
+      }
+      nodes.put(r.getKey().name(), node);
+    }
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("backend", backend);
+    details.put("up", up);
+    details.put("servers", results.size());
+    details.put("serverList", serverList(client.nodes()));
+    details.put("nodes", nodes);
+    if (lastChange != null) {
+      lastChange.get().ifPresent(c -> details.put("lastTopologyChange", describe(c)));
+    }
+    TopologyStatus topology = client.topologyStatus();
+    if (topology != null
+        && (topology.phase() != TopologyStatus.Phase.STABLE || topology.warmUpReads() > 0)) {
+      details.put("topology", describe(topology));
+    }
+    return new Result(up > 0, details);
+  }
+
+  private static String serverList(List<Node> servers) {
+    return servers.stream().map(Node::toString).collect(Collectors.joining(","));
+  }
+
+  /** Where the last change's moved keys stand, and the warm-up's progress. */
+  private static Map<String, Object> describe(TopologyStatus status) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("phase", status.phase().name().toLowerCase(java.util.Locale.ROOT));
+    if (status.phaseEnds() != null) {
+      out.put("phaseEnds", status.phaseEnds().toString());
+    }
+    out.put("warmUpReads", status.warmUpReads());
+    out.put("warmUpHits", status.warmUpHits());
+    out.put("warmUpCopies", status.warmUpCopies());
+    return out;
+  }
+
+  private static Map<String, Object> describe(TopologyChange change) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("at", change.appliedAt().toString());
+    out.put("summary", change.toString());
+    out.put("before", serverList(change.before()));
+    out.put("added", serverList(change.added()));
+    out.put("removed", serverList(change.removed()));
+    if (!change.warmUp().isZero()) {
+      out.put("warmUpUntil", change.appliedAt().plus(change.warmUp()).toString());
+    }
+    return out;
+  }
+}

@@ -1,0 +1,81 @@
+package io.shardwise.spring.testcontainers;
+
+import io.shardwise.spring.boot.ShardwiseConnectionDetails;
+import java.util.List;
+import org.springframework.boot.testcontainers.service.connection.ContainerConnectionDetailsFactory;
+import org.springframework.boot.testcontainers.service.connection.ContainerConnectionSource;
+import org.testcontainers.containers.Container;
+
+/**
+ * {@link ShardwiseConnectionDetails} for a {@code @ServiceConnection} memcached or Redis container
+ * (Spring Boot's Testcontainers support, {@code spring-boot-testcontainers}): the container's host
+ * and mapped port become {@code shardwise.servers}, and its kind {@code shardwise.backend}. A
+ * container matches by its image name ({@code memcached:1.6}, {@code redis:7}) or by
+ * {@code @ServiceConnection(name = "memcached")}. One container is one server; for a fleet, name
+ * the servers in {@code shardwise.servers} instead.
+ *
+ * <p>Registered in {@code META-INF/spring.factories}; Boot skips it when {@code
+ * spring-boot-testcontainers} is absent. Not run here: this machine has no Docker engine.
+ */
+public abstract class ShardwiseContainerConnectionDetailsFactory
+    extends ContainerConnectionDetailsFactory<Container<?>, ShardwiseConnectionDetails> {
+
+  private final String backend;
+  private final int port;
+
+  ShardwiseContainerConnectionDetailsFactory(String backend, int port) {
+    super(backend);
+    this.backend = backend;
+    this.port = port;
+  }
+
+  @Override
+  protected ShardwiseConnectionDetails getContainerConnectionDetails(
+      ContainerConnectionSource<Container<?>> source) {
+    return new Details(source, backend, port);
+  }
+
+  /** The server entry of a container: its host and the port mapped to {@code port}. */
+  static String server(Container<?> container, int port) {
+    String host = container.getHost();
+    String entry = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
+    return entry + ":" + container.getMappedPort(port);
+  }
+
+  /** memcached containers: port 11211. */
+  public static final class Memcached extends ShardwiseContainerConnectionDetailsFactory {
+    public Memcached() {
+      super("memcached", 11211);
+    }
+  }
+
+  /** Redis containers: port 6379. */
+  public static final class Redis extends ShardwiseContainerConnectionDetailsFactory {
+    public Redis() {
+      super("redis", 6379);
+    }
+  }
+
+  private static final class Details extends ContainerConnectionDetails<Container<?>>
+      implements ShardwiseConnectionDetails {
+
+    private final String backend;
+    private final int port;
+
+    Details(ContainerConnectionSource<Container<?>> source, String backend, int port) {
+      super(source);
+      this.backend = backend;
+      this.port = port;
+    }
+
+    @Override
+    public String backend() {
+      return backend;
+    }
+
+    @Override
+    public List<String> servers() {
+      return List.of(server(getContainer(), port));
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package io.shardwise.spring.testcontainers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.Proxy;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.service.connection.ConnectionDetailsFactory;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.testcontainers.containers.Container;
+
+/**
+ * What can be checked without a Docker engine: Boot finds both factories where it looks for
+ * connection details factories, and a container's host and mapped port make a server entry.
+ */
+class ShardwiseContainerConnectionDetailsFactoryTest {
+
+  @Test
+  void bootLoadsTheMemcachedAndRedisFactoriesFromSpringFactories() {
+    @SuppressWarnings("rawtypes")
+    List<ConnectionDetailsFactory> factories =
+        SpringFactoriesLoader.forDefaultResourceLocation(getClass().getClassLoader())
+            .load(ConnectionDetailsFactory.class);
+    assertThat(factories)
+        .hasAtLeastOneElementOfType(ShardwiseContainerConnectionDetailsFactory.Memcached.class)
+        .hasAtLeastOneElementOfType(ShardwiseContainerConnectionDetailsFactory.Redis.class);
+  }
+
+  @Test
+  void aContainersHostAndMappedPortAreItsServerEntryWithIpv6InBrackets() {
+    assertThat(
+            ShardwiseContainerConnectionDetailsFactory.server(container("localhost", 32768), 11211))
+        .isEqualTo("localhost:32768");
+    assertThat(ShardwiseContainerConnectionDetailsFactory.server(container("::1", 40000), 6379))
+        .isEqualTo("[::1]:40000");
+  }
+
+  /** A container that only answers getHost and getMappedPort (11211 and 6379). */
+  private static Container<?> container(String host, int mapped) {
+    return (Container<?>)
+        Proxy.newProxyInstance(
+            Container.class.getClassLoader(),
+            new Class<?>[] {Container.class},
+            (proxy, method, args) ->
+                switch (method.getName()) {
+                  case "getHost" -> host;
+                  case "getMappedPort" -> mapped;
+                  default -> throw new UnsupportedOperationException(method.getName());
+                });
+  }
+}
