@@ -16,6 +16,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -58,7 +59,10 @@ public final class MemcachedBackend implements Backend {
   /** The backend's name in configuration: {@code memcached}. */
   public static final String NAME = "memcached";
 
-  /** memcached's default item size limit ({@code -I 1m}). */
+  /**
+   * memcached's default item size limit ({@code -I 1m}): the item holds the value, the key and
+   * about 60 bytes of header (see {@link #checkValue}).
+   */
   public static final int DEFAULT_MAX_VALUE_BYTES = 1024 * 1024;
 
   /** The system property that picks spymemcached's logger implementation. */
@@ -82,6 +86,7 @@ public final class MemcachedBackend implements Backend {
   private final MemcachedClient client;
   private final SharedConnection connection;
   private final Set<SpymemcachedNodeConnection> connections = ConcurrentHashMap.newKeySet();
+  private final ItemSizeLimit itemSizeLimit = new ItemSizeLimit();
   private volatile boolean closed;
 
   private MemcachedBackend(MemcachedOptions options) {
@@ -219,13 +224,26 @@ public final class MemcachedBackend implements Backend {
             callbacks,
             timer,
             probes,
-            connections::remove);
+            closed -> {
+              connections.remove(closed);
+              itemSizeLimit.remove(closed);
+            });
     connections.add(connection);
+    itemSizeLimit.add(connection);
+    connection.ready().whenComplete((ignored, failure) -> readItemSize(connection, node));
     if (closed) {
       connection.close();
       throw new IllegalStateException("the memcached backend is closed; cannot connect to " + node);
     }
     return connection;
+  }
+
+  private void readItemSize(SpymemcachedNodeConnection connection, Node node) {
+    try {
+      probes.execute(() -> itemSizeLimit.read(connection, node, options.connectTimeout()));
+    } catch (RejectedExecutionException closing) {
+      // the backend is closing: the connection no longer takes values
+    }
   }
 
   /** The configured {@link MemcachedOptions#operationTimeout()}. */
@@ -241,14 +259,35 @@ public final class MemcachedBackend implements Backend {
   }
 
   /**
-   * {@value #DEFAULT_MAX_VALUE_BYTES} bytes, memcached's default item size. The item also holds the
-   * key and about 60 bytes of header, so a default server stores values of at most {@code 1048517 -
-   * keyBytes} bytes, 4 fewer when the flags are not 0 (1048512 for a one-byte key with flags);
-   * larger ones fail with {@link MemcachedServerErrorException}.
+   * No limit of its own ({@link Integer#MAX_VALUE}): the servers' item size decides, see {@link
+   * #checkValue}. A configured limit applies in addition.
    */
   @Override
   public int defaultMaxValueBytes() {
-    return DEFAULT_MAX_VALUE_BYTES;
+    return Integer.MAX_VALUE;
+  }
+
+  /**
+   * Refuses a value that memcached would not store under {@code key}: the item (value, key, flags
+   * and about 60 bytes of header) must fit the {@code item_size_max} of the smallest of the
+   * backend's servers, read from each with {@code stats settings} ({@value
+   * #DEFAULT_MAX_VALUE_BYTES} with CAS, memcached's default, for a server that cannot be read). A
+   * default server stores at most {@code 1048517 - keyBytes} bytes with flags 0, 4 fewer with
+   * flags.
+   */
+  @Override
+  public void checkValue(String key, io.shardwise.client.CachedValue value) {
+    itemSizeLimit.check(key, value);
+  }
+
+  /**
+   * The largest value {@link #checkValue} accepts now under {@code key} with {@code flags}: the
+   * item size of the backend's smallest server (memcached's default until a server's settings have
+   * been read, shortly after its first connection) less the item's header, key, flags, CRLF and CAS.
+   */
+  public long maxValueBytes(String key, int flags) {
+    return itemSizeLimit.smallest()
+        .maxValueBytes(key.getBytes(java.nio.charset.StandardCharsets.UTF_8).length, flags);
   }
 
   /** True: memcached keeps the 32-bit flags beside the value. */

@@ -37,6 +37,13 @@ public interface Backend extends AutoCloseable {
   /** The largest encoded value this backend accepts unless configured otherwise. */
   int defaultMaxValueBytes();
 
+  /**
+   * Throws {@link IllegalArgumentException}, naming the value's size and the rule, if a server of
+   * this backend would refuse to store {@code value} under {@code key}; called before any I/O, after
+   * the configured size limit. The default checks nothing more.
+   */
+  default void checkValue(String key, io.shardwise.client.CachedValue value) {}
+
   /** Whether the server stores the flags of a {@code CachedValue} (memcached does, Redis not). */
   boolean storesFlags();
 

@@ -1456,6 +1456,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
               + " for "
               + KeyRules.shorten(key));
     }
+    backend.checkValue(key, encoded);
     return encoded;
   }
 

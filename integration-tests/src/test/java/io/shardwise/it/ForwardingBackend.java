@@ -45,6 +45,11 @@ abstract class ForwardingBackend implements Backend {
   }
 
   @Override
+  public void checkValue(String key, io.shardwise.client.CachedValue value) {
+    delegate.checkValue(key, value);
+  }
+
+  @Override
   public boolean storesFlags() {
     return delegate.storesFlags();
   }

@@ -66,6 +66,11 @@ final class WatchingBackend implements Backend {
   }
 
   @Override
+  public void checkValue(String key, io.shardwise.client.CachedValue value) {
+    backend.checkValue(key, value);
+  }
+
+  @Override
   public boolean storesFlags() {
     return backend.storesFlags();
   }
