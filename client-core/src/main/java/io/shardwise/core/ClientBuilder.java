@@ -11,6 +11,7 @@ import io.shardwise.routing.Router;
 import io.shardwise.routing.ServerList;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.NodeConnection;
+import io.shardwise.spi.SettingsReader;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -117,6 +118,12 @@ public final class ClientBuilder<V> {
     Objects.requireNonNull(timeout, "timeout");
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout must be > 0 but was " + timeout);
+    }
+    if (timeout.compareTo(SettingsReader.MAX_INT_MILLIS) > 0) {
+      throw new IllegalArgumentException(
+          "timeout must be at most 2147483647 ms (a 32-bit count of milliseconds, as the Redis"
+              + " backend's command timeout is) but was "
+              + timeout);
     }
     this.timeout = timeout;
     return this;
