@@ -5,6 +5,7 @@ import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.Codecs;
 import io.shardwise.client.NodeEventListener;
 import io.shardwise.client.ValueCodec;
+import io.shardwise.core.config.ServerListChecks;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
@@ -79,6 +80,7 @@ public final class ClientBuilder<V> {
 
   /** The servers, in the server-list syntax of {@link ServerList#parse(String)}. */
   public ClientBuilder<V> servers(String serverList) {
+    ServerListChecks.checkNoEmptyEntry(serverList);
     this.servers = ServerList.parse(serverList);
     return this;
   }
@@ -226,6 +228,7 @@ public final class ClientBuilder<V> {
     if (servers == null) {
       throw new IllegalArgumentException("servers are required");
     }
+    ServerListChecks.checkDistinctServers(servers);
     ValueCodec<V> codec = this.codec;
     if (!codecChosen && !backend.storesFlags()) {
       @SuppressWarnings("unchecked") // the unchosen codec is a ValueCodec<Object>, and so is java()

@@ -965,6 +965,7 @@ public final class ShardwiseConfig {
         return;
       }
       try {
+        ServerListChecks.checkNoEmptyEntry(value.get());
         servers = ServerList.parse(value.get());
       } catch (IllegalArgumentException e) {
         r.problem(SERVERS, e.getMessage());
