@@ -252,10 +252,15 @@ public final class MemcachedBackend implements Backend {
     return options.operationTimeout();
   }
 
-  /** {@link KeyRules#MEMCACHED}. */
+  /**
+   * The key rules of the configured protocol: {@link KeyRules#MEMCACHED} (text) or {@link
+   * KeyRules#MEMCACHED_BINARY}.
+   */
   @Override
   public KeyRules keyRules() {
-    return KeyRules.MEMCACHED;
+    return options.protocol() == MemcachedProtocol.BINARY
+        ? KeyRules.MEMCACHED_BINARY
+        : KeyRules.MEMCACHED;
   }
 
   /**
