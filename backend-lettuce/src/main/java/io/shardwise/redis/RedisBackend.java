@@ -97,6 +97,9 @@ public final class RedisBackend implements Backend {
           }
         }
       };
+  private final BulkLengthLimit bulkLengthLimit = new BulkLengthLimit();
+  /** Reads each server's proto-max-bulk-len on a connection of its own; created with the first. */
+  private RedisClient settingsClient;
   private volatile boolean closed;
 
   private RedisBackend(RedisBackendOptions options) {
@@ -202,9 +205,25 @@ public final class RedisBackend implements Backend {
             security,
             diagnosis);
     connections.add(connection);
-    connection.closeFuture().whenComplete((ignored, t) -> connections.remove(connection));
+    bulkLengthLimit.add(connection);
+    connection
+        .closeFuture()
+        .whenComplete(
+            (ignored, t) -> {
+              connections.remove(connection);
+              bulkLengthLimit.remove(connection);
+            });
     connection.start();
+    bulkLengthLimit.read(connection, settingsClient(), uri, options.connectTimeout());
     return connection;
+  }
+
+  private synchronized RedisClient settingsClient() {
+    if (settingsClient == null) {
+      settingsClient = RedisClient.create(resources);
+      settingsClient.setOptions(clientOptions(options, options.connectTimeout(), sslOptions));
+    }
+    return settingsClient;
   }
 
   /** The configured {@link RedisBackendOptions#commandTimeout()}. */
@@ -222,6 +241,25 @@ public final class RedisBackend implements Backend {
   @Override
   public int defaultMaxValueBytes() {
     return MAX_VALUE_BYTES;
+  }
+
+  /**
+   * Refuses a value longer than the {@code proto-max-bulk-len} of the smallest of the backend's
+   * servers, read from each with {@code CONFIG GET} (Redis' default, 512 MiB, for a server that
+   * cannot be read): Redis would answer it with a protocol error and close the connection.
+   */
+  @Override
+  public void checkValue(String key, io.shardwise.client.CachedValue value) {
+    bulkLengthLimit.check(key, value);
+  }
+
+  /**
+   * The largest value {@link #checkValue} accepts now: the smallest {@code proto-max-bulk-len} of
+   * the backend's servers (Redis' default until a server's setting has been read, shortly after its
+   * connection starts).
+   */
+  public long maxValueBytes() {
+    return bulkLengthLimit.smallest().maxBulkLength();
   }
 
   /**
@@ -270,7 +308,13 @@ public final class RedisBackend implements Backend {
       log.debug("connections did not all close within {}: {}", SHUTDOWN_TIMEOUT, e.toString());
     }
     diagnosis.shutdownNow();
-    for (RedisClient client : clients.values()) {
+    List<RedisClient> toShutDown = new ArrayList<>(clients.values());
+    synchronized (this) {
+      if (settingsClient != null) {
+        toShutDown.add(settingsClient);
+      }
+    }
+    for (RedisClient client : toShutDown) {
       try {
         client.shutdown(Duration.ZERO, SHUTDOWN_TIMEOUT);
       } catch (RuntimeException e) {

@@ -10,17 +10,21 @@ import io.shardwise.core.ShardwiseClient;
 import io.shardwise.memcached.MemcachedBackend;
 import io.shardwise.memcached.MemcachedOptions;
 import io.shardwise.memcached.MemcachedProtocol;
+import io.shardwise.redis.RedisBackend;
 import io.shardwise.testing.MemcachedServer;
+import io.shardwise.testing.RedisServer;
 import io.shardwise.testing.ServerFleet;
 import java.time.Duration;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Every limit at its boundary, on real servers: the largest value accepted is stored, the smallest
+ * The value size limits at their boundary, on real servers: memcached's item size (read from each
+ * server) and Redis' {@code proto-max-bulk-len} (read from each server). The largest value accepted is stored, the smallest
  * refused fails at the call with an {@link IllegalArgumentException} and sends nothing (the
  * server's command counters do not move), and the key's previous value survives.
  */
@@ -35,6 +39,11 @@ class LimitsIT {
   @RegisterExtension
   static final ServerFleet<MemcachedServer> LARGE_MEMCACHED =
       ServerFleet.memcachedBuilder().servers(1).extraArgs("-I", "2m", "-C").build();
+
+  /** The smallest bulk length Redis allows, so that the boundary is cheap to test. */
+  @RegisterExtension
+  static final ServerFleet<RedisServer> SMALL_BULK_REDIS =
+      ServerFleet.redisBuilder().servers(1).extraArgs("--proto-max-bulk-len", "1mb").build();
 
   /** Byte arrays stored with the given flags, as they are. */
   private static ValueCodec<byte[]> flagged(int flags) {
@@ -128,6 +137,53 @@ class LimitsIT {
           .isInstanceOf(IllegalArgumentException.class);
       assertThat(stat(server, "cmd_set")).as("sets that reached the server").isEqualTo(setsBefore);
       assertThat(server.get(key).value()).isEqualTo(previous);
+    }
+  }
+
+  private static long redisSets(RedisServer server) {
+    String set = server.info("commandstats").get("cmdstat_set");
+    if (set == null) {
+      return 0;
+    }
+    // calls=N,usec=...
+    return Long.parseLong(set.substring("calls=".length(), set.indexOf(',')));
+  }
+
+  @Test
+  void redisStoresAValueOfExactlyProtoMaxBulkLenAndNeverSeesALongerOne() {
+    RedisServer server = SMALL_BULK_REDIS.server(0);
+    server.flushAll();
+    RedisBackend redis = CacheFleet.plainRedisBackend();
+    try (AsyncCacheClient<byte[]> client =
+        CacheFleet.ready(
+            ShardwiseClient.builder()
+                .backend(redis)
+                .servers(server.address())
+                .timeout(CacheFleet.CLIENT_TIMEOUT)
+                .codec(flagged(0))
+                .build())) {
+      long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+      while (redis.maxValueBytes() != 1 << 20 && System.nanoTime() < deadline) {
+        CacheFleet.sleep(10);
+      }
+      assertThat(redis.maxValueBytes()).isEqualTo(1 << 20);
+      String key = "bulk";
+      byte[] fits = random(1 << 20);
+      client.sync().set(key, fits, Duration.ZERO);
+      assertThat(server.get(key)).isEqualTo(fits);
+
+      byte[] previous = random(10);
+      client.sync().set(key, previous, Duration.ZERO);
+      long setsBefore = redisSets(server);
+      assertThat(setsBefore).as("the client's writes are SET commands").isPositive();
+      assertThatThrownBy(() -> client.set(key, random((1 << 20) + 1), Duration.ZERO))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage(
+              "Redis accepts values of at most 1048576 bytes (proto-max-bulk-len of "
+                  + server.address()
+                  + "); got 1048577 for bulk");
+      assertThat(redisSets(server)).as("SETs that reached the server").isEqualTo(setsBefore);
+      assertThat(server.get(key)).isEqualTo(previous);
     }
   }
 }
