@@ -8,6 +8,7 @@ import io.shardwise.client.CachedValue;
 import io.shardwise.spi.KeyRules;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -45,8 +46,8 @@ final class BulkLengthLimit {
    * Reads the setting of the server at {@code uri} with {@code client}, without blocking the
    * caller; keeps the default if it cannot.
    */
-  void read(Object server, RedisClient client, RedisURI uri, Duration timeout) {
-    client
+  CompletableFuture<Void> read(Object server, RedisClient client, RedisURI uri, Duration timeout) {
+    return client
         .connectAsync(StringCodec.UTF8, uri)
         .thenCompose(
             connection ->
@@ -71,7 +72,9 @@ final class BulkLengthLimit {
               } catch (NumberFormatException ignored) {
                 // not a number: keep the default
               }
-            });
+            })
+        .handle((reply, failure) -> (Void) null)
+        .toCompletableFuture();
   }
 
   private static void close(StatefulRedisConnection<String, String> connection) {

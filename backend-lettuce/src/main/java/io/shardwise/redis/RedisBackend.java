@@ -98,6 +98,8 @@ public final class RedisBackend implements Backend {
         }
       };
   private final BulkLengthLimit bulkLengthLimit = new BulkLengthLimit();
+  /** Each open connection's read of its server's proto-max-bulk-len, done or not. */
+  private final Map<NodeConnection, CompletableFuture<Void>> settingsReads = new ConcurrentHashMap<>();
   /** Reads each server's proto-max-bulk-len on a connection of its own; created with the first. */
   private RedisClient settingsClient;
   private volatile boolean closed;
@@ -212,9 +214,21 @@ public final class RedisBackend implements Backend {
             (ignored, t) -> {
               connections.remove(connection);
               bulkLengthLimit.remove(connection);
+              settingsReads.remove(connection);
             });
     connection.start();
-    bulkLengthLimit.read(connection, settingsClient(), uri, options.connectTimeout());
+    // After the connection's first attempt, so that the two handshakes do not compete.
+    settingsReads.put(
+        connection,
+        connection
+            .ready()
+            .handle((ignored, failure) -> null)
+            .thenCompose(
+                x ->
+                    closed
+                        ? CompletableFuture.<Void>completedFuture(null)
+                        : bulkLengthLimit.read(
+                            connection, settingsClient(), uri, options.connectTimeout())));
     return connection;
   }
 
@@ -251,6 +265,16 @@ public final class RedisBackend implements Backend {
   @Override
   public void checkValue(String key, io.shardwise.client.CachedValue value) {
     bulkLengthLimit.check(key, value);
+  }
+
+  /**
+   * Completes when the {@code proto-max-bulk-len} of {@code connection}'s server has been read, or
+   * could not be (then Redis' default counts).
+   */
+  @Override
+  public CompletableFuture<Void> limitsRead(NodeConnection connection) {
+    CompletableFuture<Void> read = settingsReads.get(connection);
+    return read != null ? read : CompletableFuture.completedFuture(null);
   }
 
   /**

@@ -30,7 +30,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * 1,048,263 under a 250-byte key); with {@code -I 2m -C}, 2,097,100 bytes under a 1-byte key.
  *
  * <p>Each server's {@code item_size_max} and {@code cas_enabled} are read with {@code stats
- * settings} on a short-lived connection of its own after the node's first connection attempt. A
+ * settings} on a short-lived connection of its own after the node's first connection attempt
+ * ({@link MemcachedBackend#limitsRead} completes then; the client's builder waits for it). A
  * server that cannot be read (down at connect, SASL, or no answer within the connect timeout)
  * counts with memcached's defaults: {@code item_size_max} {@value
  * MemcachedBackend#DEFAULT_MAX_VALUE_BYTES} with CAS. Values are checked against the smallest limit

@@ -11,7 +11,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -87,6 +89,8 @@ public final class MemcachedBackend implements Backend {
   private final SharedConnection connection;
   private final Set<SpymemcachedNodeConnection> connections = ConcurrentHashMap.newKeySet();
   private final ItemSizeLimit itemSizeLimit = new ItemSizeLimit();
+  /** Each open connection's read of its server's settings, done or not. */
+  private final Map<NodeConnection, CompletableFuture<Void>> settingsReads = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   private MemcachedBackend(MemcachedOptions options) {
@@ -227,10 +231,13 @@ public final class MemcachedBackend implements Backend {
             closed -> {
               connections.remove(closed);
               itemSizeLimit.remove(closed);
+              settingsReads.remove(closed);
             });
     connections.add(connection);
     itemSizeLimit.add(connection);
-    connection.ready().whenComplete((ignored, failure) -> readItemSize(connection, node));
+    CompletableFuture<Void> read = new CompletableFuture<>();
+    settingsReads.put(connection, read);
+    connection.ready().whenComplete((ignored, failure) -> readItemSize(connection, node, read));
     if (closed) {
       connection.close();
       throw new IllegalStateException("the memcached backend is closed; cannot connect to " + node);
@@ -238,12 +245,31 @@ public final class MemcachedBackend implements Backend {
     return connection;
   }
 
-  private void readItemSize(SpymemcachedNodeConnection connection, Node node) {
+  private void readItemSize(
+      SpymemcachedNodeConnection connection, Node node, CompletableFuture<Void> read) {
     try {
-      probes.execute(() -> itemSizeLimit.read(connection, node, options.connectTimeout()));
+      probes.execute(
+          () -> {
+            try {
+              itemSizeLimit.read(connection, node, options.connectTimeout());
+            } finally {
+              read.complete(null);
+            }
+          });
     } catch (RejectedExecutionException closing) {
-      // the backend is closing: the connection no longer takes values
+      read.complete(null); // the backend is closing: the connection no longer takes values
     }
+  }
+
+  /**
+   * Completes when the {@code item_size_max} of {@code connection}'s server has been read with
+   * {@code stats settings}, or could not be (then memcached's default counts), shortly after the
+   * connection's first attempt.
+   */
+  @Override
+  public CompletableFuture<Void> limitsRead(NodeConnection connection) {
+    CompletableFuture<Void> read = settingsReads.get(connection);
+    return read != null ? read : CompletableFuture.completedFuture(null);
   }
 
   /** The configured {@link MemcachedOptions#operationTimeout()}. */

@@ -204,7 +204,11 @@ public final class ClientBuilder<V> {
   private void awaitFirstAttempts(NodeConnection[] connections) {
     java.util.concurrent.CompletableFuture<?>[] ready = new java.util.concurrent.CompletableFuture<?>[connections.length];
     for (int i = 0; i < connections.length; i++) {
-      ready[i] = connections[i].ready();
+      NodeConnection connection = connections[i];
+      // Then the server's own limits (memcached's item size, Redis' bulk length), so that the
+      // first values are checked against them.
+      ready[i] =
+          connection.ready().handle((ignored, failure) -> null).thenCompose(x -> backend.limitsRead(connection));
     }
     try {
       java.util.concurrent.CompletableFuture.allOf(ready).get(connectWait.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);

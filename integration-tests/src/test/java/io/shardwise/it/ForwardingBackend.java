@@ -50,6 +50,11 @@ abstract class ForwardingBackend implements Backend {
   }
 
   @Override
+  public java.util.concurrent.CompletableFuture<Void> limitsRead(NodeConnection connection) {
+    return delegate.limitsRead(connection);
+  }
+
+  @Override
   public boolean storesFlags() {
     return delegate.storesFlags();
   }

@@ -71,6 +71,11 @@ final class WatchingBackend implements Backend {
   }
 
   @Override
+  public java.util.concurrent.CompletableFuture<Void> limitsRead(NodeConnection connection) {
+    return backend.limitsRead(connection);
+  }
+
+  @Override
   public boolean storesFlags() {
     return backend.storesFlags();
   }
