@@ -240,9 +240,10 @@ public final class ShardwiseConfig {
               "Longest wait at start-up for the first connection to every server."),
           new ConfigKey(
               MAX_VALUE_SIZE,
-              "(per backend: 1MB memcached, 512MB redis)",
+              "(none: the servers' own limit)",
               "bytes, or 512KB, 1MB, ...; >= 1",
-              "Largest encoded value accepted; larger ones fail before any I/O."),
+              "Largest encoded value accepted, on top of the servers' own limit; larger ones fail"
+                  + " before any I/O."),
           new ConfigKey(
               CODEC,
               "(spymemcached for memcached, java for redis)",
