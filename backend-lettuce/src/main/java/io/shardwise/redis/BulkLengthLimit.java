@@ -33,13 +33,17 @@ final class BulkLengthLimit {
   }
 
   private final Map<Object, Setting> servers = new ConcurrentHashMap<>();
+  /** {@link #smallest()}, kept up to date so that a check does not walk the servers. */
+  private volatile Setting smallest = Setting.DEFAULT;
 
   void add(Object server) {
     servers.putIfAbsent(server, Setting.DEFAULT);
+    update();
   }
 
   void remove(Object server) {
     servers.remove(server);
+    update();
   }
 
   /**
@@ -68,6 +72,7 @@ final class BulkLengthLimit {
                 if (parsed > 0) {
                   servers.replace(
                       server, Setting.DEFAULT, new Setting(parsed, uri.getHost() + ":" + uri.getPort()));
+                  update();
                 }
               } catch (NumberFormatException ignored) {
                 // not a number: keep the default
@@ -83,13 +88,17 @@ final class BulkLengthLimit {
 
   /** The setting that decides: the smallest of the backend's servers. */
   Setting smallest() {
+    return smallest;
+  }
+
+  private synchronized void update() {
     Setting smallest = null;
     for (Setting s : servers.values()) {
       if (smallest == null || s.maxBulkLength() < smallest.maxBulkLength()) {
         smallest = s;
       }
     }
-    return smallest == null ? Setting.DEFAULT : smallest;
+    this.smallest = smallest == null ? Setting.DEFAULT : smallest;
   }
 
   void check(String key, CachedValue value) {

@@ -60,14 +60,18 @@ final class ItemSizeLimit {
   }
 
   private final Map<Object, Settings> servers = new ConcurrentHashMap<>();
+  /** {@link #smallest()}, kept up to date so that a check does not walk the servers. */
+  private volatile Settings smallest = Settings.DEFAULTS;
 
   /** Counts {@code server} with memcached's defaults until {@link #read} replaces them. */
   void add(Object server) {
     servers.putIfAbsent(server, Settings.DEFAULTS);
+    update();
   }
 
   void remove(Object server) {
     servers.remove(server);
+    update();
   }
 
   /** Reads {@code node}'s settings with {@code stats settings}; keeps the defaults if it cannot. */
@@ -79,10 +83,15 @@ final class ItemSizeLimit {
       return;
     }
     servers.replace(server, Settings.DEFAULTS, read);
+    update();
   }
 
   /** The settings that decide the limit: those of the server with the smallest items. */
   Settings smallest() {
+    return smallest;
+  }
+
+  private synchronized void update() {
     Settings smallest = null;
     for (Settings s : servers.values()) {
       if (smallest == null
@@ -90,7 +99,7 @@ final class ItemSizeLimit {
         smallest = s;
       }
     }
-    return smallest == null ? Settings.DEFAULTS : smallest;
+    this.smallest = smallest == null ? Settings.DEFAULTS : smallest;
   }
 
   /** Throws {@link IllegalArgumentException} if a server would refuse {@code value} at {@code key}. */

@@ -208,7 +208,10 @@ public final class ClientBuilder<V> {
       // Then the server's own limits (memcached's item size, Redis' bulk length), so that the
       // first values are checked against them.
       ready[i] =
-          connection.ready().handle((ignored, failure) -> null).thenCompose(x -> backend.limitsRead(connection));
+          connection
+              .ready()
+              .handle((ignored, failure) -> null)
+              .thenCompose(x -> backend.limitsRead(connection));
     }
     try {
       java.util.concurrent.CompletableFuture.allOf(ready).get(connectWait.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
