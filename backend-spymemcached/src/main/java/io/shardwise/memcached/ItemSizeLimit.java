@@ -32,8 +32,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Each server's {@code item_size_max} and {@code cas_enabled} are read with {@code stats
  * settings} on a short-lived connection of its own after the node's first connection attempt
  * ({@link MemcachedBackend#limitsRead} completes then; the client's builder waits for it). A
- * server that cannot be read (down at connect, SASL, or no answer within the connect timeout)
- * counts with memcached's defaults: {@code item_size_max} {@value
+ * server that cannot be read (down at connect, SASL configured, or no answer within the connect
+ * timeout) counts with memcached's defaults: {@code item_size_max} {@value
  * MemcachedBackend#DEFAULT_MAX_VALUE_BYTES} with CAS. Values are checked against the smallest limit
  * of the backend's servers, so an accepted value fits whichever server the key routes or fails
  * over to. A 32-bit server has a smaller header, so the limit is a few bytes short of its own.

@@ -247,6 +247,12 @@ public final class MemcachedBackend implements Backend {
 
   private void readItemSize(
       SpymemcachedNodeConnection connection, Node node, CompletableFuture<Void> read) {
+    if (options.sasl()) {
+      // A server with SASL speaks only the binary protocol, and only once authenticated: it would
+      // wait for the rest of a binary header. memcached's defaults count.
+      read.complete(null);
+      return;
+    }
     try {
       probes.execute(
           () -> {
