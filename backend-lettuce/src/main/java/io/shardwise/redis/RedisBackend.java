@@ -97,6 +97,11 @@ public final class RedisBackend implements Backend {
           }
         }
       };
+  private final BulkLengthLimit bulkLengthLimit = new BulkLengthLimit();
+  /** Each open connection's read of its server's proto-max-bulk-len, done or not. */
+  private final Map<NodeConnection, CompletableFuture<Void>> settingsReads = new ConcurrentHashMap<>();
+  /** Reads each server's proto-max-bulk-len on a connection of its own; created with the first. */
+  private RedisClient settingsClient;
   private volatile boolean closed;
 
   private RedisBackend(RedisBackendOptions options) {
@@ -202,9 +207,37 @@ public final class RedisBackend implements Backend {
             security,
             diagnosis);
     connections.add(connection);
-    connection.closeFuture().whenComplete((ignored, t) -> connections.remove(connection));
+    bulkLengthLimit.add(connection);
+    connection
+        .closeFuture()
+        .whenComplete(
+            (ignored, t) -> {
+              connections.remove(connection);
+              bulkLengthLimit.remove(connection);
+              settingsReads.remove(connection);
+            });
     connection.start();
+    // After the connection's first attempt, so that the two handshakes do not compete.
+    settingsReads.put(
+        connection,
+        connection
+            .ready()
+            .handle((ignored, failure) -> null)
+            .thenCompose(
+                x ->
+                    closed
+                        ? CompletableFuture.<Void>completedFuture(null)
+                        : bulkLengthLimit.read(
+                            connection, settingsClient(), uri, options.connectTimeout())));
     return connection;
+  }
+
+  private synchronized RedisClient settingsClient() {
+    if (settingsClient == null) {
+      settingsClient = RedisClient.create(resources);
+      settingsClient.setOptions(clientOptions(options, options.connectTimeout(), sslOptions));
+    }
+    return settingsClient;
   }
 
   /** The configured {@link RedisBackendOptions#commandTimeout()}. */
@@ -222,6 +255,35 @@ public final class RedisBackend implements Backend {
   @Override
   public int defaultMaxValueBytes() {
     return MAX_VALUE_BYTES;
+  }
+
+  /**
+   * Refuses a value longer than the {@code proto-max-bulk-len} of the smallest of the backend's
+   * servers, read from each with {@code CONFIG GET} (Redis' default, 512 MiB, for a server that
+   * cannot be read): Redis would answer it with a protocol error and close the connection.
+   */
+  @Override
+  public void checkValue(String key, io.shardwise.client.CachedValue value) {
+    bulkLengthLimit.check(key, value);
+  }
+
+  /**
+   * Completes when the {@code proto-max-bulk-len} of {@code connection}'s server has been read, or
+   * could not be (then Redis' default counts).
+   */
+  @Override
+  public CompletableFuture<Void> limitsRead(NodeConnection connection) {
+    CompletableFuture<Void> read = settingsReads.get(connection);
+    return read != null ? read : CompletableFuture.completedFuture(null);
+  }
+
+  /**
+   * The largest value {@link #checkValue} accepts now: the smallest {@code proto-max-bulk-len} of
+   * the backend's servers (Redis' default until a server's setting has been read, shortly after its
+   * connection starts).
+   */
+  public long maxValueBytes() {
+    return bulkLengthLimit.smallest().maxBulkLength();
   }
 
   /**
@@ -270,7 +332,13 @@ public final class RedisBackend implements Backend {
       log.debug("connections did not all close within {}: {}", SHUTDOWN_TIMEOUT, e.toString());
     }
     diagnosis.shutdownNow();
-    for (RedisClient client : clients.values()) {
+    List<RedisClient> toShutDown = new ArrayList<>(clients.values());
+    synchronized (this) {
+      if (settingsClient != null) {
+        toShutDown.add(settingsClient);
+      }
+    }
+    for (RedisClient client : toShutDown) {
       try {
         client.shutdown(Duration.ZERO, SHUTDOWN_TIMEOUT);
       } catch (RuntimeException e) {

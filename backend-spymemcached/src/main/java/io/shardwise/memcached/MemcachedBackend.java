@@ -11,11 +11,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -58,7 +61,10 @@ public final class MemcachedBackend implements Backend {
   /** The backend's name in configuration: {@code memcached}. */
   public static final String NAME = "memcached";
 
-  /** memcached's default item size limit ({@code -I 1m}). */
+  /**
+   * memcached's default item size limit ({@code -I 1m}): the item holds the value, the key and
+   * about 60 bytes of header (see {@link #checkValue}).
+   */
   public static final int DEFAULT_MAX_VALUE_BYTES = 1024 * 1024;
 
   /** The system property that picks spymemcached's logger implementation. */
@@ -82,6 +88,9 @@ public final class MemcachedBackend implements Backend {
   private final MemcachedClient client;
   private final SharedConnection connection;
   private final Set<SpymemcachedNodeConnection> connections = ConcurrentHashMap.newKeySet();
+  private final ItemSizeLimit itemSizeLimit = new ItemSizeLimit();
+  /** Each open connection's read of its server's settings, done or not. */
+  private final Map<NodeConnection, CompletableFuture<Void>> settingsReads = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   private MemcachedBackend(MemcachedOptions options) {
@@ -219,13 +228,54 @@ public final class MemcachedBackend implements Backend {
             callbacks,
             timer,
             probes,
-            connections::remove);
+            closed -> {
+              connections.remove(closed);
+              itemSizeLimit.remove(closed);
+              settingsReads.remove(closed);
+            });
     connections.add(connection);
+    itemSizeLimit.add(connection);
+    CompletableFuture<Void> read = new CompletableFuture<>();
+    settingsReads.put(connection, read);
+    connection.ready().whenComplete((ignored, failure) -> readItemSize(connection, node, read));
     if (closed) {
       connection.close();
       throw new IllegalStateException("the memcached backend is closed; cannot connect to " + node);
     }
     return connection;
+  }
+
+  private void readItemSize(
+      SpymemcachedNodeConnection connection, Node node, CompletableFuture<Void> read) {
+    if (options.sasl()) {
+      // A server with SASL speaks only the binary protocol, and only once authenticated: it would
+      // wait for the rest of a binary header. memcached's defaults count.
+      read.complete(null);
+      return;
+    }
+    try {
+      probes.execute(
+          () -> {
+            try {
+              itemSizeLimit.read(connection, node, options.connectTimeout());
+            } finally {
+              read.complete(null);
+            }
+          });
+    } catch (RejectedExecutionException closing) {
+      read.complete(null); // the backend is closing: the connection no longer takes values
+    }
+  }
+
+  /**
+   * Completes when the {@code item_size_max} of {@code connection}'s server has been read with
+   * {@code stats settings}, or could not be (then memcached's default counts), shortly after the
+   * connection's first attempt.
+   */
+  @Override
+  public CompletableFuture<Void> limitsRead(NodeConnection connection) {
+    CompletableFuture<Void> read = settingsReads.get(connection);
+    return read != null ? read : CompletableFuture.completedFuture(null);
   }
 
   /** The configured {@link MemcachedOptions#operationTimeout()}. */
@@ -234,21 +284,47 @@ public final class MemcachedBackend implements Backend {
     return options.operationTimeout();
   }
 
-  /** {@link KeyRules#MEMCACHED}. */
+  /**
+   * The key rules of the configured protocol: {@link KeyRules#MEMCACHED} (text) or {@link
+   * KeyRules#MEMCACHED_BINARY}.
+   */
   @Override
   public KeyRules keyRules() {
-    return KeyRules.MEMCACHED;
+    return options.protocol() == MemcachedProtocol.BINARY
+        ? KeyRules.MEMCACHED_BINARY
+        : KeyRules.MEMCACHED;
   }
 
   /**
-   * {@value #DEFAULT_MAX_VALUE_BYTES} bytes, memcached's default item size. The item also holds the
-   * key and about 60 bytes of header, so a default server stores values of at most {@code 1048517 -
-   * keyBytes} bytes, 4 fewer when the flags are not 0 (1048512 for a one-byte key with flags);
-   * larger ones fail with {@link MemcachedServerErrorException}.
+   * No limit of its own ({@link Integer#MAX_VALUE}): the servers' item size decides, see {@link
+   * #checkValue}. A configured limit applies in addition.
    */
   @Override
   public int defaultMaxValueBytes() {
-    return DEFAULT_MAX_VALUE_BYTES;
+    return Integer.MAX_VALUE;
+  }
+
+  /**
+   * Refuses a value that memcached would not store under {@code key}: the item (value, key, flags
+   * and about 60 bytes of header) must fit the {@code item_size_max} of the smallest of the
+   * backend's servers, read from each with {@code stats settings} ({@value
+   * #DEFAULT_MAX_VALUE_BYTES} with CAS, memcached's default, for a server that cannot be read). A
+   * default server stores at most {@code 1048517 - keyBytes} bytes with flags 0, 4 fewer with
+   * flags.
+   */
+  @Override
+  public void checkValue(String key, io.shardwise.client.CachedValue value) {
+    itemSizeLimit.check(key, value);
+  }
+
+  /**
+   * The largest value {@link #checkValue} accepts now under {@code key} with {@code flags}: the
+   * item size of the backend's smallest server (memcached's default until a server's settings have
+   * been read, shortly after its first connection) less the item's header, key, flags, CRLF and CAS.
+   */
+  public long maxValueBytes(String key, int flags) {
+    return itemSizeLimit.smallest()
+        .maxValueBytes(key.getBytes(java.nio.charset.StandardCharsets.UTF_8).length, flags);
   }
 
   /** True: memcached keeps the 32-bit flags beside the value. */

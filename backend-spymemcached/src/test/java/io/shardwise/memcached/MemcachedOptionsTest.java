@@ -68,9 +68,17 @@ class MemcachedOptionsTest {
     try (MemcachedBackend backend = MemcachedBackend.create()) {
       assertThat(backend.name()).isEqualTo("memcached");
       assertThat(backend.keyRules()).isEqualTo(KeyRules.MEMCACHED);
-      assertThat(backend.defaultMaxValueBytes()).isEqualTo(1_048_576);
+      assertThat(backend.defaultMaxValueBytes()).isEqualTo(Integer.MAX_VALUE);
       assertThat(backend.storesFlags()).isTrue();
       assertThat(backend.options()).isEqualTo(MemcachedOptions.defaults());
+    }
+  }
+
+  @Test
+  void theBinaryProtocolHasItsOwnKeyRules() {
+    try (MemcachedBackend backend =
+        MemcachedBackend.create(MemcachedOptions.builder().protocol(MemcachedProtocol.BINARY).build())) {
+      assertThat(backend.keyRules()).isEqualTo(KeyRules.MEMCACHED_BINARY);
     }
   }
 

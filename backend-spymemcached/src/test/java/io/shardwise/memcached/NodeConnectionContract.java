@@ -43,8 +43,10 @@ abstract class NodeConnectionContract {
     server().flushAll();
     backend = MemcachedBackend.create(MemcachedOptions.builder().protocol(protocol()).build());
     connection = backend.connect(Node.of(server().host(), server().port()));
-    // As the client's builder does: the first attempt (and its SASL probe) is then over.
+    // As the client's builder does: the first attempt (and its SASL probe), then the read of the
+    // server's item size on a connection of its own, are then over.
     connection.ready().join();
+    backend.limitsRead(connection).join();
   }
 
   @AfterEach

@@ -37,6 +37,23 @@ public interface Backend extends AutoCloseable {
   /** The largest encoded value this backend accepts unless configured otherwise. */
   int defaultMaxValueBytes();
 
+  /**
+   * Throws {@link IllegalArgumentException}, naming the value's size and the rule, if a server of
+   * this backend would refuse to store {@code value} under {@code key}; called before any I/O, after
+   * the configured size limit. The default checks nothing more.
+   */
+  default void checkValue(String key, io.shardwise.client.CachedValue value) {}
+
+  /**
+   * Completes when the backend has read the limits that {@link #checkValue} applies from the server
+   * of {@code connection} (or given up: the server is down or does not tell), so that a client
+   * that waits for it checks its first values against the server's own limits. The default
+   * completes at once.
+   */
+  default java.util.concurrent.CompletableFuture<Void> limitsRead(NodeConnection connection) {
+    return java.util.concurrent.CompletableFuture.completedFuture(null);
+  }
+
   /** Whether the server stores the flags of a {@code CachedValue} (memcached does, Redis not). */
   boolean storesFlags();
 

@@ -270,10 +270,33 @@ public final class SettingsReader {
   }
 
   /**
-   * A duration of at least {@code min} ({@code min} itself allowed), or {@code defaultValue} when
-   * not set or wrong. With {@code min} zero, zero is allowed and negative durations are not.
+   * The longest duration any key accepts unless it says less: 106,751 days, the
+   * most whole days a signed 64-bit count of nanoseconds holds, so that no duration overflows when
+   * it is converted ({@link Duration#toNanos()}).
+   */
+  public static final Duration MAX_DURATION = Duration.ofDays(106_751);
+
+  /**
+   * The longest duration a key converted to a 32-bit count of milliseconds holds ({@code
+   * 2147483647ms}, about 24.8 days), as socket and Netty timeouts are.
+   */
+  public static final Duration MAX_INT_MILLIS = Duration.ofMillis(Integer.MAX_VALUE);
+
+  /**
+   * A duration of at least {@code min} ({@code min} itself allowed) and at most {@link
+   * #MAX_DURATION}, or {@code defaultValue} when not set or wrong. With {@code min} zero, zero is
+   * allowed and negative durations are not.
    */
   public Duration duration(String key, Duration defaultValue, Duration min) {
+    return duration(key, defaultValue, min, MAX_DURATION, "");
+  }
+
+  /**
+   * A duration in {@code min..max}, or {@code defaultValue} when not set or wrong; {@code why} (may
+   * be empty) says in the problem why {@code max} is the most, e.g. {@code "(a 32-bit count of
+   * milliseconds)"}.
+   */
+  public Duration duration(String key, Duration defaultValue, Duration min, Duration max, String why) {
     Optional<String> value = text(key);
     if (value.isEmpty()) {
       return defaultValue;
@@ -287,11 +310,36 @@ public final class SettingsReader {
       problem(key, "must be >= " + format(min) + " but was " + shown(key, value.get()));
       return defaultValue;
     }
+    if (!checkMax(key, value.get(), parsed, max, why)) {
+      return defaultValue;
+    }
     return parsed;
   }
 
-  /** A duration greater than zero, or {@code defaultValue} when not set or wrong. */
+  private boolean checkMax(String key, String text, Duration parsed, Duration max, String why) {
+    if (parsed.compareTo(max) <= 0) {
+      return true;
+    }
+    problem(
+        key,
+        "must be at most "
+            + format(max)
+            + (why.isEmpty() ? "" : " " + why)
+            + " but was "
+            + shown(key, text));
+    return false;
+  }
+
+  /**
+   * A duration greater than zero and at most {@link #MAX_DURATION}, or {@code defaultValue} when
+   * not set or wrong.
+   */
   public Duration positiveDuration(String key, Duration defaultValue) {
+    return positiveDuration(key, defaultValue, MAX_DURATION, "");
+  }
+
+  /** A duration in {@code (0, max]}, or {@code defaultValue} when not set or wrong. */
+  public Duration positiveDuration(String key, Duration defaultValue, Duration max, String why) {
     Optional<String> value = text(key);
     if (value.isEmpty()) {
       return defaultValue;
@@ -303,6 +351,9 @@ public final class SettingsReader {
     }
     if (parsed.isNegative() || parsed.isZero()) {
       problem(key, "must be > 0 but was " + shown(key, value.get()));
+      return defaultValue;
+    }
+    if (!checkMax(key, value.get(), parsed, max, why)) {
       return defaultValue;
     }
     return parsed;

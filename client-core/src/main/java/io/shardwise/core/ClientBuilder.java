@@ -5,12 +5,14 @@ import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.Codecs;
 import io.shardwise.client.NodeEventListener;
 import io.shardwise.client.ValueCodec;
+import io.shardwise.core.config.ServerListChecks;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
 import io.shardwise.routing.ServerList;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.NodeConnection;
+import io.shardwise.spi.SettingsReader;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,6 +80,7 @@ public final class ClientBuilder<V> {
 
   /** The servers, in the server-list syntax of {@link ServerList#parse(String)}. */
   public ClientBuilder<V> servers(String serverList) {
+    ServerListChecks.checkNoEmptyEntry(serverList);
     this.servers = ServerList.parse(serverList);
     return this;
   }
@@ -117,6 +120,12 @@ public final class ClientBuilder<V> {
     Objects.requireNonNull(timeout, "timeout");
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout must be > 0 but was " + timeout);
+    }
+    if (timeout.compareTo(SettingsReader.MAX_INT_MILLIS) > 0) {
+      throw new IllegalArgumentException(
+          "timeout must be at most 2147483647 ms (a 32-bit count of milliseconds, as the Redis"
+              + " backend's command timeout is) but was "
+              + timeout);
     }
     this.timeout = timeout;
     return this;
@@ -195,7 +204,14 @@ public final class ClientBuilder<V> {
   private void awaitFirstAttempts(NodeConnection[] connections) {
     java.util.concurrent.CompletableFuture<?>[] ready = new java.util.concurrent.CompletableFuture<?>[connections.length];
     for (int i = 0; i < connections.length; i++) {
-      ready[i] = connections[i].ready();
+      NodeConnection connection = connections[i];
+      // Then the server's own limits (memcached's item size, Redis' bulk length), so that the
+      // first values are checked against them.
+      ready[i] =
+          connection
+              .ready()
+              .handle((ignored, failure) -> null)
+              .thenCompose(x -> backend.limitsRead(connection));
     }
     try {
       java.util.concurrent.CompletableFuture.allOf(ready).get(connectWait.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
@@ -219,6 +235,7 @@ public final class ClientBuilder<V> {
     if (servers == null) {
       throw new IllegalArgumentException("servers are required");
     }
+    ServerListChecks.checkDistinctServers(servers);
     ValueCodec<V> codec = this.codec;
     if (!codecChosen && !backend.storesFlags()) {
       @SuppressWarnings("unchecked") // the unchosen codec is a ValueCodec<Object>, and so is java()

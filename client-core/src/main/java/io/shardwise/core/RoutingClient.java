@@ -18,6 +18,7 @@ import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
+import io.shardwise.spi.SettingsReader;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -27,7 +28,6 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -1086,11 +1086,16 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<MultiResult<Boolean>> setMulti(Map<String, ? extends V> entries, Duration ttl) {
     checkOpen();
-    Objects.requireNonNull(entries, "values");
+    if (entries == null) {
+      throw new IllegalArgumentException("the map of values must not be null; pass an empty map for none");
+    }
     checkTtl(ttl);
     // Validate and encode everything before the first byte is sent.
     Map<String, CachedValue> encoded = new LinkedHashMap<>();
     for (Map.Entry<String, ? extends V> e : entries.entrySet()) {
+      if (e.getKey() == null) {
+        throw new IllegalArgumentException("the map of values must not hold a null key");
+      }
       keyRules.validate(e.getKey());
       encoded.put(e.getKey(), encode(e.getKey(), e.getValue()));
     }
@@ -1253,11 +1258,19 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   /** The distinct keys, in order, each validated before anything is sent. */
   private Set<String> validated(Collection<String> keys) {
     checkOpen();
-    Objects.requireNonNull(keys, "keys");
+    if (keys == null) {
+      throw new IllegalArgumentException("the collection of keys must not be null; pass an empty one for none");
+    }
     Set<String> distinct = new LinkedHashSet<>(keys.size() <= 12 ? 16 : (int) (keys.size() / 0.75f) + 1);
+    int position = 0;
     for (String key : keys) {
+      if (key == null) {
+        throw new IllegalArgumentException(
+            "the collection of keys must not hold null; got null at position " + position);
+      }
       keyRules.validate(key);
       distinct.add(key);
+      position++;
     }
     return distinct;
   }
@@ -1458,6 +1471,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
               + " for "
               + KeyRules.shorten(key));
     }
+    backend.checkValue(key, encoded);
     return encoded;
   }
 
@@ -1467,6 +1481,12 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     }
     if (ttl.isNegative()) {
       throw new IllegalArgumentException("ttl must be >= 0 but was " + ttl);
+    }
+    if (ttl.compareTo(SettingsReader.MAX_DURATION) > 0) {
+      // Redis refuses an expiry past 2^63-1 ms since 1970 ("invalid expire time"); 106751 days is
+      // far inside that and is what the configuration's durations allow.
+      throw new IllegalArgumentException(
+          "ttl must be at most 106751 days (" + SettingsReader.MAX_DURATION + ") but was " + ttl);
     }
   }
 

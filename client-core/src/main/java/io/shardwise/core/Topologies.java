@@ -2,6 +2,7 @@ package io.shardwise.core;
 
 import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.TopologyChange;
+import io.shardwise.core.config.ServerListChecks;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
@@ -116,6 +117,7 @@ final class Topologies implements AutoCloseable {
     try {
       Objects.requireNonNull(servers, "servers");
       list = ServerList.validate(servers);
+      ServerListChecks.checkDistinctServers(list);
       router = buildRouter(list);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(refused(servers, e));

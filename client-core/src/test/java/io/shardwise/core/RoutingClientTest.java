@@ -203,7 +203,7 @@ class RoutingClientTest {
     int before = totalRequests();
     assertThatThrownBy(() -> client.get("has space"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("memcached keys must not contain whitespace or control characters; got a space at index 3: has space");
+        .hasMessage("memcached keys must not contain a space, CR, LF or NUL (text protocol); got a space at index 3: has space");
     assertThatThrownBy(() -> client.set("k".repeat(251), "v", Duration.ZERO))
         .hasMessageStartingWith("memcached keys are at most 250 bytes; got 251: kkkkk");
     assertThatThrownBy(() -> client.set("big", "x".repeat(1025), Duration.ZERO))

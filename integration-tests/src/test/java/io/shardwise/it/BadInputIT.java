@@ -29,8 +29,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Keys a server cannot store and values over the size limit are refused by the client with an
- * {@link IllegalArgumentException} whose message names the rule and a shortened key, before any
+ * Keys a server cannot store, values over the size limit, TTLs over the limit and null collections
+ * are refused by the client with an {@link IllegalArgumentException} whose message names the rule
+ * and the value or a shortened key, before any
  * request is sent: no request reaches a node connection, and every server's counters, items and
  * known values are the same afterwards. A multi-key write with one bad entry writes nothing.
  */
@@ -39,6 +40,8 @@ class BadInputIT {
 
   private static final int SERVERS = 3;
   private static final int MAX_VALUE_BYTES = 1024 * 1024;
+  private static final String LONE_SURROGATE =
+      "keys must be well-formed UTF-16 but have a lone surrogate U+D800 at index 1: x\\uD800";
   private static final String LONG_KEY = "oversized:value:with:a:rather:long:key:name:0001";
 
   @RegisterExtension
@@ -63,18 +66,18 @@ class BadInputIT {
         Arguments.of(
             memcached,
             "user 42",
-            "memcached keys must not contain whitespace or control characters; got a space at"
-                + " index 4: user 42"),
+            "memcached keys must not contain a space, CR, LF or NUL (text protocol); got a space"
+                + " at index 4: user 42"),
         Arguments.of(
             memcached,
             "user\n42",
-            "memcached keys must not contain whitespace or control characters; got a newline at"
-                + " index 4: user\\x0a42"),
+            "memcached keys must not contain a space, CR, LF or NUL (text protocol); got a"
+                + " newline at index 4: user\\x0a42"),
         Arguments.of(
             memcached,
             "user\r\nset evil 0 0 1",
-            "memcached keys must not contain whitespace or control characters; got a carriage"
-                + " return at index 4: user\\x0d\\x0aset evil 0 0 1"),
+            "memcached keys must not contain a space, CR, LF or NUL (text protocol); got a"
+                + " carriage return at index 4: user\\x0d\\x0aset evil 0 0 1"),
         Arguments.of(
             memcached,
             "session:" + "0123456789".repeat(24) + "abc",
@@ -87,8 +90,14 @@ class BadInputIT {
                 + "é".repeat(32)
                 + "..."
                 + "é".repeat(6)),
+        Arguments.of(
+            memcached,
+            "user\u000042",
+            "memcached keys must not contain a space, CR, LF or NUL (text protocol); got a NUL"
+                + " at index 4: user\\x0042"),
         Arguments.of(memcached, "", "memcached keys must not be empty"),
-        Arguments.of(CacheFleet.redis(REDIS), "", "Redis keys must not be empty"));
+        Arguments.of(memcached, "x\ud800", LONE_SURROGATE),
+        Arguments.of(CacheFleet.redis(REDIS), "x\ud800", LONE_SURROGATE));
   }
 
   static Stream<CacheFleet> fleets() {
@@ -213,18 +222,14 @@ class BadInputIT {
     }
     batch.put("known:5", "overwritten".getBytes(StandardCharsets.UTF_8));
     Map<String, byte[]> withBadKey = new LinkedHashMap<>(batch);
-    withBadKey.put("", new byte[1]);
+    withBadKey.put("x\ud800", new byte[1]);
     Map<String, byte[]> withBadValue = new LinkedHashMap<>(batch);
     withBadValue.put("batch:too-large", incompressible(MAX_VALUE_BYTES + 1));
 
     assertNothingSent(
         fleet,
         () -> {
-          assertRefused(
-              () -> cache.setMulti(withBadKey, Duration.ZERO),
-              fleet.kind().equals("redis")
-                  ? "Redis keys must not be empty"
-                  : "memcached keys must not be empty");
+          assertRefused(() -> cache.setMulti(withBadKey, Duration.ZERO), LONE_SURROGATE);
           assertRefused(
               () -> cache.setMulti(withBadValue, Duration.ZERO),
               "values are at most 1048576 bytes after encoding; got 1048577 for batch:too-large");
@@ -235,6 +240,46 @@ class BadInputIT {
     }
     assertThat(found).containsOnlyKeys("known:5");
     assertThat(found.get("known:5")).isEqualTo(known.get("known:5"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void nullCollectionsAndTtlsOverTheLimitAreRefusedAtTheCall(CacheFleet fleet) {
+    AsyncCacheClient<byte[]> cache = open(fleet);
+    Duration tooLong = Duration.ofDays(106_752);
+    String ttlRule = "ttl must be at most 106751 days (PT2562024H) but was PT2562048H";
+
+    assertNothingSent(
+        fleet,
+        () -> {
+          assertRefused(
+              () -> cache.getMulti(null),
+              "the collection of keys must not be null; pass an empty one for none");
+          assertRefused(
+              () -> cache.deleteMulti(null),
+              "the collection of keys must not be null; pass an empty one for none");
+          assertRefused(
+              () -> cache.getMulti(java.util.Arrays.asList("known:1", null)),
+              "the collection of keys must not hold null; got null at position 1");
+          assertRefused(
+              () -> cache.setMulti(null, Duration.ZERO),
+              "the map of values must not be null; pass an empty map for none");
+          Map<String, byte[]> nullKey = new HashMap<>();
+          nullKey.put(null, new byte[1]);
+          assertRefused(
+              () -> cache.setMulti(nullKey, Duration.ZERO),
+              "the map of values must not hold a null key");
+          assertRefused(() -> cache.set("known:1", new byte[1], tooLong), ttlRule);
+          assertRefused(() -> cache.add("fresh", new byte[1], tooLong), ttlRule);
+          assertRefused(() -> cache.touch("known:1", tooLong), ttlRule);
+          assertRefused(() -> cache.incr("counter", 1, 0, tooLong), ttlRule);
+          assertRefused(
+              () -> cache.setMulti(Map.of("known:2", new byte[1]), Duration.ofSeconds(Long.MAX_VALUE)),
+              "ttl must be at most 106751 days (PT2562024H) but was PT2562047788015215H30M7S");
+        });
+    // The longest TTL accepted is stored, and readable, on both backends.
+    cache.sync().set("known:1", new byte[] {7}, Duration.ofDays(106_751));
+    assertThat(cache.sync().get("known:1")).isEqualTo(new byte[] {7});
   }
 
   @Test

@@ -37,9 +37,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * emptied by the default {@code flush} rejoin policy, which would wipe a shared cache whenever an
  * application instance starts.
  *
- * <p>The memcached backend waits for its first connection in {@code connect}; the Redis backend
- * connects in the background, so a new Redis client's first requests fail with "not connected yet",
- * which the client counts as node failures. The Redis cases fail today.
+ * <p>Both backends connect in the background ({@code connect} does not wait for the network), and
+ * {@code build()} waits up to the connect wait (2 s by default) for every server's first connection
+ * attempt, so a new client's first requests find open connections instead of failing with "not
+ * connected yet", which the client would count as node failures. Both backends pass.
  */
 @Timeout(60)
 class ClientStartupIT {

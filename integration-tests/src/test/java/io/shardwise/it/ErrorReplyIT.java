@@ -4,6 +4,7 @@ import static io.shardwise.it.CacheFleet.ready;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.CachedValue;
 import io.shardwise.client.Codecs;
 import io.shardwise.client.NodeEvent;
 import io.shardwise.client.NodeException;
@@ -12,6 +13,7 @@ import io.shardwise.core.ShardwiseClient;
 import io.shardwise.memcached.MemcachedServerErrorException;
 import io.shardwise.redis.RedisErrorReplyException;
 import io.shardwise.routing.Node;
+import io.shardwise.spi.Backend;
 import io.shardwise.testing.MemcachedServer;
 import io.shardwise.testing.RedisServer;
 import io.shardwise.testing.ServerFleet;
@@ -59,6 +61,17 @@ class ErrorReplyIT {
     return keys;
   }
 
+  /**
+   * {@code backend} without the client's item size check, which refuses these values before they
+   * reach the server: the server's error reply is what is tested here.
+   */
+  private static Backend withoutItemSizeCheck(Backend backend) {
+    return new ForwardingBackend(backend) {
+      @Override
+      public void checkValue(String key, CachedValue value) {}
+    };
+  }
+
   private static long memcachedConnectionsOpened(MemcachedServer server) {
     return Long.parseLong(server.stats().get("total_connections"));
   }
@@ -75,7 +88,7 @@ class ErrorReplyIT {
     try (AsyncCacheClient<byte[]> client =
         ready(
             ShardwiseClient.builder()
-                .backend(fleet.newBackend())
+                .backend(withoutItemSizeCheck(fleet.newBackend()))
                 .servers(fleet.serverList(3))
                 .timeout(CacheFleet.CLIENT_TIMEOUT)
                 .listener(events::add)

@@ -45,6 +45,16 @@ abstract class ForwardingBackend implements Backend {
   }
 
   @Override
+  public void checkValue(String key, io.shardwise.client.CachedValue value) {
+    delegate.checkValue(key, value);
+  }
+
+  @Override
+  public java.util.concurrent.CompletableFuture<Void> limitsRead(NodeConnection connection) {
+    return delegate.limitsRead(connection);
+  }
+
+  @Override
   public boolean storesFlags() {
     return delegate.storesFlags();
   }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardwise.client.CacheClient;
 import io.shardwise.core.ClientBuilder;
-import io.shardwise.memcached.MemcachedBackend;
 import io.shardwise.testing.MemcachedServer;
 import io.shardwise.testing.ServerFleet;
 import java.time.Duration;
@@ -12,9 +11,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * {@link CacheOperationsContract} on memcached. The servers run with {@code -I 2m}, so that the
- * client's default limit of 1 MiB ({@link MemcachedBackend#DEFAULT_MAX_VALUE_BYTES}) is exactly the
- * largest value stored; a default server's item limit is tested in {@code ErrorReplyIT}.
+ * {@link CacheOperationsContract} on memcached. The servers run with {@code -I 2m} and the client
+ * with a configured limit of 1 MiB, so that the configured limit, not the servers' item size, is
+ * the largest value stored; the servers' item size is tested in {@code LimitsIT}.
  */
 class MemcachedOperationsIT extends CacheOperationsContract {
 
@@ -29,8 +28,9 @@ class MemcachedOperationsIT extends CacheOperationsContract {
 
   @Override
   ClientBuilder<Object> builder(CountingBackend backend) {
-    assertThat(backend.defaultMaxValueBytes()).isEqualTo(MAX_VALUE_BYTES);
-    return fleetBuilder(backend); // the backend's default limit
+    // no limit of the backend's own: the servers' item size decides
+    assertThat(backend.defaultMaxValueBytes()).isEqualTo(Integer.MAX_VALUE);
+    return fleetBuilder(backend).maxValueBytes(MAX_VALUE_BYTES);
   }
 
   @Test

@@ -128,6 +128,12 @@ public final class ShardwiseConfig {
   /** The default request timeout: 1 s, the built-in backends' own. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(1);
 
+  /**
+   * The longest connect wait, settle, warm-up and warm-up copy TTL: 365 days, what {@link
+   * TopologyOptions} accepts.
+   */
+  private static final Duration MAX_TOPOLOGY_WAIT = Duration.ofDays(365);
+
   /** The built-in backends and the module that provides each. */
   private static final Map<String, String> BUILT_IN_BACKENDS = new LinkedHashMap<>();
 
@@ -173,12 +179,12 @@ public final class ShardwiseConfig {
           new ConfigKey(
               SERVERS_REFRESH_INTERVAL,
               "(1s for servers-file, 30s for servers-dns)",
-              "> 0",
+              "> 0, <= 106751d",
               "How often servers-file is read or servers-dns resolved again."),
           new ConfigKey(
               TOPOLOGY_SETTLE,
               SettingsReader.format(TopologyOptions.DEFAULT_SETTLE),
-              ">= 0",
+              ">= 0, <= 365d",
               "After a server-list change, how long moved keys stay on their previous server, so"
                   + " that clients applying the change later agree; 0 turns it off. With"
                   + " servers-file or servers-dns the default is at least twice"
@@ -186,13 +192,13 @@ public final class ShardwiseConfig {
           new ConfigKey(
               TOPOLOGY_WARM_UP,
               SettingsReader.format(TopologyOptions.DEFAULT_WARM_UP),
-              ">= 0",
+              ">= 0, <= 365d",
               "After settling, how long a miss on a moved key's new server is read on its previous"
                   + " one and copied over; 0 turns it off."),
           new ConfigKey(
               TOPOLOGY_COPY_TTL,
               SettingsReader.format(TopologyOptions.DEFAULT_COPY_TTL),
-              "> 0",
+              "> 0, <= 365d",
               "TTL of a value the warm-up copies to its new server."),
           new ConfigKey(
               ROUTER,
@@ -233,17 +239,22 @@ public final class ShardwiseConfig {
               "none",
               "two characters such as {}, or none",
               "Only the part of a key between the two characters is hashed, as in twemproxy."),
-          new ConfigKey(TIMEOUT, "1s", ">= 1ms", "Longest wait for one server's reply."),
+          new ConfigKey(
+              TIMEOUT,
+              "1s",
+              ">= 1ms, <= 2147483647ms (24.8 days)",
+              "Longest wait for one server's reply."),
           new ConfigKey(
               CONNECT_WAIT,
               "2s",
-              ">= 0",
+              ">= 0, <= 365d",
               "Longest wait at start-up for the first connection to every server."),
           new ConfigKey(
               MAX_VALUE_SIZE,
-              "(per backend: 1MB memcached, 512MB redis)",
+              "(none: the servers' own limit)",
               "bytes, or 512KB, 1MB, ...; >= 1",
-              "Largest encoded value accepted; larger ones fail before any I/O."),
+              "Largest encoded value accepted, on top of the servers' own limit; larger ones fail"
+                  + " before any I/O."),
           new ConfigKey(
               CODEC,
               "(spymemcached for memcached, java for redis)",
@@ -280,7 +291,7 @@ public final class ShardwiseConfig {
           new ConfigKey(
               FAILOVER_TTL,
               SettingsReader.format(FailoverOptions.DEFAULT_FAILOVER_TTL),
-              "> 0",
+              "> 0, <= 106751d",
               "Longest TTL of a value written to another server because its own is ejected."),
           new ConfigKey(
               MAX_EJECTED_PERCENT,
@@ -291,15 +302,15 @@ public final class ShardwiseConfig {
           new ConfigKey(
               PROBE_INTERVAL,
               "200ms",
-              "> 0",
+              "> 0, <= 106751d",
               "First wait before probing an ejected server; doubles after each failed probe."),
           new ConfigKey(
               PROBE_MAX_INTERVAL,
               SettingsReader.format(FailoverOptions.DEFAULT_MAX_PROBE_INTERVAL),
-              ">= probe-interval",
+              ">= probe-interval, <= 106751d",
               "Longest wait between probes."),
           new ConfigKey(
-              PROBE_TIMEOUT, "1s", "> 0", "How long a probe, and each rejoin step, may take."),
+              PROBE_TIMEOUT, "1s", "> 0, <= 106751d", "How long a probe, and each rejoin step, may take."),
           new ConfigKey(
               BOUNDED_ENABLED,
               "false",
@@ -323,17 +334,17 @@ public final class ShardwiseConfig {
           new ConfigKey(
               BOUNDED_WINDOW,
               SettingsReader.format(BoundedOptions.DEFAULT_WINDOW),
-              "> 0, a whole multiple of bounded.resolution",
+              "> 0, <= 106751d, a whole multiple of bounded.resolution",
               "Bounded loads: how far back a server's requests are counted."),
           new ConfigKey(
               BOUNDED_RESOLUTION,
               SettingsReader.format(BoundedOptions.DEFAULT_RESOLUTION),
-              "> 0, at most 1000 per window",
+              "> 0, <= 106751d, at most 1000 per window",
               "Bounded loads: the step in which the window moves."),
           new ConfigKey(
               BOUNDED_SPILL_TTL,
               SettingsReader.format(BoundedOptions.DEFAULT_SPILL_TTL),
-              ">= 1s",
+              ">= 1s, <= 106751d",
               "Bounded loads: life of a copy left where a read spilled; bounds the staleness"
                   + " other client processes can see."),
           new ConfigKey(
@@ -822,8 +833,16 @@ public final class ShardwiseConfig {
       readServers(r);
       readRouter(r);
       readHashTag(r);
-      timeout = r.duration(TIMEOUT, DEFAULT_TIMEOUT, Duration.ofMillis(1));
-      connectWait = r.duration(CONNECT_WAIT, ClientBuilder.DEFAULT_CONNECT_WAIT, Duration.ZERO);
+      timeout =
+          r.duration(
+              TIMEOUT,
+              DEFAULT_TIMEOUT,
+              Duration.ofMillis(1),
+              SettingsReader.MAX_INT_MILLIS,
+              "(a 32-bit count of milliseconds, as the Redis backend's command timeout is)");
+      connectWait =
+          r.duration(
+              CONNECT_WAIT, ClientBuilder.DEFAULT_CONNECT_WAIT, Duration.ZERO, MAX_TOPOLOGY_WAIT, "");
       maxValueBytes = (int) r.bytes(MAX_VALUE_SIZE, 0, 1, Integer.MAX_VALUE);
       readCodec(r);
       readFailover(r);
@@ -961,6 +980,7 @@ public final class ShardwiseConfig {
         return;
       }
       try {
+        ServerListChecks.checkNoEmptyEntry(value.get());
         servers = ServerList.parse(value.get());
       } catch (IllegalArgumentException e) {
         r.problem(SERVERS, e.getMessage());
@@ -1092,10 +1112,21 @@ public final class ShardwiseConfig {
       if (r.isSet(SERVERS_FILE) || r.isSet(SERVERS_DNS)) {
         Duration twice = serversRefreshInterval.multipliedBy(2);
         defaultSettle = twice.compareTo(defaultSettle) > 0 ? twice : defaultSettle;
+        defaultSettle =
+            defaultSettle.compareTo(MAX_TOPOLOGY_WAIT) > 0 ? MAX_TOPOLOGY_WAIT : defaultSettle;
       }
-      Duration settle = r.duration(TOPOLOGY_SETTLE, defaultSettle, Duration.ZERO);
-      Duration warmUp = r.duration(TOPOLOGY_WARM_UP, TopologyOptions.DEFAULT_WARM_UP, Duration.ZERO);
-      Duration copyTtl = r.positiveDuration(TOPOLOGY_COPY_TTL, TopologyOptions.DEFAULT_COPY_TTL);
+      Duration settle =
+          r.duration(TOPOLOGY_SETTLE, defaultSettle, Duration.ZERO, MAX_TOPOLOGY_WAIT, "");
+      Duration warmUp =
+          r.duration(
+              TOPOLOGY_WARM_UP,
+              TopologyOptions.DEFAULT_WARM_UP,
+              Duration.ZERO,
+              MAX_TOPOLOGY_WAIT,
+              "");
+      Duration copyTtl =
+          r.positiveDuration(
+              TOPOLOGY_COPY_TTL, TopologyOptions.DEFAULT_COPY_TTL, MAX_TOPOLOGY_WAIT, "");
       try {
         topology = new TopologyOptions(settle, warmUp, copyTtl, connectWait);
       } catch (IllegalArgumentException e) {

@@ -66,6 +66,16 @@ final class WatchingBackend implements Backend {
   }
 
   @Override
+  public void checkValue(String key, io.shardwise.client.CachedValue value) {
+    backend.checkValue(key, value);
+  }
+
+  @Override
+  public java.util.concurrent.CompletableFuture<Void> limitsRead(NodeConnection connection) {
+    return backend.limitsRead(connection);
+  }
+
+  @Override
   public boolean storesFlags() {
     return backend.storesFlags();
   }

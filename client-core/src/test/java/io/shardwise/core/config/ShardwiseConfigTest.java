@@ -217,6 +217,28 @@ class ShardwiseConfigTest {
   }
 
   @Test
+  void durationsThatWouldOverflowWhereTheyAreUsedAreRefusedNamingTheKeyTheValueAndTheRule() {
+    assertThat(problems("timeout", "999999999999d").problems())
+        .containsExactly(
+            "shardwise.timeout: must be at most 2147483647ms (a 32-bit count of milliseconds, as"
+                + " the Redis backend's command timeout is) but was 999999999999d");
+    assertThat(problems("timeout", "2147483648ms").problems()).hasSize(1);
+    assertThat(with("timeout", "2147483647ms").timeout()).isEqualTo(Duration.ofMillis(Integer.MAX_VALUE));
+    for (String key : new String[] {"connect-wait", "topology.settle", "topology.warm-up", "topology.warm-up-copy-ttl"}) {
+      assertThat(problems(key, "366d").problems())
+          .containsExactly("shardwise." + key + ": must be at most 365d but was 366d");
+      assertThat(with(key, "365d").settings()).containsEntry("shardwise." + key, "365d");
+    }
+    for (String key :
+        new String[] {
+          "failover-ttl", "probe-interval", "probe-max-interval", "probe-timeout", "bounded.spill-ttl"
+        }) {
+      assertThat(problems(key, "106752d").problems())
+          .containsExactly("shardwise." + key + ": must be at most 106751d but was 106752d");
+    }
+  }
+
+  @Test
   void requiredKeysAreNamed() {
     assertThatThrownBy(() -> ShardwiseConfig.from(Map.of()))
         .isInstanceOf(InvalidSettingsException.class)
