@@ -33,9 +33,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * A new client used at once, with the backend as it is and the default failover options, over
  * servers that take 300 ms to answer a new connection (each behind a {@link TcpRelay}): its
- * first requests must be answered, and above all must not get healthy servers ejected and then
- * emptied by the default {@code flush} rejoin policy, which would wipe a shared cache whenever an
- * application instance starts.
+ * first requests must be answered, and above all must not get healthy servers ejected (which,
+ * with the {@code flush} rejoin policy, would empty them and wipe a shared cache whenever an
+ * application instance starts); no key that other applications stored may be lost.
  *
  * <p>Both backends connect in the background ({@code connect} does not wait for the network), and
  * {@code build()} waits up to the connect wait (2 s by default) for every server's first connection
