@@ -7,11 +7,12 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Waits in {@code connect} until the new connection answers a ping of its own, as the memcached
- * backend does for its first connection attempt. The Redis backend connects in the background;
- * without this, the first requests of a fresh client fail with "not connected yet", which the
- * client counts as node failures (see {@code ClientStartupIT}). The ping goes to the connection
- * directly, so the client's node health never sees it.
+ * Waits in {@code connect} until the new connection answers a ping of its own, so that a test's
+ * client starts with every Redis server answering. Both backends connect in the background, and
+ * the client's {@code build()} already waits for each server's first connection attempt ({@code
+ * ClientStartupIT} checks, without this wrapper, that a new client's first requests are answered);
+ * this adds a wait for the server's answer. The ping goes to the connection directly, so the
+ * client's node health never sees it.
  */
 final class ConnectedBackend extends ForwardingBackend {
 
