@@ -27,9 +27,10 @@ import org.slf4j.event.Level;
  * How soon a killed and restarted Redis answers {@code ping()} again, probed the way the routing
  * client probes an ejected node: first after 200 ms, doubling after each failed probe, 20% jitter,
  * each probe bounded by 1 s. Three connections of one backend (default options) watch the same
- * server: one probed up to every 5 s (the client's default schedule), one probed up to every 1 s,
- * one never probed (what the background reconnection alone does). Times are measured from the
- * moment the restarted server accepts TCP connections again. Prints one table row per outage.
+ * server: one probed up to every 5 s (longer than the client's default of 2 s), one probed up to
+ * every 1 s, one never probed (what the background reconnection alone does). Times are measured
+ * from the moment the restarted server accepts TCP connections again. Prints one table row per
+ * outage.
  */
 class RedisRestartRecoveryIT {
 
