@@ -179,7 +179,8 @@ class CodecRoundTripIT {
   /**
    * The codecs gzip values over {@value Codecs#COMPRESSION_THRESHOLD} bytes and mark them with the
    * compressed flag, which Redis does not keep; on a backend without flags the client uses a
-   * codec's {@code withoutFlags()} form, which never compresses, so the values come back as written.
+   * codec's {@code withoutFlags()} form, which never compresses, so the values come back as
+   * written.
    */
   @Test
   void valuesOverTheCompressionThresholdRoundTripThroughRedis() {

@@ -28,11 +28,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * How soon the routing client readmits a Redis server that was killed and restarted, after
- * outages of 1 and 5 s (and 30 s with {@code -Dreadmission.long=true}): two clients watch the same fleet, one probing the ejected node with
- * the default backoff (200 ms doubling to 2 s), one with the backoff capped at 1 s. Times run from
- * the moment the restarted server accepts TCP connections again to the readmission event; the
- * first probe after that moment must succeed, so readmission takes at most one probe interval
- * plus the rejoin. Prints one row per outage.
+ * outages of 1 and 5 s (and 30 s with {@code -Dreadmission.long=true}): two clients watch the same
+ * fleet, one probing the ejected node with the default backoff (200 ms doubling to 2 s), one with
+ * the backoff capped at 1 s. Times run from the moment the restarted server accepts TCP
+ * connections again to the readmission event; the first probe after that moment must succeed, so
+ * readmission takes at most one probe interval plus the rejoin. Prints one row per outage.
  */
 @Timeout(120)
 class RedisReadmissionIT {
