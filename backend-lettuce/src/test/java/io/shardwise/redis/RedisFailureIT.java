@@ -283,7 +283,7 @@ class RedisFailureIT {
     CompletableFuture<Map<String, CachedValue>> mget = connection.getMulti(List.of("k", "j"));
     Failure f = failure(get, start);
 
-    // The 1 s default timeout, fired by Lettuce's 100 ms-tick timer.
+    // The 1 s default timeout, fired by the backend's timer (10 ms ticks).
     assertThat(f.after()).isBetween(Duration.ofMillis(990), Duration.ofMillis(1500));
     assertThat(f.cause())
         .isInstanceOf(RedisTimeoutException.class)
