@@ -50,8 +50,8 @@ public final class RedisBackendOptions {
 
   /**
    * Longest wait for a reply: 1 s, as mcrouter's server timeout (Lettuce's own default is 60 s). A
-   * request fails with {@link RedisTimeoutException} once it has waited this long (within the 100
-   * ms tick of Lettuce's default timer).
+   * request fails with {@link RedisTimeoutException} once it has waited this long (within the 10 ms
+   * tick of the backend's timer; 100 ms with client resources passed in that keep Netty's default).
    */
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(1);
 

@@ -290,9 +290,7 @@ public final class MemcachedBackend implements Backend {
    */
   @Override
   public KeyRules keyRules() {
-    return options.protocol() == MemcachedProtocol.BINARY
-        ? KeyRules.MEMCACHED_BINARY
-        : KeyRules.MEMCACHED;
+    return options.protocol().keyRules();
   }
 
   /**

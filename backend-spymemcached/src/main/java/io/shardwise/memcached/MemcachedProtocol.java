@@ -1,5 +1,7 @@
 package io.shardwise.memcached;
 
+import io.shardwise.spi.KeyRules;
+
 /** The memcached wire protocol a connection speaks. */
 public enum MemcachedProtocol {
 
@@ -7,10 +9,21 @@ public enum MemcachedProtocol {
    * The text (ASCII) protocol: what every memcached and twemproxy speaks. Flags are limited to
    * {@code 0..2^31-1} because spymemcached writes them as signed decimals.
    */
-  TEXT,
+  TEXT(KeyRules.MEMCACHED),
 
   /**
    * The binary protocol: full 32-bit flags; deprecated by memcached in favour of the meta protocol.
    */
-  BINARY
+  BINARY(KeyRules.MEMCACHED_BINARY);
+
+  private final KeyRules keyRules;
+
+  MemcachedProtocol(KeyRules keyRules) {
+    this.keyRules = keyRules;
+  }
+
+  /** The keys this protocol can carry. */
+  public KeyRules keyRules() {
+    return keyRules;
+  }
 }

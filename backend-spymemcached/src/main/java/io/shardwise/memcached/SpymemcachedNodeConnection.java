@@ -47,16 +47,17 @@ import net.spy.memcached.ops.StoreOperation;
 import net.spy.memcached.ops.StoreType;
 
 /**
- * A {@link NodeConnection} to one node of the backend's shared spymemcached connection: the
- * backend's {@link MemcachedClient} builds the operations, and {@link ChosenNodeLocator} sends them
- * to this node.
+ * A {@link NodeConnection} to one node of the backend's shared spymemcached connection. {@code
+ * get}, {@code set}, {@code add}, {@code delete}, {@code touch} and the multi-key operations are
+ * built with spymemcached's operation factory and queued on this node directly, the request being
+ * the operation's callback; {@code incr}/{@code decr} go through the backend's {@link
+ * MemcachedClient}, which {@link ChosenNodeLocator} points at this node.
  *
- * <p>Every operation is asynchronous: the spymemcached future gets a listener that completes a
- * {@link CompletableFuture} on spymemcached's I/O thread, and the backend's timer fails it with
- * {@link MemcachedTimeoutException} once the operation timeout has passed (checked every few
- * milliseconds). With {@link
- * FailureMode#Cancel}, spymemcached cancels a request at once while the server is disconnected;
- * that becomes a {@link MemcachedUnavailableException}. Error replies become {@link
+ * <p>Every operation is asynchronous: its {@link CompletableFuture} is completed on spymemcached's
+ * I/O thread, and the backend's timer fails it with {@link MemcachedTimeoutException} once the
+ * operation timeout has passed (checked every few milliseconds). A request for a node that is
+ * disconnected is cancelled at once (spymemcached's {@link FailureMode#Cancel}); that becomes a
+ * {@link MemcachedUnavailableException}. Error replies become {@link
  * MemcachedServerErrorException}s, a one-line reply that cannot be parsed a {@link
  * MemcachedProtocolException} (both keep the connection); misses are null, false or absent keys,
  * never errors. A server that requires SASL when none is configured, or refuses the configured
@@ -72,6 +73,7 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   private final Node node;
   private final MemcachedProtocol protocol;
+  private final KeyRules keyRules;
   private final Duration operationTimeout;
   private final long operationTimeoutNanos;
   /** The backend's client: it builds the operations, which go to {@link #server}. */
@@ -123,6 +125,7 @@ final class SpymemcachedNodeConnection implements NodeConnection {
       SaslRequirement saslRequirement) {
     this.node = node;
     this.protocol = options.protocol();
+    this.keyRules = protocol.keyRules();
     this.operationTimeout = options.operationTimeout();
     this.operationTimeoutNanos = operationTimeout.toNanos();
     this.client = client;
@@ -950,41 +953,6 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     return Expiry.exptime(ttl, System.currentTimeMillis() / 1000);
   }
 
-  /**
-   * What spymemcached's {@code enqueueOperation} checks of a key before queuing it (its {@code
-   * StringUtils.validateKey}): 1 to 250 bytes in UTF-8 and, on the text protocol, no space, CR, LF
-   * or NUL, which would end the key inside the command line. Keys reach here validated by the
-   * routing client; this keeps a request sent past it from splitting a text command.
-   */
-  private void checkCarriable(String key) {
-    int bytes = 0;
-    for (int i = 0; i < key.length(); i++) {
-      char c = key.charAt(i);
-      if (c < 0x80) {
-        if (protocol == MemcachedProtocol.TEXT
-            && (c == ' ' || c == '\r' || c == '\n' || c == 0)) {
-          throw new IllegalArgumentException(
-              "key '"
-                  + KeyRules.shorten(key)
-                  + "' contains a space, CR, LF or NUL, which the text protocol cannot carry");
-        }
-        bytes++;
-      } else {
-        bytes += c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
-      }
-    }
-    if (bytes == 0 || bytes > KeyRules.MAX_MEMCACHED_KEY_BYTES) {
-      throw new IllegalArgumentException(
-          "key '"
-              + KeyRules.shorten(key)
-              + "' is "
-              + bytes
-              + " bytes in UTF-8; memcached keys are 1 to "
-              + KeyRules.MAX_MEMCACHED_KEY_BYTES
-              + " bytes");
-    }
-  }
-
   private void checkFlags(CachedValue value) {
     if (protocol == MemcachedProtocol.TEXT && value.flags() < 0) {
       throw new IllegalArgumentException(
@@ -1297,13 +1265,14 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
     /**
      * Queues {@code op} on the node, after what spymemcached's {@code enqueueOperation} checks: a
-     * key the protocol can carry, and a connected node (a request for a node that is down is
+     * key the protocol can carry (keys reach here validated by the routing client; this keeps a
+     * request sent past it from splitting a text command), and a connected node (a request for a node that is down is
      * cancelled, as spymemcached does with {@code FailureMode.Cancel}, and fails as not connected).
      */
     final void send(Operation op) {
       operation = op;
       try {
-        checkCarriable(key);
+        keyRules.validate(key);
         if (!server.isActive()) {
           op.cancel();
           return;
