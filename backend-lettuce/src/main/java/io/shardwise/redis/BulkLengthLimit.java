@@ -2,7 +2,6 @@ package io.shardwise.redis;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.shardwise.client.CachedValue;
 import io.shardwise.spi.KeyRules;
@@ -60,7 +59,10 @@ final class BulkLengthLimit {
                     .configGet("proto-max-bulk-len")
                     .toCompletableFuture()
                     .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                    .whenComplete((reply, failure) -> close(connection)))
+                    .handle((reply, failure) -> failure == null ? reply : null)
+                    // Closed before the read completes: nothing of it is left once it is done (a
+                    // server lost later is then seen by the node's own connection only).
+                    .thenCompose(reply -> connection.closeAsync().handle((closed, f) -> reply)))
         .whenComplete(
             (reply, failure) -> {
               if (failure != null || reply == null) {
@@ -80,10 +82,6 @@ final class BulkLengthLimit {
             })
         .handle((reply, failure) -> (Void) null)
         .toCompletableFuture();
-  }
-
-  private static void close(StatefulRedisConnection<String, String> connection) {
-    connection.closeAsync();
   }
 
   /** The setting that decides: the smallest of the backend's servers. */

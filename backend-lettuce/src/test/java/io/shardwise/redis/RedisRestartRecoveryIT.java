@@ -73,6 +73,9 @@ class RedisRestartRecoveryIT {
     RedisNodeConnection unprobed = (RedisNodeConnection) backend.connect(node);
     for (RedisNodeConnection c : List.of(clientSchedule, fastSchedule, unprobed)) {
       Await.connected(c);
+      // The backend reads the server's proto-max-bulk-len on a short-lived connection of its own:
+      // done before the kill, so that only the three connections above see the outage.
+      backend.limitsRead(c).get(5, TimeUnit.SECONDS);
     }
 
     RecordingLogs.clear();
