@@ -24,7 +24,7 @@ class RedisSecurityOptionsTest {
         .username("orders")
         .password(Secret.of(FLEET))
         .nodeCredentials("cache-c", null, Secret.of(NODE))
-        .nodeCredentials("10.0.0.4:6379", "other", null)
+        .nodeCredentials("127.0.0.4:6379", "other", null)
         .tls(
             RedisTlsOptions.builder()
                 .trustStore(Path.of("/etc/redis/trust.p12"), Secret.of(STORE))
@@ -40,7 +40,7 @@ class RedisSecurityOptionsTest {
     assertThat(options.password()).isEmpty();
     assertThat(options.nodeCredentials()).isEmpty();
     assertThat(options.tls()).isEmpty();
-    assertThat(options.credentialsFor(Node.of("10.0.0.1", 6379))).isEmpty();
+    assertThat(options.credentialsFor(Node.of("127.0.0.1", 6379))).isEmpty();
     assertThat(RedisTlsOptions.defaults().verifyHostname()).isTrue();
     assertThat(RedisTlsOptions.defaults().caFile()).isEmpty();
   }
@@ -71,15 +71,15 @@ class RedisSecurityOptionsTest {
   @Test
   void nodeCredentialsOverrideTheFleetsPartByPartByNameThenAddress() {
     RedisBackendOptions options = secured();
-    RedisAuth fleet = options.credentialsFor(Node.of("10.0.0.1", 6379)).orElseThrow();
+    RedisAuth fleet = options.credentialsFor(Node.of("127.0.0.1", 6379)).orElseThrow();
     assertThat(fleet.username()).contains("orders");
     assertThat(fleet.password()).contains(Secret.of(FLEET));
 
-    RedisAuth byName = options.credentialsFor(Node.named("cache-c", "10.0.0.3", 6379, 1)).get();
+    RedisAuth byName = options.credentialsFor(Node.named("cache-c", "127.0.0.3", 6379, 1)).get();
     assertThat(byName.username()).contains("orders");
     assertThat(byName.password()).contains(Secret.of(NODE));
 
-    RedisAuth byAddress = options.credentialsFor(Node.of("10.0.0.4", 6379)).get();
+    RedisAuth byAddress = options.credentialsFor(Node.of("127.0.0.4", 6379)).get();
     assertThat(byAddress.username()).contains("other");
     assertThat(byAddress.password()).contains(Secret.of(FLEET));
   }
@@ -91,11 +91,11 @@ class RedisSecurityOptionsTest {
             .nodeCredentials("a", "app", null)
             .nodeCredentials("b", null, Secret.of(NODE))
             .build();
-    assertThatThrownBy(() -> options.credentialsFor(Node.named("a", "10.0.0.1", 6379, 1)))
+    assertThatThrownBy(() -> options.credentialsFor(Node.named("a", "127.0.0.1", 6379, 1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("redis node a: user name 'app' is set but no password");
     try (RedisBackend backend = RedisBackend.create(options)) {
-      assertThatThrownBy(() -> backend.connect(Node.named("a", "10.0.0.1", 6379, 1)))
+      assertThatThrownBy(() -> backend.connect(Node.named("a", "127.0.0.1", 6379, 1)))
           .isInstanceOf(IllegalArgumentException.class);
     }
   }

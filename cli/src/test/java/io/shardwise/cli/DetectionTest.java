@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class DetectionTest {
 
   private static final List<Node> NODES =
-      ServerList.parse("10.0.0.1:11211,10.0.0.2:11211,10.0.0.3:11212,10.0.0.4:11211");
+      ServerList.parse("127.0.0.1:11211,127.0.0.1:11212,127.0.0.1:2,127.0.0.1:40000");
 
   /** The keys as the fleet would hold them had {@code spec} written them. */
   private static List<List<byte[]>> placedBy(RouterSpec spec, String prefix, int count, List<List<byte[]>> into) {

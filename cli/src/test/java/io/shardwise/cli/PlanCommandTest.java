@@ -108,7 +108,7 @@ class PlanCommandTest {
   }
 
   private static String servers(int from, int to) {
-    return IntStream.rangeClosed(from, to).mapToObj(i -> "10.0.0." + i + ":11211").collect(Collectors.joining(","));
+    return IntStream.rangeClosed(from, to).mapToObj(i -> "127.0.0." + i + ":11211").collect(Collectors.joining(","));
   }
 
   @Test
@@ -126,7 +126,7 @@ class PlanCommandTest {
             + "Keys: 20,000 random key hashes (seed 1)\n"
             + "Optimum: 9.091% of the keys must move at the least")
         .contains("ketama(spymemcached-weighted)  20,000")
-        .contains("10.0.0.11:11211");
+        .contains("127.0.0.11:11211");
   }
 
   @Test
@@ -189,7 +189,7 @@ class PlanCommandTest {
       assertThat(r.optimum()).as(r.router()).isCloseTo(0.1, within(1e-12));
       if (RING_LIKE.contains(r.router())) {
         assertThat(r.moved()).as(r.router()).isPositive().isEqualTo(r.floor());
-        assertThat(r.flows()).as(r.router()).allSatisfy(flow -> assertThat(flow[0]).isEqualTo("10.0.0.4:11211"));
+        assertThat(r.flows()).as(r.router()).allSatisfy(flow -> assertThat(flow[0]).isEqualTo("127.0.0.4:11211"));
       } else {
         // Maglev moves a little more than the minimum, jump and modulo renumber their buckets.
         assertThat(r.moved()).as(r.router()).isGreaterThan(r.floor());
@@ -198,13 +198,13 @@ class PlanCommandTest {
     // Jump loses only its last bucket without moving other keys.
     RouterFigures jump = plan("--from", old, "--to", servers(1, 9), "--router", "jump", "--sample", "50000").get(0);
     assertThat(jump.moved()).isEqualTo(jump.floor());
-    assertThat(jump.flows()).allSatisfy(flow -> assertThat(flow[0]).isEqualTo("10.0.0.10:11211"));
+    assertThat(jump.flows()).allSatisfy(flow -> assertThat(flow[0]).isEqualTo("127.0.0.10:11211"));
   }
 
   @Test
   void replacingANamedNodeMovesOnlyItsKeysToTheNewServerWhenRoutersHashTheName() {
-    String old = "a=10.0.0.1:11211,b=10.0.0.2:11211,c=10.0.0.3:11211,d=10.0.0.4:11211";
-    String replaced = "a=10.0.0.1:11211,b=10.0.0.2:11211,c=10.0.0.99:11211,d=10.0.0.4:11211";
+    String old = "a=127.0.0.1:11211,b=127.0.0.2:11211,c=127.0.0.3:11211,d=127.0.0.4:11211";
+    String replaced = "a=127.0.0.1:11211,b=127.0.0.2:11211,c=127.0.0.99:11211,d=127.0.0.4:11211";
     List<RouterFigures> figures = plan("--from", old, "--to", replaced, "--sample", "50000");
     assertThat(figures).hasSize(EVERY_ROUTER.size());
     for (RouterFigures r : figures) {
@@ -215,7 +215,7 @@ class PlanCommandTest {
         assertThat(r.moved()).as(r.router()).isGreaterThan(r.keys() / 4 + r.keys() / 20);
       } else {
         assertThat(r.flows()).as(r.router()).hasSize(1);
-        assertThat(r.flows().get(0)).as(r.router()).containsExactly("c=10.0.0.3:11211", "c=10.0.0.99:11211",
+        assertThat(r.flows().get(0)).as(r.router()).containsExactly("c=127.0.0.3:11211", "c=127.0.0.99:11211",
             Long.toString(r.moved()));
         assertThat((double) r.moved() / r.keys()).as(r.router()).isCloseTo(0.25, within(0.05));
       }
@@ -224,7 +224,7 @@ class PlanCommandTest {
 
   @Test
   void replacingAnUnnamedNodeMovesAboutTwiceTheOptimumForHrw() {
-    String replaced = servers(1, 4) + ",10.0.0.99:11211," + servers(6, 10);
+    String replaced = servers(1, 4) + ",127.0.0.99:11211," + servers(6, 10);
     RouterFigures r =
         plan("--from", servers(1, 10), "--to", replaced, "--router", "hrw", "--sample", "200000").get(0);
     // The old owner or the new server is the top scorer of the 11: 2/11 of the keys move.
@@ -234,9 +234,9 @@ class PlanCommandTest {
 
   @Test
   void weightedListsUseTheTotalVariationDistanceAndSkipRoutersWithoutWeights() throws IOException {
-    Path before = Files.writeString(dir.resolve("before"), "10.0.0.1:11211\n10.0.0.2:11211 # two\nc=10.0.0.3:11211:2\n");
+    Path before = Files.writeString(dir.resolve("before"), "127.0.0.1:11211\n127.0.0.2:11211 # two\nc=127.0.0.3:11211:2\n");
     List<RouterFigures> figures =
-        plan("--from", "@" + before, "--to", "10.0.0.1:11211,10.0.0.2:11211:2,c=10.0.0.3:11211:2", "--sample", "10000");
+        plan("--from", "@" + before, "--to", "127.0.0.1:11211,127.0.0.2:11211:2,c=127.0.0.3:11211:2", "--sample", "10000");
     // Shares 1/4, 1/4, 1/2 -> 1/5, 2/5, 2/5: 0.05 + 0.1 leave the first and the third server.
     assertThat(figures).extracting(RouterFigures::router)
         .doesNotContain("jump", "multiprobe(K=21)", "modulo").contains("hrw", "maglev(M=65537)");

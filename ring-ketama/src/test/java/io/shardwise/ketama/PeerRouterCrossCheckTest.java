@@ -55,10 +55,15 @@ class PeerRouterCrossCheckTest {
     }
   }
 
+  /**
+   * {@code n} servers on 127.0.0.1, with ports of 1 to 5 digits. One address only: the modes that
+   * hash a server's reverse-DNS name look it up, and 127.0.0.1 is answered from the hosts file,
+   * where another loopback address would ask the DNS server (seconds when it does not answer).
+   */
   private static List<Node> fleet(int n, boolean weights) {
     List<Node> nodes = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      nodes.add(Node.of("127.0.0." + (i + 1), 11211 + i % 3, weights ? 1 + i % 4 : 1));
+      nodes.add(Node.of("127.0.0.1", 1 + i * 4_999, weights ? 1 + i % 4 : 1));
     }
     return nodes;
   }

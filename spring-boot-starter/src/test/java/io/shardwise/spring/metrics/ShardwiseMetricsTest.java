@@ -23,8 +23,8 @@ class ShardwiseMetricsTest {
 
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final ShardwiseMetrics metrics = new ShardwiseMetrics(registry);
-  private final Node a = Node.of("10.0.0.1", 11211);
-  private final Node b = Node.named("cache-b", "10.0.0.2", 11211, 1);
+  private final Node a = Node.of("127.0.0.1", 11211);
+  private final Node b = Node.named("cache-b", "127.0.0.2", 11211, 1);
 
   @Test
   void requestsLatencyAndErrorsPerNode() {
@@ -41,14 +41,14 @@ class ShardwiseMetricsTest {
     assertThat(
             registry
                 .get("shardwise.requests")
-                .tags("node", "10.0.0.1:11211", "operation", "get", "outcome", "success")
+                .tags("node", "127.0.0.1:11211", "operation", "get", "outcome", "success")
                 .timer()
                 .count())
         .isEqualTo(2);
     assertThat(
             registry
                 .get("shardwise.requests")
-                .tags("node", "10.0.0.1:11211", "operation", "get")
+                .tags("node", "127.0.0.1:11211", "operation", "get")
                 .timer()
                 .totalTime(TimeUnit.MILLISECONDS))
         .isEqualTo(6.0);
@@ -81,29 +81,29 @@ class ShardwiseMetricsTest {
     assertThat(
             registry
                 .get("shardwise.reads")
-                .tags("node", "10.0.0.1:11211", "result", "hit")
+                .tags("node", "127.0.0.1:11211", "result", "hit")
                 .counter()
                 .count())
         .isEqualTo(3);
     assertThat(
             registry
                 .get("shardwise.reads")
-                .tags("node", "10.0.0.1:11211", "result", "miss")
+                .tags("node", "127.0.0.1:11211", "result", "miss")
                 .counter()
                 .count())
         .isEqualTo(3);
     assertThat(
             registry
                 .get("shardwise.redirects")
-                .tags("node", "10.0.0.1:11211", "to", "cache-b", "reason", "spill")
+                .tags("node", "127.0.0.1:11211", "to", "cache-b", "reason", "spill")
                 .counter()
                 .count())
         .isEqualTo(2);
     assertThat(registry.get("shardwise.redirects").tags("reason", "failover").counter().count())
         .isEqualTo(1);
-    assertThat(registry.get("shardwise.ejections").tag("node", "10.0.0.1:11211").counter().count())
+    assertThat(registry.get("shardwise.ejections").tag("node", "127.0.0.1:11211").counter().count())
         .isEqualTo(1);
-    assertThat(registry.get("shardwise.node.up").tag("node", "10.0.0.1:11211").gauge().value())
+    assertThat(registry.get("shardwise.node.up").tag("node", "127.0.0.1:11211").gauge().value())
         .isZero();
 
     metrics.onEvent(
@@ -111,9 +111,9 @@ class ShardwiseMetricsTest {
     metrics.onEvent(
         new NodeEvent(a, NodeState.PROBING, NodeState.HEALTHY, Instant.now(), "flushed", null));
     assertThat(
-            registry.get("shardwise.readmissions").tag("node", "10.0.0.1:11211").counter().count())
+            registry.get("shardwise.readmissions").tag("node", "127.0.0.1:11211").counter().count())
         .isEqualTo(1);
-    assertThat(registry.get("shardwise.node.up").tag("node", "10.0.0.1:11211").gauge().value())
+    assertThat(registry.get("shardwise.node.up").tag("node", "127.0.0.1:11211").gauge().value())
         .isEqualTo(1);
   }
 
@@ -127,7 +127,7 @@ class ShardwiseMetricsTest {
     metrics.oldCopySkipped(b);
     metrics.clientStalled(1_500_000_000L);
 
-    assertThat(count("shardwise.ejections.avoided", "node", "10.0.0.1:11211", "reason", "cap"))
+    assertThat(count("shardwise.ejections.avoided", "node", "127.0.0.1:11211", "reason", "cap"))
         .isEqualTo(2);
     assertThat(count("shardwise.ejections.avoided", "node", "cache-b", "reason", "stall"))
         .isEqualTo(1);
@@ -135,11 +135,11 @@ class ShardwiseMetricsTest {
             count(
                 "shardwise.rejoin.failures",
                 "node",
-                "10.0.0.1:11211",
+                "127.0.0.1:11211",
                 "error",
                 "IllegalStateException"))
         .isEqualTo(1);
-    assertThat(count("shardwise.journal.full", "node", "10.0.0.1:11211")).isEqualTo(1);
+    assertThat(count("shardwise.journal.full", "node", "127.0.0.1:11211")).isEqualTo(1);
     assertThat(count("shardwise.old.copies.skipped", "node", "cache-b")).isEqualTo(1);
     assertThat(registry.get("shardwise.client.stalls").timer().totalTime(TimeUnit.MILLISECONDS))
         .isEqualTo(1500.0);
@@ -180,7 +180,7 @@ class ShardwiseMetricsTest {
     assertThat(registry.get("shardwise.servers").gauge().value()).isEqualTo(2);
     assertThat(registry.find("shardwise.node.up").tag("node", "cache-b").gauge()).isNotNull();
 
-    Node c = Node.of("10.0.0.3", 11211);
+    Node c = Node.of("127.0.0.3", 11211);
     servers.remove(b);
     servers.add(c);
     metrics.topologyChanged(
@@ -192,7 +192,7 @@ class ShardwiseMetricsTest {
     assertThat(registry.find("shardwise.node.up").tag("node", "cache-b").gauge())
         .as("a removed server's gauges go")
         .isNull();
-    assertThat(registry.find("shardwise.node.journaled").tag("node", "10.0.0.3:11211").gauge())
+    assertThat(registry.find("shardwise.node.journaled").tag("node", "127.0.0.3:11211").gauge())
         .as("an added server's come")
         .isNotNull();
 
@@ -204,19 +204,19 @@ class ShardwiseMetricsTest {
     assertThat(
             registry
                 .get("shardwise.warmup.reads")
-                .tags("node", "10.0.0.3:11211", "result", "hit")
+                .tags("node", "127.0.0.3:11211", "result", "hit")
                 .counter()
                 .count())
         .isEqualTo(2);
     assertThat(
             registry
                 .get("shardwise.warmup.reads")
-                .tags("node", "10.0.0.3:11211", "result", "miss")
+                .tags("node", "127.0.0.3:11211", "result", "miss")
                 .counter()
                 .count())
         .isEqualTo(1);
     assertThat(
-            registry.get("shardwise.warmup.copies").tag("node", "10.0.0.3:11211").counter().count())
+            registry.get("shardwise.warmup.copies").tag("node", "127.0.0.3:11211").counter().count())
         .isEqualTo(2);
 
     metrics.request(b, "get", 1_000, null); // finished while b drained
