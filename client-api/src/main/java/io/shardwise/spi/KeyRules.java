@@ -22,32 +22,7 @@ public enum KeyRules {
   MEMCACHED {
     @Override
     public void validate(String key) {
-      checkNotNull(key);
-      if (key.isEmpty()) {
-        throw new IllegalArgumentException("memcached keys must not be empty");
-      }
-      int bytes = 0;
-      for (int i = 0; i < key.length(); i++) {
-        char c = key.charAt(i);
-        if (c > ' ' && c < 0x80) {
-          bytes++; // printable ASCII and DEL, the common case: nothing else to check
-          continue;
-        }
-        if (c == ' ' || c == '\r' || c == '\n' || c == 0) {
-          throw new IllegalArgumentException(
-              "memcached keys must not contain a space, CR, LF or NUL (text protocol); got "
-                  + describeChar(c)
-                  + " at index "
-                  + i
-                  + ": "
-                  + shorten(key));
-        }
-        bytes += utf8Length(key, i, c);
-        if (Character.isHighSurrogate(c)) {
-          i++;
-        }
-      }
-      checkLength(key, bytes);
+      checkMemcached(key, true);
     }
   },
 
@@ -58,23 +33,7 @@ public enum KeyRules {
   MEMCACHED_BINARY {
     @Override
     public void validate(String key) {
-      checkNotNull(key);
-      if (key.isEmpty()) {
-        throw new IllegalArgumentException("memcached keys must not be empty");
-      }
-      int bytes = 0;
-      for (int i = 0; i < key.length(); i++) {
-        char c = key.charAt(i);
-        if (c < 0x80) {
-          bytes++;
-          continue;
-        }
-        bytes += utf8Length(key, i, c);
-        if (Character.isHighSurrogate(c)) {
-          i++;
-        }
-      }
-      checkLength(key, bytes);
+      checkMemcached(key, false);
     }
   },
 
@@ -102,6 +61,43 @@ public enum KeyRules {
 
   /** Throws {@link IllegalArgumentException} if the server would refuse {@code key}. */
   public abstract void validate(String key);
+
+  /**
+   * A memcached key: 1 to 250 bytes of well-formed UTF-8 and, on the text protocol ({@code text}),
+   * no space, CR, LF or NUL.
+   */
+  private static void checkMemcached(String key, boolean text) {
+    checkNotNull(key);
+    if (key.isEmpty()) {
+      throw new IllegalArgumentException("memcached keys must not be empty");
+    }
+    int bytes = 0;
+    for (int i = 0; i < key.length(); i++) {
+      char c = key.charAt(i);
+      if (c > ' ' && c < 0x80) {
+        bytes++; // printable ASCII and DEL, the common case: nothing else to check
+        continue;
+      }
+      if (text && (c == ' ' || c == '\r' || c == '\n' || c == 0)) {
+        throw new IllegalArgumentException(
+            "memcached keys must not contain a space, CR, LF or NUL (text protocol); got "
+                + describeChar(c)
+                + " at index "
+                + i
+                + ": "
+                + shorten(key));
+      }
+      if (c < 0x80) {
+        bytes++;
+        continue;
+      }
+      bytes += utf8Length(key, i, c);
+      if (Character.isHighSurrogate(c)) {
+        i++;
+      }
+    }
+    checkLength(key, bytes);
+  }
 
   /**
    * The UTF-8 length of the character at {@code i} ({@code c}, not ASCII), a surrogate pair
