@@ -73,7 +73,6 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   private final Node node;
   private final MemcachedProtocol protocol;
-  private final KeyRules keyRules;
   private final Duration operationTimeout;
   private final long operationTimeoutNanos;
   /** The backend's client: it builds the operations, which go to {@link #server}. */
@@ -125,7 +124,6 @@ final class SpymemcachedNodeConnection implements NodeConnection {
       SaslRequirement saslRequirement) {
     this.node = node;
     this.protocol = options.protocol();
-    this.keyRules = protocol.keyRules();
     this.operationTimeout = options.operationTimeout();
     this.operationTimeoutNanos = operationTimeout.toNanos();
     this.client = client;
@@ -1264,15 +1262,14 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     }
 
     /**
-     * Queues {@code op} on the node, after what spymemcached's {@code enqueueOperation} checks: a
-     * key the protocol can carry (keys reach here validated by the routing client; this keeps a
-     * request sent past it from splitting a text command), and a connected node (a request for a node that is down is
-     * cancelled, as spymemcached does with {@code FailureMode.Cancel}, and fails as not connected).
+     * Queues {@code op} on the node. As {@link NodeConnection} says, keys reach here validated by
+     * the routing client (with {@link MemcachedProtocol#keyRules()}), so spymemcached's own key
+     * check is not repeated. A request for a node that is disconnected is cancelled, as
+     * spymemcached does with {@code FailureMode.Cancel}, and fails as not connected.
      */
     final void send(Operation op) {
       operation = op;
       try {
-        keyRules.validate(key);
         if (!server.isActive()) {
           op.cancel();
           return;
