@@ -242,7 +242,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                           return null; // the previous node could not say: a miss, as without warm-up
                         }
                         warmUp.read(before, owner, old != null);
-                        if (old != null) {
+                        if (old != null && t.transition.copies(System.nanoTime())) {
                           warmUp.copy(key, old, generation, before, owner, this::sendTo);
                         }
                         return old;
@@ -725,6 +725,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                                     if (failure != null) {
                                       return null; // the previous node could not say: misses
                                     }
+                                    boolean copies = tr.copies(System.nanoTime());
                                     for (String key : batch) {
                                       CachedValue cv = found.get(key);
                                       Member owner = t.members[t.primary(key)];
@@ -738,7 +739,9 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                                         warmed.put(key, asShardwise(before, e));
                                         continue;
                                       }
-                                      warmUp.copy(key, cv, generations.get(key), before, owner, this::sendTo);
+                                      if (copies) {
+                                        warmUp.copy(key, cv, generations.get(key), before, owner, this::sendTo);
+                                      }
                                     }
                                     return null;
                                   })));

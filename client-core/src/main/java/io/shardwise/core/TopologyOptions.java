@@ -11,10 +11,11 @@ import java.util.Objects;
  *     so that clients applying the same change a little later read and write them in the same
  *     place; 0 turns the phase off
  * @param warmUp how long after settling a miss on a moved key's new node is read again on its
- *     previous node and copied over; 0 turns warm-up off
- * @param copyTtl the TTL of a value copied to its new node by warm-up (the backends do not report
- *     a value's remaining TTL): the longest a copy can outlive a write that another client made
- *     to the previous node
+ *     previous node; hits are copied over once {@code settle} has passed again (see {@link
+ *     Transition}); 0 turns warm-up off
+ * @param copyTtl the longest TTL of a value copied to its new node by warm-up (Redis gives the copy
+ *     what the original has left, if less; memcached does not tell, so its copies get this): the
+ *     longest a copy can outlive a delete that another client made on the previous node
  * @param connectWait the longest wait for the first connection attempt to added nodes before the
  *     new list is applied
  */

@@ -76,9 +76,9 @@ class TopologyChangeTest {
     assertThat(backend.store(f).data).isEmpty();
     assertThat(client.topologyStatus().phase()).isEqualTo(TopologyStatus.Phase.SETTLING);
     assertThat(client.topologyStatus().lastChange()).isEqualTo(change);
-    Thread.sleep(SETTLE.toMillis() + 50);
+    Thread.sleep(2 * SETTLE.toMillis() + 50);
     assertThat(client.topologyStatus().phase()).isEqualTo(TopologyStatus.Phase.WARMING);
-    // Warming: a miss on f is read on the previous node and copied to f.
+    // Warming, once settle has passed again: a miss on f is read on the previous node and copied to f.
     List<String> onF = new ArrayList<>();
     for (int i = 0; i < 2000; i++) {
       String key = "k" + i;
@@ -97,6 +97,50 @@ class TopologyChangeTest {
     assertThat(status.warmUpCopies()).isEqualTo(onF.size());
     Thread.sleep(WARM.toMillis());
     assertThat(client.topologyStatus().phase()).isEqualTo(TopologyStatus.Phase.STABLE);
+  }
+
+  @Test
+  void noCopyIsMadeWhileAClientThatAppliedTheChangeLaterMayStillBeSettling() throws Exception {
+    Duration settle = Duration.ofMillis(1500);
+    try (AsyncCacheClient<String> slow =
+        ShardwiseClient.builder()
+            .backend(backend)
+            .servers("a:1,b:2,c:3,d:4,e:5")
+            .router(RouterSpec.of("ketama"))
+            .timeout(Duration.ofMillis(200))
+            .topology(TopologyOptions.defaults().withSettle(settle).withWarmUp(Duration.ofSeconds(30)))
+            .codec(Codecs.utf8())
+            .build()) {
+      for (int i = 0; i < 500; i++) {
+        slow.sync().set("k" + i, "v" + i, Duration.ZERO);
+      }
+      slow.updateServers(ServerList.parse("a:1,b:2,c:3,d:4,e:5,f:6")).join();
+      Node f = Node.of("f", 6);
+      List<String> moved = new ArrayList<>();
+      for (int i = 0; i < 500; i++) {
+        if (slow.nodeFor("k" + i).equals(f)) {
+          moved.add("k" + i);
+        }
+      }
+      assertThat(moved).isNotEmpty();
+      until(() -> slow.topologyStatus().phase() == TopologyStatus.Phase.WARMING);
+      // The first settle of warming: read on f, then on the previous node, and not copied.
+      for (String key : moved) {
+        assertThat(slow.sync().get(key)).isEqualTo("v" + key.substring(1));
+      }
+      assertThat(slow.sync().getMulti(moved).values()).hasSize(moved.size());
+      Thread.sleep(100); // a copy would have been written by now
+      assertThat(backend.store(f).data).isEmpty();
+      assertThat(slow.topologyStatus().warmUpHits()).isEqualTo(2L * moved.size());
+      assertThat(slow.topologyStatus().warmUpCopies()).isZero();
+      // Then copies are made.
+      Thread.sleep(settle.toMillis());
+      for (String key : moved) {
+        assertThat(slow.sync().get(key)).isEqualTo("v" + key.substring(1));
+      }
+      until(() -> backend.store(f).data.size() == moved.size());
+      assertThat(slow.topologyStatus().warmUpCopies()).isEqualTo(moved.size());
+    }
   }
 
   @Test
@@ -150,7 +194,7 @@ class TopologyChangeTest {
     TopologyChange change = update("a:1,b:2,c:3,d:4");
     assertThat(change.removed()).containsExactly(e);
     assertThat(backend.store(e).closed).isFalse();
-    Thread.sleep(SETTLE.toMillis() + 50);
+    Thread.sleep(2 * SETTLE.toMillis() + 50); // warming, and copying
     for (int i = 0; i < 1000; i++) {
       assertThat(client.sync().get("k" + i)).isEqualTo("v" + i);
     }

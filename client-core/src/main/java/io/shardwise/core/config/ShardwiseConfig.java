@@ -194,7 +194,8 @@ public final class ShardwiseConfig {
               SettingsReader.format(TopologyOptions.DEFAULT_WARM_UP),
               ">= 0, <= 365d",
               "After settling, how long a miss on a moved key's new server is read on its previous"
-                  + " one and copied over; 0 turns it off."),
+                  + " one; hits are copied over once settle has passed again (clients still settling"
+                  + " could otherwise have a copy keep an older value); 0 turns it off."),
           new ConfigKey(
               TOPOLOGY_COPY_TTL,
               SettingsReader.format(TopologyOptions.DEFAULT_COPY_TTL),
