@@ -110,22 +110,22 @@ class MemcachedFailureIT extends FailbackScenarios {
       }
 
       @Override
-      public int present(int keys) {
-        int found = 0;
+      public List<String> missing(int keys) {
+        List<String> missing = new ArrayList<>();
         List<String> batch = new ArrayList<>();
         for (int i = 0; i < keys; i++) {
           batch.add("app2:" + i);
           if (batch.size() == 1000 || i == keys - 1) {
             Map<String, Object> values = spy.getBulk(batch);
             for (String key : batch) {
-              if (("value of " + key).equals(values.get(key))) {
-                found++;
+              if (!("value of " + key).equals(values.get(key))) {
+                missing.add(key + "=" + values.get(key));
               }
             }
             batch.clear();
           }
         }
-        return found;
+        return missing;
       }
 
       @Override
@@ -138,5 +138,17 @@ class MemcachedFailureIT extends FailbackScenarios {
   @Override
   long flushCommands(ServerHandle server) {
     return Long.parseLong(((MemcachedServer) server).stats().get("cmd_flush"));
+  }
+
+  @Override
+  Map<String, Long> lossCounters(ServerHandle server) {
+    Map<String, String> stats = ((MemcachedServer) server).stats();
+    Map<String, Long> counters = new java.util.TreeMap<>();
+    for (String name :
+        List.of("curr_items", "delete_hits", "cmd_flush", "evictions", "expired_unfetched", "evicted_unfetched",
+            "reclaimed", "curr_connections")) {
+      counters.put(name, Long.parseLong(stats.getOrDefault(name, "0")));
+    }
+    return counters;
   }
 }

@@ -69,20 +69,20 @@ class RedisFailureIT extends FailbackScenarios {
       }
 
       @Override
-      public int present(int keys) {
-        int found = 0;
+      public List<String> missing(int keys) {
+        List<String> missing = new ArrayList<>();
         for (int s = 0; s < connections.size(); s++) {
           List<String> mine = new ArrayList<>();
           for (int i = s; i < keys; i += connections.size()) {
             mine.add("app2:" + i);
           }
           for (var kv : connections.get(s).sync().mget(mine.toArray(new String[0]))) {
-            if (kv.hasValue() && kv.getValue().equals("value of " + kv.getKey())) {
-              found++;
+            if (!kv.hasValue() || !kv.getValue().equals("value of " + kv.getKey())) {
+              missing.add(kv.getKey() + "=" + (kv.hasValue() ? kv.getValue() : null));
             }
           }
         }
-        return found;
+        return missing;
       }
 
       @Override
@@ -91,6 +91,21 @@ class RedisFailureIT extends FailbackScenarios {
         lettuce.shutdown();
       }
     };
+  }
+
+  @Override
+  Map<String, Long> lossCounters(ServerHandle server) {
+    RedisServer redis = (RedisServer) server;
+    Map<String, String> stats = redis.info("stats");
+    Map<String, Long> counters = new java.util.TreeMap<>();
+    for (String name : List.of("evicted_keys", "expired_keys")) {
+      counters.put(name, Long.parseLong(stats.getOrDefault(name, "0")));
+    }
+    Map<String, String> commands = redis.info("commandstats");
+    counters.put("del calls", calls(commands.get("cmdstat_del")));
+    counters.put("unlink calls", calls(commands.get("cmdstat_unlink")));
+    counters.put("flush calls", flushCommands(server));
+    return counters;
   }
 
   @Override
