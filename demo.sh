@@ -31,7 +31,7 @@ echo "redis:     $REDIS"
 echo
 echo "== build (the example and the modules it needs; the first run downloads dependencies)"
 started=$SECONDS
-quiet_mvn install -Dmaven.test.skip=true -pl examples/plain-java -am
+quiet_mvn install -Dmaven.test.skip=true -Dmaven.javadoc.skip=true -pl examples/plain-java -am
 quiet_mvn -pl examples/plain-java dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
 echo "built in $((SECONDS - started)) s"
 

@@ -35,7 +35,7 @@ if [ -z "${SHARDWISE_SERVERS:-}" ]; then
 fi
 
 echo "building examples/$example (the first run downloads dependencies) ..."
-quiet_mvn install -Dmaven.test.skip=true -pl "examples/$example" -am
+quiet_mvn install -Dmaven.test.skip=true -Dmaven.javadoc.skip=true -pl "examples/$example" -am
 quiet_mvn -pl "examples/$example" dependency:build-classpath \
   -Dmdep.outputFile=target/classpath.txt
 classpath="examples/$example/target/classes:$(cat "examples/$example/target/classpath.txt")"
