@@ -442,9 +442,9 @@ class SecurityPropertiesTest {
           .doesNotContainKey("defaultValue");
     }
     assertThat(properties.get("shardwise.redis.tls.enabled").get("defaultValue"))
-        .isEqualTo("false");
+        .isEqualTo(false);
     assertThat(properties.get("shardwise.redis.tls.verify-hostname").get("defaultValue"))
-        .isEqualTo(Boolean.toString(RedisTlsOptions.DEFAULT_VERIFY_HOSTNAME));
+        .isEqualTo(RedisTlsOptions.DEFAULT_VERIFY_HOSTNAME);
     assertThat(properties.get("shardwise.redis.password").get("description").toString())
         .contains("env:NAME", "file:/path");
     assertThat(properties.get("shardwise.memcached.sasl.password").get("description").toString())

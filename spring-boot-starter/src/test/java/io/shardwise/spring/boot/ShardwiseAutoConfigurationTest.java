@@ -311,7 +311,7 @@ class ShardwiseAutoConfigurationTest {
       Map<String, Object> property = properties.get(key.fullName());
       assertThat((String) property.get("description")).as(key.fullName()).isNotBlank();
       if (!key.defaultValue().startsWith("(")) {
-        assertThat(property.get("defaultValue")).as(key.fullName()).isEqualTo(key.defaultValue());
+        assertThat(String.valueOf(property.get("defaultValue"))).as(key.fullName()).isEqualTo(key.defaultValue());
       }
     }
     for (String key : new MemcachedBackendProvider().keys()) {
@@ -330,6 +330,53 @@ class ShardwiseAutoConfigurationTest {
             "shardwise.cache.caches");
     assertThat(properties.get("shardwise.cache.ttl").get("defaultValue"))
         .isEqualTo(io.shardwise.spi.SettingsReader.format(CacheSettings.DEFAULT_TTL));
+  }
+
+  /**
+   * The metadata gives each key the type an IDE should check its values against (the build's
+   * RetypeMetadata step): every duration key the loader reads (the keys where Boot's bare-number
+   * rule applies) is a {@code Duration}, flags are booleans, counts are integers; every typed
+   * default reads the same in Boot's type as in the loader; and no key left as text has a
+   * default that looks like a duration, a number or a flag (a key added without its type).
+   */
+  @Test
+  void theMetadataTypesEveryKeyAsTheLoaderReadsIt() throws Exception {
+    java.util.List<Map<String, Object>> list;
+    try (InputStream in =
+        getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+      list = JsonPath.read(in, "$.properties[*]");
+    }
+    java.util.Set<String> durations = new java.util.HashSet<>();
+    java.util.regex.Pattern looksTyped =
+        java.util.regex.Pattern.compile("true|false|[+-]?\\d+(\\.\\d+)?([a-zA-Z]{1,2})?");
+    for (Map<String, Object> p : list) {
+      String name = (String) p.get("name");
+      String type = (String) p.get("type");
+      Object value = p.get("defaultValue");
+      switch (type) {
+        case "java.time.Duration" -> {
+          durations.add(name.substring("shardwise.".length()).replace("-", ""));
+          if (value != null) {
+            assertThat(org.springframework.boot.convert.DurationStyle.detectAndParse((String) value))
+                .as(name)
+                .isEqualTo(io.shardwise.spi.SettingsReader.parseDuration((String) value));
+          }
+        }
+        case "org.springframework.util.unit.DataSize" -> assertThat(value).as(name).isNull();
+        case "java.lang.Boolean" -> assertThat(value).as(name).isInstanceOf(Boolean.class);
+        case "java.lang.Integer" -> assertThat(value).as(name).isInstanceOf(Integer.class);
+        case "java.lang.Double" -> assertThat(value).as(name).isInstanceOf(Number.class);
+        case "java.lang.String" -> {
+          if (value != null) {
+            assertThat(looksTyped.matcher((String) value).matches())
+                .as("%s (text) has the default %s: give it its type in src/build/metadata-types.properties", name, value)
+                .isFalse();
+          }
+        }
+        default -> assertThat(type).as(name).startsWith("java.util.");
+      }
+    }
+    assertThat(durations).containsExactlyInAnyOrderElementsOf(BootDurations.KEYS);
   }
 
   @Configuration(proxyBeanMethods = false)
