@@ -1,5 +1,6 @@
 package io.shardwise.spring.dockercompose;
 
+import io.shardwise.routing.Node;
 import io.shardwise.spring.boot.ShardwiseConnectionDetails;
 import java.util.List;
 import org.springframework.boot.docker.compose.core.RunningService;
@@ -57,8 +58,7 @@ public abstract class ShardwiseDockerComposeConnectionDetailsFactory
               + "\" to its ports",
           e);
     }
-    String host = service.host();
-    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + published;
+    return Node.of(service.host(), published).address();
   }
 
   /** memcached services: port 11211. */

@@ -1,5 +1,6 @@
 package io.shardwise.spring.testcontainers;
 
+import io.shardwise.routing.Node;
 import io.shardwise.spring.boot.ShardwiseConnectionDetails;
 import java.util.List;
 import org.springframework.boot.testcontainers.service.connection.ContainerConnectionDetailsFactory;
@@ -37,9 +38,7 @@ public abstract class ShardwiseContainerConnectionDetailsFactory
 
   /** The server entry of a container: its host and the port mapped to {@code port}. */
   static String server(Container<?> container, int port) {
-    String host = container.getHost();
-    String entry = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
-    return entry + ":" + container.getMappedPort(port);
+    return Node.of(container.getHost(), container.getMappedPort(port)).address();
   }
 
   /** memcached containers: port 11211. */

@@ -8,32 +8,20 @@ import java.lang.reflect.Constructor;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.service.connection.ConnectionDetailsFactory;
 import org.springframework.boot.docker.compose.core.ConnectionPorts;
 import org.springframework.boot.docker.compose.core.ImageReference;
 import org.springframework.boot.docker.compose.core.RunningService;
 import org.springframework.boot.docker.compose.service.connection.DockerComposeConnectionSource;
 import org.springframework.core.env.StandardEnvironment;
-import org.springframework.core.io.support.SpringFactoriesLoader;
 
 /**
- * What can be checked without a Docker engine: Boot finds both factories, a service is matched by
- * its image name or Boot's service-connection label as Boot's own factories match theirs, and its
- * host and published port make the server entry. The running services are fakes of Boot's {@link
- * RunningService}; no container is started (this machine and CI have no Docker engine).
+ * What can be checked without a Docker engine: a service is matched by its image name or Boot's
+ * service-connection label as Boot's own factories match theirs, and its host and published port
+ * make the server entry. The running services are fakes of Boot's {@link RunningService}; no
+ * container is started (this machine and CI have no Docker engine). That Boot finds the factories
+ * is checked with the Testcontainers ones ({@code ShardwiseContainerConnectionDetailsFactoryTest}).
  */
 class ShardwiseDockerComposeConnectionDetailsFactoryTest {
-
-  @Test
-  void bootLoadsTheMemcachedAndRedisFactoriesFromSpringFactories() {
-    @SuppressWarnings("rawtypes")
-    List<ConnectionDetailsFactory> factories =
-        SpringFactoriesLoader.forDefaultResourceLocation(getClass().getClassLoader())
-            .load(ConnectionDetailsFactory.class);
-    assertThat(factories)
-        .hasAtLeastOneElementOfType(ShardwiseDockerComposeConnectionDetailsFactory.Memcached.class)
-        .hasAtLeastOneElementOfType(ShardwiseDockerComposeConnectionDetailsFactory.Redis.class);
-  }
 
   @Test
   void aMemcachedServiceBecomesOneMemcachedServer() throws Exception {

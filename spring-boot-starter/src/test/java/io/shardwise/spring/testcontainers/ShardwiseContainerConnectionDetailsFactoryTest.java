@@ -2,6 +2,7 @@ package io.shardwise.spring.testcontainers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shardwise.spring.dockercompose.ShardwiseDockerComposeConnectionDetailsFactory;
 import java.lang.reflect.Proxy;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -10,20 +11,23 @@ import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.testcontainers.containers.Container;
 
 /**
- * What can be checked without a Docker engine: Boot finds both factories where it looks for
- * connection details factories, and a container's host and mapped port make a server entry.
+ * What can be checked without a Docker engine: Boot finds the factories (these two and the Docker
+ * Compose ones) where it looks for connection details factories, and a container's host and mapped
+ * port make a server entry.
  */
 class ShardwiseContainerConnectionDetailsFactoryTest {
 
   @Test
-  void bootLoadsTheMemcachedAndRedisFactoriesFromSpringFactories() {
+  void bootLoadsEveryServiceConnectionFactoryFromSpringFactories() {
     @SuppressWarnings("rawtypes")
     List<ConnectionDetailsFactory> factories =
         SpringFactoriesLoader.forDefaultResourceLocation(getClass().getClassLoader())
             .load(ConnectionDetailsFactory.class);
     assertThat(factories)
         .hasAtLeastOneElementOfType(ShardwiseContainerConnectionDetailsFactory.Memcached.class)
-        .hasAtLeastOneElementOfType(ShardwiseContainerConnectionDetailsFactory.Redis.class);
+        .hasAtLeastOneElementOfType(ShardwiseContainerConnectionDetailsFactory.Redis.class)
+        .hasAtLeastOneElementOfType(ShardwiseDockerComposeConnectionDetailsFactory.Memcached.class)
+        .hasAtLeastOneElementOfType(ShardwiseDockerComposeConnectionDetailsFactory.Redis.class);
   }
 
   @Test
