@@ -336,10 +336,12 @@ class ShardwiseAutoConfigurationTest {
    * The metadata gives each key the type an IDE should check its values against (the build's
    * RetypeMetadata step): every duration key the loader reads (the keys where Boot's bare-number
    * rule applies) is a {@code Duration}, flags are booleans, counts are integers; every typed
-   * default reads the same in Boot's type as in the loader; and no key left as text has a
-   * default that looks like a duration, a number or a flag (a key added without its type).
+   * default reads the same in Boot's type as in the loader; keys named by an enum's constants have
+   * that enum; and no key left as text has a default that looks like a duration, a number or a
+   * flag (a key added without its type).
    */
   @Test
+  @SuppressWarnings("unchecked")
   void theMetadataTypesEveryKeyAsTheLoaderReadsIt() throws Exception {
     java.util.List<Map<String, Object>> list;
     try (InputStream in =
@@ -347,6 +349,7 @@ class ShardwiseAutoConfigurationTest {
       list = JsonPath.read(in, "$.properties[*]");
     }
     java.util.Set<String> durations = new java.util.HashSet<>();
+    Map<String, Class<?>> enums = new HashMap<>();
     java.util.regex.Pattern looksTyped =
         java.util.regex.Pattern.compile("true|false|[+-]?\\d+(\\.\\d+)?([a-zA-Z]{1,2})?");
     for (Map<String, Object> p : list) {
@@ -373,10 +376,46 @@ class ShardwiseAutoConfigurationTest {
                 .isFalse();
           }
         }
-        default -> assertThat(type).as(name).startsWith("java.util.");
+        default -> {
+          if (type.startsWith("io.shardwise.")) {
+            Class<?> e = Class.forName(type);
+            enums.put(name, e);
+            if (value != null) {
+              assertThat(Enum.valueOf(e.asSubclass(Enum.class), relaxed((String) value))).as(name).isNotNull();
+            }
+          } else {
+            assertThat(type).as(name).startsWith("java.util.");
+          }
+        }
       }
     }
     assertThat(durations).containsExactlyInAnyOrderElementsOf(BootDurations.KEYS);
+    // An enum-typed key: every value the hints list (the loader's names) and its default is a
+    // constant under Boot's relaxed names (fail-fast is FAIL_FAST), and every constant is listed.
+    assertThat(enums).containsOnlyKeys("shardwise.failure-mode", "shardwise.rejoin", "shardwise.memcached.protocol");
+    java.util.List<Map<String, Object>> hints;
+    try (InputStream in =
+        getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+      hints = JsonPath.read(in, "$.hints[*]");
+    }
+    enums.forEach(
+        (name, type) -> {
+          assertThat(type.isEnum()).as(name).isTrue();
+          java.util.List<String> constants =
+              java.util.Arrays.stream(type.getEnumConstants()).map(c -> ((Enum<?>) c).name()).toList();
+          java.util.List<String> values =
+              hints.stream()
+                  .filter(h -> name.equals(h.get("name")))
+                  .flatMap(h -> ((java.util.List<Map<String, Object>>) h.get("values")).stream())
+                  .map(v -> relaxed((String) v.get("value")))
+                  .toList();
+          assertThat(values).as(name).containsExactlyInAnyOrderElementsOf(constants);
+        });
+  }
+
+  /** The enum constant Boot's relaxed binding reads {@code value} as: fail-fast is FAIL_FAST. */
+  private static String relaxed(String value) {
+    return value.replace('-', '_').toUpperCase(java.util.Locale.ROOT);
   }
 
   @Configuration(proxyBeanMethods = false)
