@@ -101,7 +101,7 @@ class TopologyChangeTest {
 
   @Test
   void noCopyIsMadeWhileAClientThatAppliedTheChangeLaterMayStillBeSettling() throws Exception {
-    Duration settle = Duration.ofMillis(1500);
+    Duration settle = Duration.ofMillis(1000);
     try (AsyncCacheClient<String> slow =
         ShardwiseClient.builder()
             .backend(backend)

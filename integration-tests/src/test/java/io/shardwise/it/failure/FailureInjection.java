@@ -284,7 +284,7 @@ abstract class FailureInjection {
     ServerHandle victim = fleet().server(3);
     Node node = nodeOf(victim);
     VersionedLoad load = new VersionedLoad(sync, KEYS, THREADS).start();
-    Thread.sleep(3000);
+    Thread.sleep(2000);
     long killAt = System.nanoTime();
     victim.kill();
     firstEvent(node, NodeEvent::isEjection, killAt, Duration.ofSeconds(5));
@@ -298,7 +298,7 @@ abstract class FailureInjection {
         old.put(key, key + "|" + load.confirmed(i));
       }
     }
-    Thread.sleep(4000); // writes of its keys go to their next nodes
+    Thread.sleep(2500); // writes of its keys go to their next nodes
     long restartAt = System.nanoTime();
     restartHolding(victim, old);
     long oldInPlace = System.nanoTime();
@@ -307,7 +307,7 @@ abstract class FailureInjection {
       load.close();
       return false;
     }
-    Thread.sleep(4000); // readers now hit the readmitted node
+    Thread.sleep(2500); // readers now hit the readmitted node
     load.close();
 
     assertThat(load.wrong).isEmpty();
