@@ -329,13 +329,16 @@ class PeerCompatIT {
     for (String mode : List.of("spymemcached:array_mod:native_hash",
         "spymemcached:consistent:native_hash:spymemcached")) {
       fleet.reset();
-      net.spy.memcached.MemcachedClient spy = mode.contains("array_mod")
-          ? new net.spy.memcached.MemcachedClient(addresses) // the default: ArrayModNodeLocator, NATIVE_HASH
-          : new net.spy.memcached.MemcachedClient(
-              new net.spy.memcached.ConnectionFactoryBuilder()
-                  .setLocatorType(net.spy.memcached.ConnectionFactoryBuilder.Locator.CONSISTENT)
-                  .build(),
-              addresses);
+      net.spy.memcached.MemcachedClient spy =
+          SpymemcachedClients.connected(
+              mode.contains("array_mod")
+                  ? new net.spy.memcached.MemcachedClient(addresses) // the default: ArrayModNodeLocator, NATIVE_HASH
+                  : new net.spy.memcached.MemcachedClient(
+                      new net.spy.memcached.ConnectionFactoryBuilder()
+                          .setLocatorType(net.spy.memcached.ConnectionFactoryBuilder.Locator.CONSISTENT)
+                          .build(),
+                      addresses),
+              addresses.size());
       Map<String, String> byPeer = values("sp-" + mode.length(), KEYS);
       List<Future<Boolean>> sets = new ArrayList<>();
       byPeer.forEach((k, v) -> sets.add(spy.set(k, 0, v)));

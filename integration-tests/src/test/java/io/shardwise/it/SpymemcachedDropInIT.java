@@ -63,7 +63,8 @@ class SpymemcachedDropInIT {
     fleet.reset();
     // The server list as a spymemcached application writes it: "host:port host:port ...".
     List<InetSocketAddress> addresses = AddrUtil.getAddresses(String.join(" ", FLEET.addresses()));
-    spymemcached = new MemcachedClient(new KetamaConnectionFactory(), addresses);
+    spymemcached =
+        SpymemcachedClients.connected(new MemcachedClient(new KetamaConnectionFactory(), addresses), addresses.size());
     shardwise =
         ready(
             fleet

@@ -1,5 +1,6 @@
 package io.shardwise.it.failure;
 
+import io.shardwise.it.SpymemcachedClients;
 import io.shardwise.memcached.MemcachedBackend;
 import io.shardwise.spi.Backend;
 import io.shardwise.testing.MemcachedItem;
@@ -87,7 +88,9 @@ class MemcachedFailureIT extends FailbackScenarios {
   OtherWriter otherWriter() {
     MemcachedClient spy;
     try {
-      spy = new MemcachedClient(AddrUtil.getAddresses(String.join(" ", FLEET.addresses())));
+      spy =
+          SpymemcachedClients.connected(
+              new MemcachedClient(AddrUtil.getAddresses(String.join(" ", FLEET.addresses()))), FLEET.size());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
