@@ -65,6 +65,11 @@ abstract class ForwardingBackend implements Backend {
   }
 
   @Override
+  public boolean isTimeout(Throwable failure) {
+    return delegate.isTimeout(failure);
+  }
+
+  @Override
   public void close() {
     delegate.close();
   }
