@@ -11,8 +11,9 @@ import java.util.Objects;
  *
  * @param before the server list in force until the change
  * @param after the server list in force from {@code appliedAt}
- * @param added nodes of {@code after} that were not in {@code before}
- * @param removed nodes of {@code before} that are not in {@code after}
+ * @param added nodes of {@code after} whose address (host ignoring case, and port) was not in
+ *     {@code before}; a server whose name or weight changes is neither added nor removed
+ * @param removed nodes of {@code before} whose address is not in {@code after}
  * @param movedShare the share of keys (0 to 1) whose node changed, measured on a fixed sample of
  *     keys with both routers
  * @param appliedAt when requests started to see {@code after}

@@ -279,7 +279,14 @@ public final class ClientBuilder<V> {
     }
     health.resize(members.length);
     Topologies.Settings settings =
-        new Topologies.Settings(router, hashTag, requestTimeout, bounded, nanoClock, topologyOptions);
+        new Topologies.Settings(
+            router,
+            hashTag,
+            requestTimeout,
+            bounded,
+            nanoClock,
+            topologyOptions,
+            new LongestTtl(failover.failoverTtl(), topologyOptions.copyTtl(), bounded.spillTtl()));
     return new RoutingClient<>(backend, topology, health, codec, requestTimeout, max, routerDescription, metrics, settings);
   }
 }

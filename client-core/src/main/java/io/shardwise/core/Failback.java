@@ -60,18 +60,24 @@ final class Failback {
   private final FailoverOptions options;
   private final ClientMetrics metrics;
   private final boolean tracking;
-  private final AtomicLong readmissions = new AtomicLong();
+  /** Stamps of old-copy marks: readmissions, and writes of moved keys. */
+  private final AtomicLong stamps = new AtomicLong();
   private final Executor healthThread;
 
   /** One member's journal, old-copy marks and fence. */
   static final class Slot {
     final Journal journal;
-    final DirtyCopies dirty = new DirtyCopies();
+    final DirtyCopies dirty;
     final ReentrantReadWriteLock fence = new ReentrantReadWriteLock();
     final AtomicBoolean cleaning = new AtomicBoolean();
 
     Slot(int capacity) {
+      this(capacity, new DirtyCopies());
+    }
+
+    Slot(int capacity, DirtyCopies dirty) {
       this.journal = new Journal(capacity);
+      this.dirty = dirty;
     }
   }
 
@@ -88,6 +94,15 @@ final class Failback {
   }
 
   /**
+   * Gives a server added back to the fleet its journal and fence, and the old-copy marks its
+   * earlier member gathered while it was out of the fleet: they are deleted on it once it is
+   * available, and its copies of those keys are not read before.
+   */
+  void admit(Member m, Member earlier) {
+    m.failback = new Slot(options.journalCapacity(), earlier.failback.dirty);
+  }
+
+  /**
    * The TTL of a write sent elsewhere because its node is out: {@code ttl}, at most the failover
    * TTL ({@link Duration#ZERO}, no expiry, becomes the failover TTL).
    */
@@ -96,9 +111,59 @@ final class Failback {
     return ttl.isZero() || ttl.compareTo(max) > 0 ? max : ttl;
   }
 
-  /** Whether the copy of {@code key} on {@code node} may be older than what its own node holds. */
+  /**
+   * Whether the copy of {@code key} on {@code node} may be older than a value this client wrote
+   * elsewhere (see {@link DirtyCopies}): a read there is answered as a miss.
+   */
   boolean isOldCopy(Member node, String key) {
-    return tracking && node.failback.dirty.contains(key);
+    return node.failback.dirty.contains(key);
+  }
+
+  /**
+   * Marks the copy of {@code key} on {@code node}, a node that owned the key before a server-list
+   * change (or that a read may look at but is out), as old: this client is writing the key on
+   * {@code target}. Called before the write is sent. The copy is not read on {@code node} from now
+   * until a delete of it there is confirmed; the periodic sweep sends that delete once {@code node}
+   * is available. The copies that writes made elsewhere while {@code node} was out are marked too.
+   *
+   * @return false if {@code node} holds {@link FailoverOptions#journalCapacity()} marks already
+   *     (it has been out, or out of the fleet, for many writes): the mark is not recorded
+   */
+  boolean markOldCopy(Member node, String key, Member target) {
+    markEarlierCopies(node, key, target);
+    return markOldCopy(node, key);
+  }
+
+  /**
+   * Marks as old the copies of {@code key} that writes sent elsewhere while {@code node} was out
+   * left on other nodes, now that a write of the key goes to {@code target}: while the node stays
+   * out (or out of the fleet), a later write of the key can go to another node than the earlier
+   * ones (another server list routes it elsewhere), and a read routed to an earlier one must not
+   * find the older value there. The node's readmission marks them all in any case.
+   */
+  private void markEarlierCopies(Member node, String key, Member target) {
+    Member[] earlier = tracking ? node.failback.journal.targetsOf(key) : null;
+    if (earlier == null) {
+      return;
+    }
+    for (Member holder : earlier) {
+      if (holder != target) {
+        markOldCopy(holder, key);
+      }
+    }
+  }
+
+  private boolean markOldCopy(Member node, String key) {
+    DirtyCopies dirty = node.failback.dirty;
+    if (dirty.size() >= options.journalCapacity() && !dirty.contains(key)) {
+      if (!dirty.hasOverflowed()) {
+        dirty.overflowed();
+        metrics.journalFull(node.node);
+      }
+      return false;
+    }
+    dirty.mark(key, stamps.incrementAndGet());
+    return true;
   }
 
   /** Keys journaled against {@code node} while it is out. */
@@ -157,6 +222,7 @@ final class Failback {
       Member target = t.members[route.target];
       for (int i = 0; i < route.skippedCount; i++) {
         Member node = t.members[route.skipped[i]];
+        markEarlierCopies(node, key, target);
         if (!node.failback.journal.record(key, target)) {
           metrics.journalFull(node.node);
           return new NodeUnavailableException(
@@ -276,7 +342,7 @@ final class Failback {
               journal.deletedOnNode(late);
             }
             moved = journal.drain();
-            long stamp = readmissions.incrementAndGet();
+            long stamp = stamps.incrementAndGet();
             moved.forEach(
                 (key, targets) -> {
                   for (Member t : targets) {
@@ -306,8 +372,13 @@ final class Failback {
     if (copies.isEmpty() || node.retired || !node.available() || !cleaning.compareAndSet(false, true)) {
       return;
     }
-    Map<String, Long> marked = copies.snapshot();
-    deleteOn(node, DirtyCopies.keys(marked))
+    Map<String, Long> marked = new java.util.HashMap<>();
+    copies
+        .handOff(
+            () -> {
+              marked.putAll(copies.snapshot());
+              return deleteOn(node, DirtyCopies.keys(marked));
+            })
         .whenComplete(
             (done, failure) -> {
               if (failure == null) {
@@ -317,8 +388,8 @@ final class Failback {
             });
   }
 
-  /** Retries the deletes of old copies that failed; run periodically on the health thread. */
-  void sweep(Member[] members) {
+  /** Deletes the marked old copies (and retries those that failed); run periodically on the health thread. */
+  void sweep(Iterable<Member> members) {
     for (Member node : members) {
       deleteOldCopies(node);
     }

@@ -137,13 +137,15 @@ final class FleetHealth implements AutoCloseable {
               return t;
             });
     this.failback = new Failback(options, metrics, scheduler);
-    // Deletes of old copies that failed are retried about once a second.
+    // Old copies are deleted, and deletes that failed retried, about once a second.
     long sweep = Math.max(1_000_000_000L, options.probeInterval().toNanos() * 5);
     scheduler.scheduleWithFixedDelay(
         () -> {
           Topology t = topology.get();
           if (t != null) {
-            failback.sweep(t.members);
+            java.util.Set<Member> members = new java.util.LinkedHashSet<>();
+            t.collectMembers(members, System.nanoTime());
+            failback.sweep(members);
           }
         },
         sweep,
@@ -155,6 +157,12 @@ final class FleetHealth implements AutoCloseable {
   void admit(Member m) {
     m.health = new NodeHealth(m, breakerConfig);
     failback.admit(m);
+  }
+
+  /** {@link #admit(Member)} for a server added back, which {@code earlier} was before it left. */
+  void admit(Member m, Member earlier) {
+    m.health = new NodeHealth(m, breakerConfig);
+    failback.admit(m, earlier);
   }
 
   /**

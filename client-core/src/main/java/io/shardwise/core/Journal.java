@@ -60,6 +60,11 @@ final class Journal {
     return true;
   }
 
+  /** The nodes writes of {@code key} went to instead of this journal's node, or null. */
+  Member[] targetsOf(String key) {
+    return targets.isEmpty() ? null : targets.get(key);
+  }
+
   /** Keys recorded so far. */
   int size() {
     return size.get();

@@ -11,7 +11,7 @@ import io.shardwise.spi.NodeConnection;
  */
 final class Member {
 
-  /** The server; a reweight replaces it with the same server of another weight. */
+  /** The server; a reweight or a new name replaces it with the same server (the same address). */
   volatile Node node;
 
   final NodeConnection connection;
@@ -30,9 +30,13 @@ final class Member {
     this.connection = connection;
   }
 
-  /** What identifies the server across lists: everything but the weight. */
-  static Node identity(Node node) {
-    return node.weight() == 1 ? node : node.withWeight(1);
+  /**
+   * What identifies the server across lists: its address (host ignoring case, and port). A server
+   * whose weight or name changes is the same server, with the same data: it keeps its member, and
+   * a key that stays on it has not moved.
+   */
+  static String identity(Node node) {
+    return node.host().toLowerCase(java.util.Locale.ROOT) + "#" + node.port();
   }
 
   boolean available() {

@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -61,6 +62,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final ClientMetrics metrics;
   private final DeadlineScanner deadlines;
   private final WarmUp warmUp;
+  /** The longest TTL written, for how long a changed placement is remembered. */
+  private final LongestTtl ttls;
   /** {@code shardwise(<backend>, <router>}: {@link #toString()} adds the current fleet size. */
   private final String description;
   private final CacheClient<V> sync;
@@ -85,6 +88,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.health = health;
     health.watchTopology(() -> this.topology);
     this.warmUp = new WarmUp(settings.options().copyTtl(), metrics);
+    this.ttls = settings.ttls();
     this.topologies = new Topologies(settings, backend, health, metrics, () -> this.topology, t -> this.topology = t);
     this.codec = codec;
     this.keyRules = backend.keyRules();
@@ -132,17 +136,6 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     return f;
   }
 
-  /** Where a key stands in a server-list change: the phase, or DONE when it did not move. */
-  private static Transition.Phase phaseOf(Topology t, int previousOwner) {
-    return previousOwner < 0 ? Transition.Phase.DONE : t.transition.phase(System.nanoTime());
-  }
-
-  /** The index in {@code t.transition.previous} of the node {@code key} moved from, or -1. */
-  private static int movedFrom(Topology t, String key, int primary) {
-    Transition tr = t.transition;
-    return tr == null ? -1 : tr.previousOwner(key, t.members[primary]);
-  }
-
   // ---- single-key operations -----------------------------------------------------------------
 
   @Override
@@ -150,7 +143,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     Topology t = enter();
     try {
-      if (t.transition == null && t.bounded == null && !retrying) {
+      if (t.bounded == null && !retrying && !t.readsHistory()) {
         // The common case, one request: the topology is released in the stage of its reply.
         long hash = t.hash(key);
         return get(t, key, hash, t.router.primary(hash), t);
@@ -165,21 +158,13 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   }
 
   private CompletableFuture<V> get(Topology t, String key) {
-    long hash = t.hash(key);
-    int primary = t.router.primary(hash);
-    int previous = movedFrom(t, key, primary);
-    switch (phaseOf(t, previous)) {
-      case SETTLING:
-        Topology before = t.transition.previous;
-        return get(before, key, before.hash(key), previous, null);
-      case WARMING:
-        if (t.members[primary].available()) {
-          return warmGet(t, key, hash, primary, previous).thenApply(this::decodeOrNull);
-        }
-        return get(t, key, hash, primary, null);
-      default:
-        return get(t, key, hash, primary, null);
+    long now = System.nanoTime();
+    MovedKeys.Move move = t.readsHistory(now) ? MovedKeys.route(t, key, now) : null;
+    if (move == null || (move.serving == t && move.sources.length == 0)) {
+      long hash = t.hash(key);
+      return get(t, key, hash, t.router.primary(hash), null);
     }
+    return movedGet(t, move, key).thenApply(this::decodeOrNull);
   }
 
   /**
@@ -200,7 +185,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       release(release);
       return CompletableFuture.failedFuture(health.unavailable(t, primary, key));
     }
-    if (node != primary && failback.isOldCopy(t.members[node], key)) {
+    if (failback.isOldCopy(t.members[node], key)) {
       release(release);
       metrics.oldCopySkipped(t.nodes.get(node));
       return CompletableFuture.completedFuture(null);
@@ -222,32 +207,72 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   }
 
   /**
-   * A read of a moved key while warming up: its new node, and after a miss there its previous
-   * node, whose hit is copied to the new node (see {@link WarmUp}).
+   * A read of a key that moved in a change still being taken over ({@link MovedKeys}): on its
+   * serving node (the previous owner while the change settles, else its new node, or where the
+   * failure mode sends it), then after a miss on each source in turn. A hit on a source is copied
+   * to the new node if that node was read and copies are due (see {@link WarmUp}).
    */
-  private CompletableFuture<CachedValue> warmGet(Topology t, String key, long hash, int primary, int previous) {
+  private CompletableFuture<CachedValue> movedGet(Topology t, MovedKeys.Move move, String key) {
     long generation = warmUp.generation(key);
-    Member owner = t.members[primary];
-    Member before = t.transition.previous.members[previous];
-    return send(t, primary, "get", c -> c.get(key), true)
-        .thenCompose(
-            found -> {
-              if (found != null || !before.available() || before.retired) {
-                return CompletableFuture.completedFuture(found);
-              }
-              return call(before, "warmUpGet", c -> c.get(key), false, Function.identity())
-                  .handle(
-                      (old, failure) -> {
-                        if (failure != null) {
-                          return null; // the previous node could not say: a miss, as without warm-up
-                        }
-                        warmUp.read(before, owner, old != null);
-                        if (old != null && t.transition.copies(System.nanoTime())) {
-                          warmUp.copy(key, old, generation, before, owner, this::sendTo);
-                        }
-                        return old;
-                      });
-            });
+    Topology serving = move.serving;
+    int primary = move.servingPrimary;
+    boolean copyToOwner = move.copies && serving == t && t.members[primary].available();
+    CompletableFuture<CachedValue> first =
+        copyToOwner && !failback.isOldCopy(t.members[primary], key)
+            ? send(t, primary, "get", c -> c.get(key), true)
+            : rawGet(serving, key, serving.hash(key), primary);
+    return first.thenCompose(found -> found != null ? CompletableFuture.completedFuture(found)
+        : fromSources(move, key, 0, copyToOwner, generation));
+  }
+
+  /** Reads {@code key} on the sources of {@code move} from {@code index}, until one has it. */
+  private CompletableFuture<CachedValue> fromSources(
+      MovedKeys.Move move, String key, int index, boolean copyToOwner, long generation) {
+    for (int i = index; i < move.sources.length; i++) {
+      Member before = move.sources[i];
+      if (!before.available() || before.retired || failback.isOldCopy(before, key)) {
+        continue;
+      }
+      int next = i + 1;
+      return call(before, "warmUpGet", c -> c.get(key), false, Function.identity())
+          .handle(
+              (old, failure) -> {
+                if (failure == null) {
+                  warmUp.read(before, move.owner, old != null);
+                }
+                if (old != null && copyToOwner) {
+                  warmUp.copy(key, old, generation, before, move.owner, this::sendTo);
+                }
+                return old;
+              })
+          .thenCompose(
+              old -> old != null ? CompletableFuture.completedFuture(old)
+                  : fromSources(move, key, next, copyToOwner, generation));
+    }
+    return CompletableFuture.completedFuture(null);
+  }
+
+  /**
+   * {@link #get(Topology, String, long, int, Topology)} undecoded: the primary, a spill or a
+   * failover node, or null for a copy that may be old.
+   */
+  private CompletableFuture<CachedValue> rawGet(Topology t, String key, long hash, int primary) {
+    BoundedReads bounded = t.bounded;
+    if (bounded != null) {
+      int chosen = bounded.selectRead(key, hash);
+      if (chosen >= 0 && chosen != primary && t.members[primary].available()) {
+        return spilledGet(t, key, primary, chosen);
+      }
+    }
+    int node = select(t, hash, primary);
+    if (node == FleetHealth.NONE) {
+      return CompletableFuture.failedFuture(health.unavailable(t, primary, key));
+    }
+    if (failback.isOldCopy(t.members[node], key)) {
+      metrics.oldCopySkipped(t.nodes.get(node));
+      return CompletableFuture.completedFuture(null);
+    }
+    return send(t, node, "get", c -> c.get(key), true);
   }
 
   /**
@@ -338,7 +363,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     CachedValue encoded = encode(key, value);
     checkTtl(ttl);
-    return write(key, "set", ttl, (c, d) -> c.set(key, encoded, d), true);
+    return write(key, "set", ttl, (c, d) -> c.set(key, encoded, d), true, true);
   }
 
   @Override
@@ -346,41 +371,47 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     CachedValue encoded = encode(key, value);
     checkTtl(ttl);
-    return write(key, "add", ttl, (c, d) -> c.add(key, encoded, d), true);
+    return write(key, "add", ttl, (c, d) -> c.add(key, encoded, d), true, false);
   }
 
   @Override
   public CompletableFuture<Boolean> delete(String key) {
     validate(key);
-    return write(key, "delete", null, (c, d) -> c.delete(key), true);
+    return write(key, "delete", null, (c, d) -> c.delete(key), true, true);
   }
 
   @Override
   public CompletableFuture<Boolean> touch(String key, Duration ttl) {
     validate(key);
     checkTtl(ttl);
-    return write(key, "touch", ttl, (c, d) -> c.touch(key, d), false);
+    return write(key, "touch", ttl, (c, d) -> c.touch(key, d), false, false);
   }
 
   /**
    * A write of one key on the current topology; {@code dropsCopies}: it also removes the copies
-   * bounded-load reads left (see {@link #afterWrite}).
+   * bounded-load reads left (see {@link #afterWrite}); {@code replaces}: it leaves no older value
+   * of the key on the node it goes to (set, delete), so an old copy marked there needs no delete
+   * first (see {@link #sendWrite}).
    */
   private <T> CompletableFuture<T> write(
-      String key, String operation, Duration ttl, WriteOp<T> op, boolean dropsCopies) {
+      String key, String operation, Duration ttl, WriteOp<T> op, boolean dropsCopies, boolean replaces) {
+    if (ttl != null) {
+      ttls.record(ttl);
+    }
     Topology t = enter();
     try {
       CompletableFuture<T> written;
-      if (t.transition == null && t.bounded == null && !retrying && !warmUp.copying()) {
+      if (t.history.length == 0 && t.bounded == null && !retrying && !warmUp.copying()) {
         long hash = t.hash(key);
         int primary = t.router.primary(hash);
-        if (t.members[primary].available()) {
+        Member m = t.members[primary];
+        if (m.available() && !failback.isOldCopy(m, key)) {
           // The common case, one request: the topology is released in the stage of its reply.
-          return call(t.members[primary], operation, c -> op.send(c, ttl), false, Function.identity(), t);
+          return call(m, operation, c -> op.send(c, ttl), false, Function.identity(), t);
         }
-        written = write(t, key, hash, primary, operation, ttl, op); // nothing moving: no phase applies
+        written = write(t, key, hash, primary, operation, ttl, op, replaces).reply(); // no change to apply
       } else {
-        written = write(t, key, operation, ttl, op);
+        written = write(t, key, operation, ttl, op, replaces);
       }
       CompletableFuture<T> f = dropsCopies ? afterWrite(t, key, written) : written;
       f.whenComplete((v, x) -> exit(t));
@@ -404,7 +435,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private CompletableFuture<Long> counter(String key, long signedDelta, long initial, Duration ttl) {
     validate(key);
     checkTtl(ttl);
-    return write(key, "incr", ttl, (c, d) -> c.incr(key, signedDelta, initial, d), true);
+    return write(key, "incr", ttl, (c, d) -> c.incr(key, signedDelta, initial, d), true, false);
   }
 
   @Override
@@ -444,75 +475,135 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   }
 
   /**
-   * A write of one key on topology {@code t}. A key that moved in a server-list change still being
-   * applied is written where its reads go, and deleted where they do not (see {@link Transition}).
+   * A write of one key on topology {@code t}. A key that moved in a server-list change is written
+   * where its reads go ({@link MovedKeys}), deleted at once where reads may still look (never on
+   * the node that takes the write), and marked as old on the nodes that owned it before changes
+   * only remembered.
    */
-  private <T> CompletableFuture<T> write(Topology t, String key, String operation, Duration ttl, WriteOp<T> op) {
-    long hash = t.hash(key);
-    int primary = t.router.primary(hash);
-    int previous = movedFrom(t, key, primary);
-    Transition.Phase phase = phaseOf(t, previous);
-    if (phase == Transition.Phase.DONE && !warmUp.copying()) {
-      return write(t, key, hash, primary, operation, ttl, op);
-    }
-    warmUp.bump(key); // before anything is sent: a copy made from an older read is not kept
-    CompletableFuture<T> written;
-    Member stale = null;
-    if (phase == Transition.Phase.SETTLING) {
-      Topology before = t.transition.previous;
-      written = write(before, key, before.hash(key), previous, operation, ttl, op);
-      stale = t.members[primary];
-    } else {
-      written = write(t, key, hash, primary, operation, ttl, op);
-      if (phase == Transition.Phase.WARMING) {
-        stale = t.transition.previous.members[previous];
+  private <T> CompletableFuture<T> write(
+      Topology t, String key, String operation, Duration ttl, WriteOp<T> op, boolean replaces) {
+    MovedKeys.Move move = MovedKeys.route(t, key, System.nanoTime());
+    if (move == null || !move.touchesOthers()) {
+      long hash = t.hash(key);
+      int primary = t.router.primary(hash);
+      CompletableFuture<T> written = write(t, key, hash, primary, operation, ttl, op, replaces).reply();
+      if (!warmUp.copying()) {
+        return written;
       }
+      return written.handle((r, f) -> (Void) null).thenCompose(x -> afterWarmUpWrite(key)).thenCompose(x -> written);
     }
-    if (stale == null || stale.retired || !stale.available()) {
-      return written.handle((r, f) -> (Void) null).thenCompose(x -> warmUp.awaitCopies(key)).thenCompose(x -> written);
+    // Before anything is sent: a copy made from an older read is not kept.
+    long generation = move.sources.length != 0 || move.settling(t) ? warmUp.bump(key) : Long.MAX_VALUE;
+    Topology serving = move.serving;
+    Sent<T> sent = write(serving, key, serving.hash(key), move.servingPrimary, operation, ttl, op, replaces);
+    CompletableFuture<T> written = sent.reply();
+    for (Member former : sent.target() == null ? move.formerOwners : move.formerOwnersBesides(sent.target())) {
+      failback.markOldCopy(former, key, sent.target());
     }
-    Member from = stale;
-    CompletableFuture<Boolean> cleared = sendTo(from, "moveDelete", c -> c.delete(key));
-    return CompletableFuture.allOf(written, cleared)
+    List<CompletableFuture<Boolean>> clears = new ArrayList<>();
+    List<Member> cleared = new ArrayList<>();
+    for (Member stale : sent.target() == null ? move.clears : move.clearsBesides(sent.target())) {
+      if (stale.retired || !stale.available()) {
+        failback.markOldCopy(stale, key, sent.target()); // read only once available, and not before its delete
+        continue;
+      }
+      clears.add(sendTo(stale, "moveDelete", c -> c.delete(key)));
+      cleared.add(stale);
+    }
+    List<CompletableFuture<?>> all = new ArrayList<>(clears);
+    all.add(written);
+    boolean removes = operation.equals("delete");
+    return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]))
         .handle((x, y) -> (Void) null)
-        .thenCompose(x -> warmUp.awaitCopies(key))
+        .thenCompose(x -> afterWarmUpWrite(key))
+        .thenCompose(x -> removes ? deleteLateCopy(move.owner, key, generation) : CompletableFuture.completedFuture(null))
         .thenCompose(
             x -> {
-              Throwable kept = cleared.handle((r, f) -> f).join();
-              if (kept != null && !written.isCompletedExceptionally()) {
-                return CompletableFuture.<T>failedFuture(movedCopyKept(from, kept));
+              for (int i = 0; i < clears.size(); i++) {
+                Throwable kept = clears.get(i).handle((r, f) -> f).join();
+                if (kept != null && !written.isCompletedExceptionally()) {
+                  return CompletableFuture.<T>failedFuture(movedCopyKept(cleared.get(i), kept));
+                }
               }
               return written;
             });
   }
 
   /**
+   * The end of a write of a key that warm-up may be copying: its generation moves again, now that
+   * the write's requests are done, so that a copy read while they were under way (the old value,
+   * read just before the write's delete reached the previous node) is not kept; then the write
+   * waits for the copies of the key under way, which delete themselves (see {@link WarmUp}).
+   */
+  private CompletableFuture<Void> afterWarmUpWrite(String key) {
+    warmUp.bump(key);
+    return warmUp.awaitCopies(key);
+  }
+
+  /** See {@link WarmUp#copiedSince}: deletes a copy that a read during a delete may have added. */
+  private CompletableFuture<Void> deleteLateCopy(Member owner, String key, long generation) {
+    if (!warmUp.copiedSince(key, generation) || owner.retired || !owner.available()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return sendTo(owner, "moveDelete", c -> c.delete(key)).handle((r, f) -> null);
+  }
+
+  /** A write handed to a node: the node that takes it (null if none was found) and its reply. */
+  private record Sent<T>(Member target, CompletableFuture<T> reply) {}
+
+  /**
    * Routes a write of one key on {@code t} and sends it. While the key's node is out the write goes
    * to the next available node of its order, through the {@link Failback} fence: journaled against
    * the nodes it skips and with its TTL capped at the failover TTL.
    */
-  private <T> CompletableFuture<T> write(
-      Topology t, String key, long hash, int primary, String operation, Duration ttl, WriteOp<T> op) {
+  private <T> Sent<T> write(
+      Topology t, String key, long hash, int primary, String operation, Duration ttl, WriteOp<T> op, boolean replaces) {
     if (t.members[primary].available()) {
-      return send(t, primary, operation, c -> op.send(c, ttl));
+      return new Sent<>(t.members[primary], sendWrite(t, primary, key, operation, ttl, op, replaces));
     }
     if (!redistributing) {
-      return CompletableFuture.failedFuture(health.unavailable(t, primary, key));
+      return new Sent<>(null, CompletableFuture.failedFuture(health.unavailable(t, primary, key)));
     }
     try (Failback.Fence fence = failback.fence()) {
       int target;
       try {
         target = redirect(t, key, hash, primary, fence);
       } catch (ShardwiseException e) {
-        return CompletableFuture.failedFuture(e);
-      }
-      if (target == primary) {
-        return send(t, primary, operation, c -> op.send(c, ttl)); // its node is back
+        return new Sent<>(null, CompletableFuture.failedFuture(e));
       }
       // Sent inside the fence: a readmission sees this write journaled and queued, or not at all.
-      Duration capped = ttl == null ? null : failback.cap(ttl);
-      return send(t, target, operation, c -> op.send(c, capped));
+      Duration capped = ttl == null || target == primary ? ttl : failback.cap(ttl);
+      return new Sent<>(t.members[target], sendWrite(t, target, key, operation, capped, op, replaces));
     }
+  }
+
+  /**
+   * Sends a write of {@code key} to {@code node} of {@code t}. If the node's copy of the key is
+   * marked old ({@link DirtyCopies}), the write is handed over in the order of the node's old-copy
+   * deletes, after a delete of the key when the write alone would leave the old value (add, touch,
+   * incr), and the mark is cleared once the write is confirmed.
+   */
+  private <T> CompletableFuture<T> sendWrite(
+      Topology t, int node, String key, String operation, Duration ttl, WriteOp<T> op, boolean replaces) {
+    Member m = t.members[node];
+    Long stamp = m.failback.dirty.stamp(key);
+    if (stamp == null) {
+      return send(t, node, operation, c -> op.send(c, ttl));
+    }
+    CompletableFuture<?>[] delete = new CompletableFuture<?>[1];
+    CompletableFuture<T> sent =
+        m.failback.dirty.handOff(
+            () -> {
+              delete[0] =
+                  replaces ? CompletableFuture.completedFuture(null) : sendTo(m, "deleteOldCopy", c -> c.delete(key));
+              return send(t, node, operation, c -> op.send(c, ttl));
+            });
+    return sent.whenComplete(
+        (r, failure) -> {
+          if (failure == null && delete[0].isDone() && !delete[0].isCompletedExceptionally()) {
+            m.failback.dirty.cleared(key, stamp); // the old copy is gone: replaced or deleted before
+          }
+        });
   }
 
   /**
@@ -606,7 +697,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         unavailable.put(key, health.unavailable(t, primary, key));
         return node;
       }
-      if (node != primary && failback.isOldCopy(t.members[node], key)) {
+      if (failback.isOldCopy(t.members[node], key)) {
         metrics.oldCopySkipped(t.nodes.get(node));
         return OLD_COPY;
       }
@@ -630,6 +721,20 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         return FleetHealth.NONE;
       }
       return add(target == primary ? byNode : redirectedByNode, target, key);
+    }
+
+    /** Records in {@code into} (if not null) the node each of {@code keys}, in plan order, goes to. */
+    void targets(Collection<String> keys, Map<String, Member> into) {
+      if (into == null) {
+        return;
+      }
+      int index = 0;
+      for (String key : keys) {
+        int node = nodeOf[index++];
+        if (node >= 0) {
+          into.put(key, t.members[node]);
+        }
+      }
     }
 
     private int add(List<List<String>> lists, int node, String key) {
@@ -659,7 +764,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     Topology t = enter();
     PendingGetMulti pending;
     try {
-      pending = t.transition == null ? startGetMulti(t, distinct) : startMovingGetMulti(t, distinct);
+      pending = t.readsHistory() ? startMovingGetMulti(t, distinct, System.nanoTime()) : startGetMulti(t, distinct);
     } catch (RuntimeException | Error e) {
       exit(t);
       throw e;
@@ -669,85 +774,125 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   }
 
   /**
-   * A getMulti during a server-list change: keys that moved are read where {@link Transition}
-   * says, and while warming up, moved keys that missed on their new node are read on their
-   * previous one (one batch per node) and copied over.
+   * A getMulti during a server-list change: each key is read on its serving placement (keys still
+   * settling on the placement before the change), then the keys that missed are read on their
+   * sources ({@link MovedKeys}), one batch per source node and round, until each is found or has
+   * no source left; hits read on a source are copied over as single reads do.
    */
-  private PendingGetMulti startMovingGetMulti(Topology t, Set<String> distinct) {
-    Transition tr = t.transition;
-    Transition.Phase phase = tr.phase(System.nanoTime());
-    Map<String, Integer> moved = new HashMap<>();
-    if (phase != Transition.Phase.DONE) {
-      for (String key : distinct) {
-        int primary = t.primary(key);
-        int previous = tr.previousOwner(key, t.members[primary]);
-        if (previous >= 0 && (phase == Transition.Phase.SETTLING || t.members[primary].available())) {
-          moved.put(key, previous);
-        }
+  private PendingGetMulti startMovingGetMulti(Topology t, Set<String> distinct, long now) {
+    Map<String, MovedKeys.Move> moves = new HashMap<>();
+    Set<String> settling = new LinkedHashSet<>();
+    for (String key : distinct) {
+      MovedKeys.Move move = MovedKeys.route(t, key, now);
+      if (move == null || (move.serving == t && move.sources.length == 0)) {
+        continue;
+      }
+      moves.put(key, move);
+      if (move.serving != t) {
+        settling.add(key);
       }
     }
-    if (moved.isEmpty()) {
+    if (moves.isEmpty()) {
       return startGetMulti(t, distinct);
     }
-    if (phase == Transition.Phase.SETTLING) {
-      Set<String> stay = new LinkedHashSet<>(distinct);
-      stay.removeAll(moved.keySet());
-      PendingGetMulti here = startGetMulti(t, stay);
-      PendingGetMulti before = startGetMulti(tr.previous, moved.keySet());
-      return new PendingGetMulti(
-          CompletableFuture.allOf(here.done, before.done), () -> merge(distinct, here.result(), before.result()));
-    }
     Map<String, Long> generations = new HashMap<>();
-    moved.keySet().forEach(key -> generations.put(key, warmUp.generation(key)));
-    PendingGetMulti first = startGetMulti(t, distinct);
+    Set<String> copyToOwner = new HashSet<>();
+    moves.forEach(
+        (key, move) -> {
+          generations.put(key, warmUp.generation(key));
+          if (move.copies && move.serving == t && t.members[move.servingPrimary].available()) {
+            copyToOwner.add(key);
+          }
+        });
+    PendingGetMulti first;
+    if (settling.isEmpty()) {
+      first = startGetMulti(t, distinct);
+    } else {
+      Set<String> stay = new LinkedHashSet<>(distinct);
+      stay.removeAll(settling);
+      PendingGetMulti here = startGetMulti(t, stay);
+      PendingGetMulti before = startGetMulti(t.latest().previous, settling);
+      first =
+          new PendingGetMulti(
+              CompletableFuture.allOf(here.done, before.done), () -> merge(distinct, here.result(), before.result()));
+    }
     Map<String, Object> warmed = new ConcurrentHashMap<>();
     CompletableFuture<Void> done =
         first.done.thenCompose(
             x -> {
-              MultiResult<V> r = first.result();
-              Map<Member, List<String>> byPrevious = new LinkedHashMap<>();
-              for (String key : r.misses()) {
-                Integer previous = moved.get(key);
-                if (previous != null) {
-                  Member before = tr.previous.members[previous];
-                  if (before.available() && !before.retired) {
-                    byPrevious.computeIfAbsent(before, m -> new ArrayList<>()).add(key);
-                  }
+              List<String> missed = new ArrayList<>();
+              for (String key : first.result().misses()) {
+                if (moves.containsKey(key)) {
+                  missed.add(key);
                 }
               }
-              List<CompletableFuture<Void>> parts = new ArrayList<>();
-              byPrevious.forEach(
-                  (before, batch) ->
-                      parts.add(
-                          call(before, "warmUpGetMulti", c -> c.getMulti(batch), false, Function.identity())
-                              .handle(
-                                  (found, failure) -> {
-                                    if (failure != null) {
-                                      return null; // the previous node could not say: misses
-                                    }
-                                    boolean copies = tr.copies(System.nanoTime());
-                                    for (String key : batch) {
-                                      CachedValue cv = found.get(key);
-                                      Member owner = t.members[t.primary(key)];
-                                      warmUp.read(before, owner, cv != null);
-                                      if (cv == null) {
-                                        continue;
-                                      }
-                                      try {
-                                        warmed.put(key, new SecondRoundHit<>(codec.decode(cv)));
-                                      } catch (RuntimeException e) {
-                                        warmed.put(key, asShardwise(before, e));
-                                        continue;
-                                      }
-                                      if (copies) {
-                                        warmUp.copy(key, cv, generations.get(key), before, owner, this::sendTo);
-                                      }
-                                    }
-                                    return null;
-                                  })));
-              return allOf(parts);
+              return fromSources(moves, missed, 0, warmed, generations, copyToOwner);
             });
     return new PendingGetMulti(done, () -> merge(distinct, first.result(), warmed));
+  }
+
+  /**
+   * One round of a moving getMulti: each of {@code keys} (all missed so far) is read on its source
+   * {@code round}, one batch per source node; the keys still missing go on to the next round.
+   */
+  private CompletableFuture<Void> fromSources(
+      Map<String, MovedKeys.Move> moves,
+      List<String> keys,
+      int round,
+      Map<String, Object> warmed,
+      Map<String, Long> generations,
+      Set<String> copyToOwner) {
+    Map<Member, List<String>> bySource = new LinkedHashMap<>();
+    List<String> later = new ArrayList<>();
+    for (String key : keys) {
+      MovedKeys.Move move = moves.get(key);
+      if (round >= move.sources.length) {
+        continue;
+      }
+      Member source = move.sources[round];
+      if (!source.available() || source.retired || failback.isOldCopy(source, key)) {
+        later.add(key);
+      } else {
+        bySource.computeIfAbsent(source, m -> new ArrayList<>()).add(key);
+      }
+    }
+    if (bySource.isEmpty() && later.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    List<String> stillMissing = java.util.Collections.synchronizedList(new ArrayList<>(later));
+    List<CompletableFuture<Void>> parts = new ArrayList<>();
+    bySource.forEach(
+        (source, batch) ->
+            parts.add(
+                call(source, "warmUpGetMulti", c -> c.getMulti(batch), false, Function.identity())
+                    .handle(
+                        (found, failure) -> {
+                          if (failure != null) {
+                            stillMissing.addAll(batch); // the source could not say: try the next one
+                            return null;
+                          }
+                          for (String key : batch) {
+                            CachedValue cv = found.get(key);
+                            MovedKeys.Move move = moves.get(key);
+                            warmUp.read(source, move.owner, cv != null);
+                            if (cv == null) {
+                              stillMissing.add(key);
+                              continue;
+                            }
+                            try {
+                              warmed.put(key, new SecondRoundHit<>(codec.decode(cv)));
+                            } catch (RuntimeException e) {
+                              warmed.put(key, asShardwise(source, e));
+                              continue;
+                            }
+                            if (copyToOwner.contains(key)) {
+                              warmUp.copy(key, cv, generations.get(key), source, move.owner, this::sendTo);
+                            }
+                          }
+                          return null;
+                        })));
+    return allOf(parts)
+        .thenCompose(x -> fromSources(moves, new ArrayList<>(stillMissing), round + 1, warmed, generations, copyToOwner));
   }
 
   /** The outcome of each key of {@code keys}, in order, from the first part that has it. */
@@ -1001,44 +1146,62 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   }
 
   /**
-   * The keys of a multi-key write during a server-list change, split by where they are written
-   * (see {@link Transition}): keys still settling are written on the previous topology; every moved
-   * key is also deleted where its reads no longer go.
+   * The keys of a multi-key write on a topology with a history, split by where they are written
+   * ({@link MovedKeys}): keys still settling are written on the previous placement. Once they are
+   * routed ({@link #routed}), every moved key is marked old on its former owners and deleted where
+   * reads may still look, never on the node that took its write.
    */
   private final class MovingWrite {
     final Set<String> onPrevious = new LinkedHashSet<>();
     final Set<String> onCurrent = new LinkedHashSet<>();
-    final Map<Member, List<String>> staleCopies = new LinkedHashMap<>();
+    /** The node each routed key went to. */
+    final Map<String, Member> targets = new ConcurrentHashMap<>();
+    private final Map<String, MovedKeys.Move> moves = new HashMap<>();
+    private final Map<Member, List<String>> staleCopies = new LinkedHashMap<>();
     /** The keys whose warm-up copies under way the write waits for. */
     final List<String> awaited = new ArrayList<>();
+    /** For a delete: the generation each moved key was bumped to, for {@link #deleteLateCopy}. */
+    private final Map<String, Long> bumped = new HashMap<>();
+    private final boolean removes;
 
-    MovingWrite(Topology t, Collection<String> keys) {
-      Transition tr = t.transition;
-      Transition.Phase phase = tr == null ? Transition.Phase.DONE : tr.phase(System.nanoTime());
+    MovingWrite(Topology t, Collection<String> keys, boolean removes) {
+      this.removes = removes;
+      long now = System.nanoTime();
       boolean copying = warmUp.copying();
       for (String key : keys) {
-        int primary = t.primary(key);
-        int previous = phase == Transition.Phase.DONE ? -1 : tr.previousOwner(key, t.members[primary]);
-        if (previous >= 0 || copying) {
-          warmUp.bump(key);
-          awaited.add(key);
-        }
-        if (previous < 0) {
+        MovedKeys.Move move = MovedKeys.route(t, key, now);
+        if (move == null || !move.touchesOthers()) {
           onCurrent.add(key);
+          if (copying) {
+            awaited.add(key);
+          }
           continue;
         }
-        Member stale;
-        if (phase == Transition.Phase.SETTLING) {
-          onPrevious.add(key);
-          stale = t.members[primary];
-        } else {
-          onCurrent.add(key);
-          stale = tr.previous.members[previous];
+        moves.put(key, move);
+        if (copying || move.sources.length != 0 || move.settling(t)) {
+          bumped.put(key, warmUp.bump(key));
+          awaited.add(key);
         }
-        if (stale.available() && !stale.retired) {
-          staleCopies.computeIfAbsent(stale, m -> new ArrayList<>()).add(key);
-        }
+        (move.settling(t) ? onPrevious : onCurrent).add(key);
       }
+    }
+
+    /** After the keys were routed and sent: marks and groups the deletes of their other copies. */
+    void routed() {
+      moves.forEach(
+          (key, move) -> {
+            Member target = targets.get(key);
+            for (Member former : target == null ? move.formerOwners : move.formerOwnersBesides(target)) {
+              failback.markOldCopy(former, key, target);
+            }
+            for (Member stale : target == null ? move.clears : move.clearsBesides(target)) {
+              if (stale.retired || !stale.available()) {
+                failback.markOldCopy(stale, key, target);
+              } else {
+                staleCopies.computeIfAbsent(stale, m -> new ArrayList<>()).add(key);
+              }
+            }
+          });
     }
 
     /**
@@ -1070,8 +1233,17 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
           .thenCompose(
               x -> {
                 List<CompletableFuture<Void>> waits = new ArrayList<>();
-                awaited.forEach(k -> waits.add(warmUp.awaitCopies(k)));
+                awaited.forEach(k -> waits.add(afterWarmUpWrite(k)));
                 return allOf(waits);
+              })
+          .thenCompose(
+              x -> {
+                if (!removes) {
+                  return CompletableFuture.completedFuture(null);
+                }
+                List<CompletableFuture<Void>> late = new ArrayList<>();
+                bumped.forEach((k, generation) -> late.add(deleteLateCopy(moves.get(k).owner, k, generation)));
+                return allOf(late);
               });
     }
   }
@@ -1093,6 +1265,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       throw new IllegalArgumentException("the map of values must not be null; pass an empty map for none");
     }
     checkTtl(ttl);
+    ttls.record(ttl);
     // Validate and encode everything before the first byte is sent.
     Map<String, CachedValue> encoded = new LinkedHashMap<>();
     for (Map.Entry<String, ? extends V> e : entries.entrySet()) {
@@ -1106,18 +1279,21 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         t -> {
           Map<String, Boolean> stored = new HashMap<>();
           Map<String, ShardwiseException> errors = new LinkedHashMap<>();
-          if (t.transition == null && !warmUp.copying()) {
+          if (t.history.length == 0 && !warmUp.copying()) {
             return afterWrites(
                 t,
                 encoded.keySet(),
-                storeAll(t, encoded.keySet(), encoded, ttl, stored, errors)
+                storeAll(t, encoded.keySet(), encoded, ttl, stored, errors, null)
                     .thenApply(x -> ordered(encoded.keySet(), stored, Set.of(), errors)));
           }
-          MovingWrite moving = new MovingWrite(t, encoded.keySet());
+          MovingWrite moving = new MovingWrite(t, encoded.keySet(), false);
           CompletableFuture<Void> written =
               CompletableFuture.allOf(
-                  storeAll(t, moving.onCurrent, encoded, ttl, stored, errors),
-                  storeAll(t.transition.previous, moving.onPrevious, encoded, ttl, stored, errors));
+                  storeAll(t, moving.onCurrent, encoded, ttl, stored, errors, moving.targets),
+                  moving.onPrevious.isEmpty()
+                      ? CompletableFuture.completedFuture(null)
+                      : storeAll(t.latest().previous, moving.onPrevious, encoded, ttl, stored, errors, moving.targets));
+          moving.routed();
           return afterWrites(
               t,
               encoded.keySet(),
@@ -1127,20 +1303,25 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         });
   }
 
-  /** Stores {@code keys} on topology {@code t}: one batch per node, and one per node for redirected keys. */
+  /**
+   * Stores {@code keys} on topology {@code t}: one batch per node, and one per node for redirected
+   * keys; with {@code targets}, records the node each key was sent to.
+   */
   private CompletableFuture<Void> storeAll(
       Topology t,
       Collection<String> keys,
       Map<String, CachedValue> encoded,
       Duration ttl,
       Map<String, Boolean> stored,
-      Map<String, ShardwiseException> errors) {
+      Map<String, ShardwiseException> errors,
+      Map<String, Member> targets) {
     if (keys.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
     List<CompletableFuture<Void>> parts = new ArrayList<>();
     try (Failback.Fence fence = failback.fence()) {
       Plan plan = new Plan(t, keys, fence);
+      plan.targets(keys, targets);
       synchronized (stored) {
         errors.putAll(plan.unavailable);
       }
@@ -1169,7 +1350,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     for (String key : nodeKeys) {
       batch.put(key, encoded.get(key));
     }
-    return send(t, node, "setMulti", c -> c.setMulti(batch, ttl))
+    return sendBatch(t, node, nodeKeys, "setMulti", c -> c.setMulti(batch, ttl), (failed, key) -> !failed.containsKey(key))
         .handle(
             (failedKeys, failure) -> {
               synchronized (stored) {
@@ -1193,17 +1374,20 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         t -> {
           Map<String, Boolean> deleted = new HashMap<>();
           Map<String, ShardwiseException> errors = new LinkedHashMap<>();
-          if (t.transition == null && !warmUp.copying()) {
+          if (t.history.length == 0 && !warmUp.copying()) {
             return afterWrites(
                 t,
                 distinct,
-                deleteAll(t, distinct, deleted, errors).thenApply(x -> ordered(distinct, deleted, Set.of(), errors)));
+                deleteAll(t, distinct, deleted, errors, null).thenApply(x -> ordered(distinct, deleted, Set.of(), errors)));
           }
-          MovingWrite moving = new MovingWrite(t, distinct);
+          MovingWrite moving = new MovingWrite(t, distinct, true);
           CompletableFuture<Void> done =
               CompletableFuture.allOf(
-                  deleteAll(t, moving.onCurrent, deleted, errors),
-                  deleteAll(t.transition.previous, moving.onPrevious, deleted, errors));
+                  deleteAll(t, moving.onCurrent, deleted, errors, moving.targets),
+                  moving.onPrevious.isEmpty()
+                      ? CompletableFuture.completedFuture(null)
+                      : deleteAll(t.latest().previous, moving.onPrevious, deleted, errors, moving.targets));
+          moving.routed();
           return afterWrites(
               t,
               distinct,
@@ -1211,15 +1395,20 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         });
   }
 
-  /** Deletes {@code keys} on topology {@code t}, one batch per node. */
+  /** Deletes {@code keys} on topology {@code t}, one batch per node; {@code targets} as {@link #storeAll}. */
   private CompletableFuture<Void> deleteAll(
-      Topology t, Collection<String> keys, Map<String, Boolean> deleted, Map<String, ShardwiseException> errors) {
+      Topology t,
+      Collection<String> keys,
+      Map<String, Boolean> deleted,
+      Map<String, ShardwiseException> errors,
+      Map<String, Member> targets) {
     if (keys.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
     List<CompletableFuture<Void>> parts = new ArrayList<>();
     try (Failback.Fence fence = failback.fence()) {
       Plan plan = new Plan(t, keys, fence);
+      plan.targets(keys, targets);
       synchronized (deleted) {
         errors.putAll(plan.unavailable);
       }
@@ -1237,7 +1426,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     if (nodeKeys == null) {
       return CompletableFuture.completedFuture(null);
     }
-    return send(t, node, "deleteMulti", c -> c.deleteMulti(nodeKeys))
+    return sendBatch(t, node, nodeKeys, "deleteMulti", c -> c.deleteMulti(nodeKeys), (done, key) -> done.get(key) != null)
         .handle(
             (result, failure) -> {
               synchronized (deleted) {
@@ -1255,6 +1444,48 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
                 }
               }
               return null;
+            });
+  }
+
+  /**
+   * Sends a batch write (set or delete: each leaves no older value of its key) to {@code node}; if
+   * some of its keys are marked old there, as {@link #sendWrite} does for one key: handed over in
+   * the order of the node's old-copy deletes, and the marks of the keys it wrote cleared after.
+   */
+  private <T> CompletableFuture<T> sendBatch(
+      Topology t,
+      int node,
+      List<String> keys,
+      String operation,
+      Function<NodeConnection, CompletableFuture<T>> op,
+      java.util.function.BiPredicate<T, String> written) {
+    DirtyCopies dirty = t.members[node].failback.dirty;
+    if (dirty.isEmpty()) {
+      return send(t, node, operation, op);
+    }
+    Map<String, Long> marked = new HashMap<>();
+    for (String key : keys) {
+      Long stamp = dirty.stamp(key);
+      if (stamp != null) {
+        marked.put(key, stamp);
+      }
+    }
+    if (marked.isEmpty()) {
+      return send(t, node, operation, op);
+    }
+    return dirty
+        .handOff(() -> send(t, node, operation, op))
+        .whenComplete(
+            (result, failure) -> {
+              if (failure != null) {
+                return;
+              }
+              marked.forEach(
+                  (key, stamp) -> {
+                    if (written.test(result, key)) {
+                      dirty.cleared(key, stamp);
+                    }
+                  });
             });
   }
 
@@ -1554,8 +1785,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     Topology t = topology;
     TopologyStatus.Phase phase = TopologyStatus.Phase.STABLE;
     java.time.Instant ends = null;
-    if (t.transition != null) {
-      Transition tr = t.transition;
+    Transition tr = t.latest();
+    if (tr != null) {
       switch (tr.phase(System.nanoTime())) {
         case SETTLING:
           phase = TopologyStatus.Phase.SETTLING;

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -39,8 +40,16 @@ import org.slf4j.LoggerFactory;
  * <p>Closing safely. A request reads the current topology and counts itself on it ({@code
  * Topology.active}) until its future completes, re-reading the reference after counting; so once
  * a topology has been replaced and its count is 0, no request uses it or will. A server is closed
- * when neither the current topology (nor the previous one its {@link Transition} still reads and
- * writes moved keys on) nor any replaced topology still counted refers to it.
+ * when neither the current topology (nor a previous one its {@link Transition history} still reads
+ * and writes moved keys on) nor any replaced topology still counted refers to it.
+ *
+ * <p>History. Each change that moves keys is added to the new topology's {@link Topology#history},
+ * and stays there after its warm-up (remembered: writes of its moved keys mark their previous
+ * owners) until every value written under the placement it left has expired: the longest TTL this
+ * client has written ({@link LongestTtl}) after that placement's last writes. A client that writes
+ * values without expiry remembers its last {@link #MAX_HISTORY} placements. A placement that comes
+ * back (a change reversed) leaves the history, and a server added back gets the old-copy marks its
+ * earlier member gathered.
  *
  * <p>Changes are applied one at a time on one thread of their own (started with the first
  * change); a change that comes while the last one is still settling waits for that phase to end.
@@ -51,6 +60,8 @@ final class Topologies implements AutoCloseable {
   /** Keys sampled to measure the share that a change moves. */
   private static final int SAMPLE = 10_000;
   private static final long DRAIN_POLL_MILLIS = 20;
+  /** Most previous placements remembered; the oldest is forgotten beyond it. */
+  static final int MAX_HISTORY = 8;
 
   /** What a topology is built from, besides its servers. */
   record Settings(
@@ -59,7 +70,8 @@ final class Topologies implements AutoCloseable {
       Duration requestTimeout,
       BoundedOptions bounded,
       LongSupplier nanoClock,
-      TopologyOptions options) {}
+      TopologyOptions options,
+      LongestTtl ttls) {}
 
   private final Settings settings;
   private final Backend backend;
@@ -68,7 +80,7 @@ final class Topologies implements AutoCloseable {
   private final Supplier<Topology> current;
   private final Consumer<Topology> install;
   /** Every open member, by {@link Member#identity}. Changed on the topology thread only. */
-  private final Map<Node, Member> open = new LinkedHashMap<>();
+  private final Map<String, Member> open = new LinkedHashMap<>();
   /** Topologies replaced but possibly still in use. Changed on the topology thread only. */
   private final List<Topology> replaced = new ArrayList<>();
   /**
@@ -103,7 +115,7 @@ final class Topologies implements AutoCloseable {
   static Topology initial(Router router, HashTag hashTag, Member[] members, BoundedOptions bounded, LongSupplier clock) {
     BoundedReads reads =
         bounded.enabled() ? new BoundedReads(router, bounded, clock, i -> members[i].available()) : null;
-    return new Topology(router, hashTag, members, reads, null);
+    return new Topology(router, hashTag, members, reads);
   }
 
   TopologyChange lastChange() {
@@ -182,24 +194,33 @@ final class Topologies implements AutoCloseable {
 
   /** Completes when the current topology's moved keys have left their settling phase. */
   private CompletableFuture<Void> whenSettled() {
-    Topology t = current.get();
-    if (t.transition == null || t.transition.phase(System.nanoTime()) != Transition.Phase.SETTLING) {
+    Transition latest = current.get().latest();
+    if (latest == null || latest.phase(System.nanoTime()) != Transition.Phase.SETTLING) {
       return CompletableFuture.completedFuture(null);
     }
-    long wait = t.transition.settleUntilNanos() - System.nanoTime();
+    long wait = latest.settleUntilNanos() - System.nanoTime();
     CompletableFuture<Void> done = new CompletableFuture<>();
     thread.schedule(() -> done.complete(null), Math.max(0, wait), TimeUnit.NANOSECONDS);
     return done;
   }
 
-  /** A change with its members: the ones kept, and the new ones, connected. */
-  private record Prepared(List<Node> list, Router router, Member[] members, List<Member> added) {}
+  /**
+   * A change with its members: the ones kept, and the new ones, connected; for a server added back,
+   * {@code earlier} maps the new member to the member it had before (kept by the history).
+  /**
+   * A change with its members: the ones kept, and the new ones, connected; {@code earlier} maps a
+   * server added back to the member it had before, which the history still remembers.
+   */
+  private record Prepared(
+      List<Node> list, Router router, Member[] members, List<Member> added, Map<Member, Member> earlier) {}
 
   /** Opens connections to the added servers and waits for their first attempt; on the topology thread. */
   private CompletableFuture<Prepared> prepare(List<Node> list, Router router) {
     List<Node> placed = router.nodes();
     Member[] members = new Member[placed.size()];
     List<Member> added = new ArrayList<>();
+    Map<Member, Member> earlier = new HashMap<>();
+    Map<String, Member> remembered = rememberedMembers(current.get());
     try {
       for (int i = 0; i < members.length; i++) {
         Node node = placed.get(i);
@@ -208,6 +229,10 @@ final class Topologies implements AutoCloseable {
           NodeConnection c = backend.connect(node, settings.requestTimeout());
           m = new Member(node, c);
           added.add(m);
+          Member before = remembered.get(Member.identity(node));
+          if (before != null) {
+            earlier.put(m, before);
+          }
         }
         members[i] = m;
       }
@@ -223,15 +248,42 @@ final class Topologies implements AutoCloseable {
     long wait = settings.options().connectWait().toNanos();
     return CompletableFuture.allOf(ready.toArray(new CompletableFuture<?>[0]))
         .completeOnTimeout(null, wait, TimeUnit.NANOSECONDS)
-        .thenCompose(x -> probe(added, wait))
-        .thenApply(x -> new Prepared(list, router, members, added));
+        .thenCompose(x -> probe(added, earlier, wait))
+        .thenApply(x -> new Prepared(list, router, members, added, earlier));
+  }
+
+  /** The members that the history of {@code t} remembers and that are no longer open, by identity. */
+  private Map<String, Member> rememberedMembers(Topology t) {
+    Map<String, Member> out = new HashMap<>();
+    for (Transition change : t.history) {
+      for (Member m : change.previous.members) {
+        String id = Member.identity(m.node);
+        if (!open.containsKey(id)) {
+          out.putIfAbsent(id, m); // the most recent change first
+        }
+      }
+    }
+    return out;
   }
 
   /** Admits each added member, healthy if it answers a ping, else out and probed. */
-  private CompletableFuture<Void> probe(List<Member> added, long waitNanos) {
+  private CompletableFuture<Void> probe(List<Member> added, Map<Member, Member> earlier, long waitNanos) {
     List<CompletableFuture<Void>> pings = new ArrayList<>();
     for (Member m : added) {
-      health.admit(m);
+      Member before = earlier.get(m);
+      if (before == null) {
+        health.admit(m);
+      } else {
+        health.admit(m, before);
+        if (before.failback.dirty.hasOverflowed()) {
+          LOG.warn(
+              "server {} is added back: more keys it held were written elsewhere since it left than"
+                  + " this client could remember ({}, journal-capacity); it may serve values older than"
+                  + " those for the others: flush it, or restart it empty, before adding it back",
+              m.node.name(),
+              health.options().journalCapacity());
+        }
+      }
       pings.add(
           m.connection
               .ping()
@@ -255,7 +307,7 @@ final class Topologies implements AutoCloseable {
     }
     Topology before = current.get();
     for (int i = 0; i < p.members().length; i++) {
-      p.members()[i].node = p.router().nodes().get(i); // a reweight keeps the member
+      p.members()[i].node = p.router().nodes().get(i); // a reweight or a new name keeps the member
     }
     for (Member m : p.added()) {
       open.put(Member.identity(m.node), m);
@@ -271,24 +323,26 @@ final class Topologies implements AutoCloseable {
     } else if (settings.bounded().enabled()) {
       bounded = new BoundedReads(p.router(), settings.bounded(), settings.nanoClock(), i -> members[i].available());
     }
-    Topology settledBefore = before.transition == null ? before : before.settled();
-    Topology plain = new Topology(p.router(), settings.hashTag(), members, bounded, null);
-    double moved = movedShare(settledBefore, plain);
+    Topology placementBefore = before.placement();
+    Topology plain = new Topology(p.router(), settings.hashTag(), members, bounded);
+    double moved = movedShare(placementBefore, plain);
     TopologyOptions options = settings.options();
     Duration window = options.settle().plus(options.warmUp());
     boolean moving = moved > 0 && !window.isZero();
-    Set<Node> beforeSet = new HashSet<>(before.nodes);
-    Set<Node> afterSet = new HashSet<>(p.list());
-    List<Node> addedNodes = p.list().stream().filter(n -> !beforeSet.contains(n)).toList();
-    List<Node> removedNodes = before.nodes.stream().filter(n -> !afterSet.contains(n)).toList();
+    Set<String> beforeSet = identities(before.nodes);
+    Set<String> afterSet = identities(p.list());
+    List<Node> addedNodes = p.list().stream().filter(n -> !beforeSet.contains(Member.identity(n))).toList();
+    List<Node> removedNodes = before.nodes.stream().filter(n -> !afterSet.contains(Member.identity(n))).toList();
     TopologyChange change =
         new TopologyChange(
             before.nodes, plain.nodes, addedNodes, removedNodes, moved, Instant.now(), moving ? window : Duration.ZERO);
     long start = System.nanoTime();
-    Topology next =
-        moving
-            ? new Topology(p.router(), settings.hashTag(), members, bounded, new Transition(settledBefore, change, start, options))
-            : plain;
+    List<Transition> history = new ArrayList<>();
+    if (moved > 0) {
+      history.add(new Transition(placementBefore, change, start, options));
+    }
+    history.addAll(List.of(before.history));
+    Topology next = plain.withHistory(kept(history, plain, p.earlier()).toArray(new Transition[0]));
     health.resize(members.length);
     install.accept(next);
     before.replacedAtNanos = System.nanoTime();
@@ -299,15 +353,69 @@ final class Topologies implements AutoCloseable {
         change,
         moving
             ? "; moved keys settle for " + options.settle().toMillis() + " ms, then warm up for "
-                + options.warmUp().toSeconds() + " s"
+                + (options.warmUp().toMillis() < 10_000
+                    ? options.warmUp().toMillis() + " ms"
+                    : options.warmUp().toSeconds() + " s")
             : "");
     metrics.topologyChanged(change);
-    if (moving) {
-      long end = next.transition.warmUntilNanos() - start;
-      thread.schedule(() -> endTransition(next), Math.max(0, end), TimeUnit.NANOSECONDS);
+    if (moved > 0) {
+      long end = next.latest().warmUntilNanos() - start;
+      thread.schedule(this::review, Math.max(0, end), TimeUnit.NANOSECONDS);
     }
     scheduleDrain();
     return change;
+  }
+
+  private static Set<String> identities(List<Node> nodes) {
+    Set<String> out = new HashSet<>();
+    nodes.forEach(n -> out.add(Member.identity(n)));
+    return out;
+  }
+
+  /**
+   * The history a new topology keeps, most recent first: without changes forgotten, without a
+   * placement equal to {@code now} (a change reversed: no key differs) or to a more recent one, at
+   * most {@link #MAX_HISTORY}; the members of servers added back are the new ones ({@code earlier}
+   * maps each new member to the one it replaces).
+   */
+  private List<Transition> kept(List<Transition> history, Topology now, Map<Member, Member> earlier) {
+    Map<Member, Member> replacing = new HashMap<>();
+    earlier.forEach((added, before) -> replacing.put(before, added));
+    List<Transition> out = new ArrayList<>();
+    long nowNanos = System.nanoTime();
+    for (Transition change : history) {
+      if (change.forgotten(nowNanos) || change.previous.samePlacement(now)) {
+        continue;
+      }
+      boolean repeated = false;
+      for (Transition newer : out) {
+        repeated |= newer.previous.samePlacement(change.previous);
+      }
+      if (repeated) {
+        continue;
+      }
+      if (out.size() == MAX_HISTORY) {
+        LOG.warn(
+            "servers changed: the placement of {} nodes left at {} is forgotten ({} placements are"
+                + " remembered): a server that held keys under it and gets them back may serve a value"
+                + " older than one written since, until that key is written again or expires",
+            change.previous.nodes.size(),
+            change.change.appliedAt(),
+            MAX_HISTORY);
+        continue;
+      }
+      Member[] members = change.previous.members.clone();
+      boolean substituted = false;
+      for (int i = 0; i < members.length; i++) {
+        Member added = replacing.get(members[i]);
+        if (added != null) {
+          members[i] = added;
+          substituted = true;
+        }
+      }
+      out.add(substituted ? change.withPrevious(change.previous.withMembers(members)) : change);
+    }
+    return out;
   }
 
   private static int indexOf(Member[] members, Member m) {
@@ -331,15 +439,44 @@ final class Topologies implements AutoCloseable {
     return moved / (double) SAMPLE;
   }
 
-  /** The moved keys of {@code t} have been taken over: routing by its list alone from now. */
-  private void endTransition(Topology t) {
-    if (closed || current.get() != t) {
-      return; // a later change replaced it
+  /**
+   * Runs when a change's warm-up ends, and when a remembered change may be forgotten: a change
+   * whose warm-up has ended is given the time it is forgotten (its settle end plus the longest
+   * TTL written so far: no value written under its placement lives longer), forgotten changes
+   * leave the current topology, and the servers no longer needed are closed.
+   */
+  private void review() {
+    if (closed) {
+      return;
     }
-    install.accept(t.settled());
-    t.replacedAtNanos = System.nanoTime();
-    replaced.add(t);
-    LOG.info("servers changed: the keys moved by the change to {} nodes are taken over", t.nodes.size());
+    Topology t = current.get();
+    long now = System.nanoTime();
+    long retention = settings.ttls().longestNanos();
+    long next = Long.MAX_VALUE;
+    boolean forget = false;
+    for (Transition change : t.history) {
+      if (change.inWindow(now)) {
+        continue; // reviewed when its warm-up ends
+      }
+      change.forgetAfter(retention);
+      if (change.forgotten(now)) {
+        forget = true;
+      } else if (change.forgetAtNanos() != Long.MAX_VALUE) {
+        next = Math.min(next, change.forgetAtNanos() - now);
+      }
+    }
+    if (forget) {
+      Topology without = t.withHistory(kept(List.of(t.history), t.placement(), Map.of()).toArray(new Transition[0]));
+      install.accept(without);
+      t.replacedAtNanos = System.nanoTime();
+      replaced.add(t);
+      LOG.info(
+          "servers changed: {} earlier placements forgotten, every value written under them has expired",
+          t.history.length - without.history.length);
+    }
+    if (next != Long.MAX_VALUE) {
+      thread.schedule(this::review, Math.max(0, next), TimeUnit.NANOSECONDS);
+    }
     scheduleDrain();
   }
 
@@ -360,11 +497,12 @@ final class Topologies implements AutoCloseable {
       return;
     }
     Topology now = current.get();
-    long stuck = System.nanoTime() - stuckAfterNanos();
+    long nowNanos = System.nanoTime();
+    long stuck = nowNanos - stuckAfterNanos();
     replaced.removeIf(t -> t != now && (t.active.sum() == 0 || forget(t, stuck)));
     Set<Member> used = new HashSet<>(List.of(preparing));
-    now.collectMembers(used);
-    replaced.forEach(t -> t.collectMembers(used));
+    now.collectMembers(used, nowNanos);
+    replaced.forEach(t -> t.collectMembers(used, nowNanos));
     List<Member> unused = new ArrayList<>();
     for (Member m : open.values()) {
       if (!used.contains(m)) {

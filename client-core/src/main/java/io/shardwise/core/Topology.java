@@ -9,9 +9,10 @@ import java.util.function.IntPredicate;
 
 /**
  * A snapshot of the fleet: the nodes, the router built for them and the {@link Member} at each
- * router index, with what is built per server list (the failover order, the bounded-load state).
- * The client holds the current one by reference and replaces it whole when the server list
- * changes; a request reads it once and uses that snapshot to the end.
+ * router index, with what is built per server list (the failover order, the bounded-load state),
+ * and the server-list changes it came from that moved keys still need ({@link #history}). The
+ * client holds the current one by reference and replaces it whole when the server list changes or
+ * a change is forgotten; a request reads it once and uses that snapshot to the end.
  *
  * <p>{@link #active} counts the operations using this snapshot, so that the client knows when
  * one that was replaced is no longer used and the members only it referred to can be closed.
@@ -27,36 +28,81 @@ final class Topology {
   final IntPredicate available;
   /** Null when bounded loads are off. */
   final BoundedReads bounded;
-  /** The change this topology came from while its keys are still moving; else null. */
-  final Transition transition;
+  /**
+   * The changes this topology came from, most recent first, while keys that moved in them may be
+   * read or marked on their previous node (see {@link Transition}); empty for a client whose list
+   * never changed, and never null. Each change's previous placement has no history of its own.
+   */
+  final Transition[] history;
+  /**
+   * Until when ({@link System#nanoTime()}) a previous placement is still read: the end of the most
+   * recent change's warm-up. Reads after it need no history.
+   */
+  private final long readsHistoryUntilNanos;
   final LongAdder active = new LongAdder();
   /** When this topology was replaced; set once, on the topology thread. */
   long replacedAtNanos;
 
-  Topology(Router router, HashTag hashTag, Member[] members, BoundedReads bounded, Transition transition) {
-    this(router, hashTag, members, new FailoverOrder(router), bounded, transition);
+  private static final Transition[] NO_HISTORY = new Transition[0];
+
+  /** A placement with no history. */
+  Topology(Router router, HashTag hashTag, Member[] members, BoundedReads bounded) {
+    this(router, hashTag, members, new FailoverOrder(router), bounded, NO_HISTORY);
   }
 
   private Topology(
-      Router router, HashTag hashTag, Member[] members, FailoverOrder order, BoundedReads bounded, Transition transition) {
+      Router router, HashTag hashTag, Member[] members, FailoverOrder order, BoundedReads bounded, Transition[] history) {
     this.nodes = router.nodes();
     this.router = router;
     this.hashTag = hashTag;
     this.members = members;
     this.order = order;
     this.bounded = bounded;
-    this.transition = transition;
+    this.history = history;
+    this.readsHistoryUntilNanos = history.length == 0 ? 0 : history[0].warmUntilNanos();
     this.available = i -> members[i].available();
     if (members.length != nodes.size()) {
       throw new IllegalArgumentException(members.length + " members for " + nodes.size() + " nodes");
     }
   }
 
-  /** This topology once its keys have settled: the same placement, no transition. */
-  Topology settled() {
-    return new Topology(router, hashTag, members, order, bounded, null);
+  /** The same placement with another history (most recent change first). */
+  Topology withHistory(Transition[] changes) {
+    return new Topology(router, hashTag, members, order, bounded, changes.length == 0 ? NO_HISTORY : changes.clone());
   }
 
+  /** The same placement with {@code replacement} at each index (a server added back), no history. */
+  Topology withMembers(Member[] replacement) {
+    return new Topology(router, hashTag, replacement, order, bounded, NO_HISTORY);
+  }
+
+  /** The same placement, without history. */
+  Topology placement() {
+    return history.length == 0 ? this : withHistory(NO_HISTORY);
+  }
+
+  /** The most recent change, or null. */
+  Transition latest() {
+    return history.length == 0 ? null : history[0];
+  }
+
+  /** Whether a read at {@code nowNanos} may need a previous placement (a change is settling or warming). */
+  boolean readsHistory(long nowNanos) {
+    return history.length != 0 && nowNanos - readsHistoryUntilNanos < 0;
+  }
+
+  /** {@link #readsHistory(long)} now; reads no clock when there is no history. */
+  boolean readsHistory() {
+    return history.length != 0 && System.nanoTime() - readsHistoryUntilNanos < 0;
+  }
+
+  /**
+   * Whether {@code other} places every key as this one does: the same router over the same servers
+   * in the same order, with the same names and weights.
+   */
+  boolean samePlacement(Topology other) {
+    return nodes.equals(other.nodes) && router.describe().equals(other.router.describe());
+  }
   /**
    * The routing hash of {@code key}: of its hash tag if it has one. Allocation free. With a
    * single node every hash leads to it, so none is computed.
@@ -78,11 +124,17 @@ final class Topology {
     return i;
   }
 
-  /** Adds the members an operation that uses this topology may touch. */
-  void collectMembers(java.util.Set<Member> into) {
+  /**
+   * Adds the members an operation that uses this topology may send to at {@code nowNanos}: its own,
+   * and those of the previous placements still read (settling or warming). A previous placement
+   * that is only remembered needs no connection: its members are only marked.
+   */
+  void collectMembers(java.util.Set<Member> into, long nowNanos) {
     java.util.Collections.addAll(into, members);
-    if (transition != null) {
-      transition.previous.collectMembers(into);
+    for (Transition change : history) {
+      if (change.inWindow(nowNanos)) {
+        java.util.Collections.addAll(into, change.previous.members);
+      }
     }
   }
 }

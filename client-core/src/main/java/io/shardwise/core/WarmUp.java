@@ -19,8 +19,12 @@ import java.util.function.Function;
  * for spilled copies, with striped generations instead of one per key:
  *
  * <ul>
- *   <li>a write of a key that moved bumps the key's generation before it sends anything, and once
- *       done waits for the copies of the key under way;
+ *   <li>a write of a key that moved bumps the key's generation before it sends anything, and again
+ *       once its requests are done (a read that started during the write may have read the old
+ *       value on the previous node before the write's delete reached it), then waits for the copies
+ *       of the key under way; so does a write of any key while copies are under way (it may run on
+ *       a topology replaced meanwhile); a write that deletes the key deletes it again on the new node
+ *       if a copy was sent from a read that started after its first bump ({@link #copiedSince});
  *   <li>a read notes the generation before it reads; it makes a copy only if the generation has
  *       not moved, registers the copy first, and deletes its copy if the generation moved while it
  *       was being written.
@@ -40,6 +44,8 @@ final class WarmUp {
   }
 
   private final AtomicLongArray generations = new AtomicLongArray(STRIPES);
+  /** Per stripe, the generation of the latest copy sent (noted before its {@code add} is sent). */
+  private final AtomicLongArray sent = new AtomicLongArray(STRIPES);
   private final ConcurrentHashMap<String, Set<CompletableFuture<Void>>> copying = new ConcurrentHashMap<>();
   private final Duration copyTtl;
   private final ClientMetrics metrics;
@@ -70,8 +76,20 @@ final class WarmUp {
     return generations.get(stripe(key));
   }
 
-  void bump(String key) {
-    generations.incrementAndGet(stripe(key));
+  /** Moves the key's generation on; returns the new generation. */
+  long bump(String key) {
+    return generations.incrementAndGet(stripe(key));
+  }
+
+  /**
+   * Whether a copy of {@code key} from a read that noted {@code generation} or later may have been
+   * sent: a write that removes the key (a delete) and bumped to {@code generation} deletes it on
+   * the new node again, once its requests are done and the copies under way have finished. Such a
+   * copy read the old value on the previous node before the write's delete reached it, and was
+   * added after the write's delete on the new node, before the write's second bump could stop it.
+   */
+  boolean copiedSince(String key, long generation) {
+    return sent.get(stripe(key)) >= generation;
   }
 
   /** Whether copies are being written now: writes of any key then wait for them. */
@@ -103,14 +121,21 @@ final class WarmUp {
     sender
         .send(previous, "warmUpTtl", c -> c.remainingTtl(key))
         .handle((left, failure) -> failure == null ? ttlOfCopy(left) : copyTtl)
-        .thenCompose(ttl -> sender.send(owner, "warmUpCopy", c -> c.add(key, value, ttl)))
+        .thenCompose(
+            ttl -> {
+              sent.accumulateAndGet(stripe(key), generation, Math::max); // before the add is sent
+              return sender.send(owner, "warmUpCopy", c -> c.add(key, value, ttl));
+            })
         .whenComplete(
             (stored, failure) -> {
               if (failure == null && Boolean.TRUE.equals(stored)) {
                 copies.increment();
                 metrics.warmUpCopied(owner.node);
               }
-              if (generation(key) != generation) {
+              // Undone if a write came in between, unless the add was refused: then the value there
+              // is not the copy (it may be the write's), and deleting it would lose it.
+              boolean refused = failure == null && Boolean.FALSE.equals(stored);
+              if (generation(key) != generation && !refused) {
                 sender.send(owner, "warmUpUndo", c -> c.delete(key)).whenComplete((x, y) -> finish(key, done));
               } else {
                 finish(key, done);

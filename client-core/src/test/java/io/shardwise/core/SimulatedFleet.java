@@ -25,13 +25,29 @@ import java.util.function.Supplier;
  * requests queue up, the client times them out, and they are applied when it resumes. {@link
  * SimNode#kill()} drops what was queued and refuses connections; {@link SimNode#restart(boolean)}
  * brings it back, with or without its data (a persistent Redis, or a memcached put back).
+ *
+ * <p>A server is one address: a node that leaves the client's list and comes back, or is renamed,
+ * reaches the same server and its data through a new connection ({@link SimConnection}).
  */
 final class SimulatedFleet implements Backend {
 
-  final Map<Node, SimNode> nodes = new ConcurrentHashMap<>();
+  /** With -Dsim.trace=true: what each server did to each key, for debugging a model test. */
+  static final Map<String, java.util.concurrent.ConcurrentLinkedQueue<String>> TRACE = new ConcurrentHashMap<>();
+  static final boolean TRACING = Boolean.getBoolean("sim.trace");
+
+  static void trace(String key, String what) {
+    if (TRACING) {
+      TRACE.computeIfAbsent(key, k -> new java.util.concurrent.ConcurrentLinkedQueue<>())
+          .add(String.format("%.3f %s %s", System.nanoTime() / 1e6 % 100000, Thread.currentThread().getName(), what));
+    }
+  }
+
+  /** Servers by address ({@link Member#identity}). */
+  final Map<String, SimNode> nodes = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
-  static final class SimNode implements NodeConnection {
+  /** One server: its data and its one request queue, shared by the connections to it. */
+  static final class SimNode {
     final Node node;
     final Map<String, CachedValue> data = new ConcurrentHashMap<>();
     private final LinkedBlockingQueue<Runnable> queue = new LinkedBlockingQueue<>();
@@ -43,6 +59,8 @@ final class SimulatedFleet implements Backend {
     private volatile boolean closed;
     /** Share of requests lost on the way, unapplied, as with a connection reset (0 to 1). */
     volatile double lossRate;
+    /** A broken server that answers deletes as done and keeps the values: for checking the checker. */
+    volatile boolean ignoresDeletes;
 
     SimNode(Node node) {
       this.node = node;
@@ -98,7 +116,7 @@ final class SimulatedFleet implements Backend {
       down = false;
     }
 
-    private <T> CompletableFuture<T> submit(Supplier<T> work) {
+    <T> CompletableFuture<T> submit(Supplier<T> work) {
       CompletableFuture<T> reply = new CompletableFuture<>();
       if (down || closed) {
         reply.completeExceptionally(new IOException("connection refused"));
@@ -124,6 +142,31 @@ final class SimulatedFleet implements Backend {
       return reply;
     }
 
+    void close() {
+      closed = true;
+      resume();
+      worker.interrupt();
+    }
+  }
+
+  /** A connection to a server; closing it leaves the server and its data. */
+  static final class SimConnection implements NodeConnection {
+    private final SimNode server;
+    private final Node node;
+    private volatile boolean closed;
+
+    SimConnection(SimNode server, Node node) {
+      this.server = server;
+      this.node = node;
+    }
+
+    private <T> CompletableFuture<T> submit(Supplier<T> work) {
+      if (closed) {
+        return CompletableFuture.failedFuture(new IllegalStateException(node + ": the connection is closed"));
+      }
+      return server.submit(work);
+    }
+
     @Override
     public Node node() {
       return node;
@@ -131,7 +174,11 @@ final class SimulatedFleet implements Backend {
 
     @Override
     public CompletableFuture<CachedValue> get(String key) {
-      return submit(() -> data.get(key));
+      return submit(() -> {
+        CachedValue v = server.data.get(key);
+        trace(key, node.name() + " get " + (v == null ? null : new String(v.bytes())));
+        return v;
+      });
     }
 
     @Override
@@ -141,7 +188,8 @@ final class SimulatedFleet implements Backend {
           () -> {
             Map<String, CachedValue> out = new HashMap<>();
             for (String k : copy) {
-              CachedValue v = data.get(k);
+              CachedValue v = server.data.get(k);
+              trace(k, node.name() + " getMulti " + (v == null ? null : new String(v.bytes())));
               if (v != null) {
                 out.put(k, v);
               }
@@ -153,7 +201,8 @@ final class SimulatedFleet implements Backend {
     @Override
     public CompletableFuture<Void> set(String key, CachedValue value, Duration ttl) {
       return submit(() -> {
-        data.put(key, value);
+        trace(key, node.name() + " set " + new String(value.bytes()));
+        server.data.put(key, value);
         return null;
       });
     }
@@ -162,19 +211,27 @@ final class SimulatedFleet implements Backend {
     public CompletableFuture<Map<String, Throwable>> setMulti(Map<String, CachedValue> values, Duration ttl) {
       Map<String, CachedValue> copy = new LinkedHashMap<>(values);
       return submit(() -> {
-        data.putAll(copy);
+        copy.forEach((k, v) -> trace(k, node.name() + " setMulti " + new String(v.bytes())));
+        server.data.putAll(copy);
         return Map.of();
       });
     }
 
     @Override
     public CompletableFuture<Boolean> add(String key, CachedValue value, Duration ttl) {
-      return submit(() -> data.putIfAbsent(key, value) == null);
+      return submit(() -> {
+        boolean added = server.data.putIfAbsent(key, value) == null;
+        trace(key, node.name() + " add " + new String(value.bytes()) + " " + added);
+        return added;
+      });
     }
 
     @Override
     public CompletableFuture<Boolean> delete(String key) {
-      return submit(() -> data.remove(key) != null);
+      return submit(() -> {
+        trace(key, node.name() + " delete");
+        return server.ignoresDeletes ? Boolean.TRUE : server.data.remove(key) != null;
+      });
     }
 
     @Override
@@ -183,7 +240,8 @@ final class SimulatedFleet implements Backend {
       return submit(() -> {
         Map<String, Boolean> out = new LinkedHashMap<>();
         for (String k : copy) {
-          out.put(k, data.remove(k) != null);
+          trace(k, node.name() + " deleteMulti");
+          out.put(k, server.ignoresDeletes || server.data.remove(k) != null);
         }
         return out;
       });
@@ -191,15 +249,15 @@ final class SimulatedFleet implements Backend {
 
     @Override
     public CompletableFuture<Boolean> touch(String key, Duration ttl) {
-      return submit(() -> data.containsKey(key));
+      return submit(() -> server.data.containsKey(key));
     }
 
     @Override
     public CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl) {
       return submit(() -> {
-        CachedValue old = data.get(key);
+        CachedValue old = server.data.get(key);
         long v = old == null ? initial : Long.parseLong(new String(old.bytes())) + delta;
-        data.put(key, CachedValue.of(Long.toString(v).getBytes(), 0));
+        server.data.put(key, CachedValue.of(Long.toString(v).getBytes(), 0));
         return v;
       });
     }
@@ -212,7 +270,7 @@ final class SimulatedFleet implements Backend {
     @Override
     public CompletableFuture<Void> flushAll() {
       return submit(() -> {
-        data.clear();
+        server.data.clear();
         return null;
       });
     }
@@ -220,13 +278,56 @@ final class SimulatedFleet implements Backend {
     @Override
     public void close() {
       closed = true;
-      resume();
-      worker.interrupt();
     }
   }
 
+  /**
+   * Stops and continues, kills and restarts (with their data, as a persistent Redis or the worst
+   * case) random servers of {@code nodes}, one at a time, until {@code running} is cleared; the pauses
+   * are shorter than the detection, or about as long. Runs on the calling thread.
+   */
+  void chaos(List<Node> nodes, long seed, java.util.concurrent.atomic.AtomicBoolean running) {
+    java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+    try {
+      Thread.sleep(100);
+      while (running.get()) {
+        SimNode victim = node(nodes.get(random.nextInt(nodes.size())));
+        int action = random.nextInt(3);
+        if (action == 0) {
+          victim.pause();
+          Thread.sleep(20 + random.nextInt(150));
+          victim.resume();
+        } else if (action == 1) {
+          victim.pause();
+          Thread.sleep(5 + random.nextInt(60));
+          victim.resume();
+        } else {
+          victim.kill();
+          Thread.sleep(20 + random.nextInt(150));
+          victim.restart(true);
+        }
+        Thread.sleep(random.nextInt(80));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      nodes.forEach(n -> node(n).resume());
+    }
+  }
+
+  /** Failover that detects in a few requests and probes every few milliseconds, for model tests. */
+  static FailoverOptions.Builder fastFailover() {
+    return FailoverOptions.builder()
+        .failureThreshold(3)
+        .maxEjectedPercent(100)
+        .probeInterval(Duration.ofMillis(5))
+        .maxProbeInterval(Duration.ofMillis(30))
+        .probeTimeout(Duration.ofMillis(100));
+  }
+
+  /** The server at {@code node}'s address. */
   SimNode node(Node node) {
-    return nodes.get(node);
+    return nodes.computeIfAbsent(Member.identity(node), id -> new SimNode(node));
   }
 
   @Override
@@ -236,7 +337,7 @@ final class SimulatedFleet implements Backend {
 
   @Override
   public NodeConnection connect(Node node, Duration requestTimeout) {
-    return nodes.computeIfAbsent(node, SimNode::new);
+    return new SimConnection(node(node), node);
   }
 
   @Override

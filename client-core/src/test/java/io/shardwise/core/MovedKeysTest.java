@@ -1,0 +1,168 @@
+package io.shardwise.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardwise.client.TopologyChange;
+import io.shardwise.routing.HashTag;
+import io.shardwise.routing.Node;
+import io.shardwise.routing.Router;
+import io.shardwise.routing.ServerList;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The pure routing decision for keys that moved: phases, sources, clears and former owners. */
+class MovedKeysTest {
+
+  private static final long SETTLE = 1_000;
+  private static final long WARM = 10_000;
+  private static final TopologyOptions OPTIONS =
+      TopologyOptions.defaults().withSettle(Duration.ofNanos(SETTLE)).withWarmUp(Duration.ofNanos(WARM));
+
+  /** Members by address, shared by every placement built here, as the client shares them. */
+  private final Map<String, Member> members = new HashMap<>();
+  private final Topology five = placement("a:1,b:2,c:3,d:4,e:5");
+  private final Topology six = placement("a:1,b:2,c:3,d:4,e:5,f:6");
+  /** Six servers, one added to five at time 0. */
+  private final Topology added = six.withHistory(new Transition[] {change(five, six, 0)});
+  private final String moved = movedKey(five, six);
+
+  private Topology placement(String servers) {
+    Router r = RouterSpec.of("hrw").build(ServerList.parse(servers));
+    Member[] ms = new Member[r.size()];
+    for (int i = 0; i < ms.length; i++) {
+      Node n = r.nodes().get(i);
+      ms[i] = members.computeIfAbsent(Member.identity(n), id -> new Member(n, null));
+    }
+    return new Topology(r, HashTag.NONE, ms, null);
+  }
+
+  private static Transition change(Topology before, Topology after, long start) {
+    TopologyChange c = new TopologyChange(before.nodes, after.nodes, List.of(), List.of(), 0.5, Instant.now(), Duration.ZERO);
+    return new Transition(before, c, start, OPTIONS);
+  }
+
+  private static Member owner(Topology t, String key) {
+    return t.members[t.primary(key)];
+  }
+
+  /** A key that {@code before} and {@code after} put on different servers. */
+  private static String movedKey(Topology before, Topology after) {
+    for (int i = 0; ; i++) {
+      if (owner(before, "k" + i) != owner(after, "k" + i)) {
+        return "k" + i;
+      }
+    }
+  }
+
+  @Test
+  void withoutHistoryThereIsNothingToDecide() {
+    assertThat(MovedKeys.route(placement("a:1,b:2,c:3"), "k", 0)).isNull();
+  }
+
+  @Test
+  void aSettlingKeyIsServedByThePreviousPlacementAndItsWritesClearTheNewOwner() {
+    Topology t = added;
+    String key = moved;
+    MovedKeys.Move move = MovedKeys.route(t, key, SETTLE - 1);
+    assertThat(move.settling(t)).isTrue();
+    assertThat(move.serving.members[move.servingPrimary]).isSameAs(owner(five, key));
+    assertThat(move.sources).isEmpty();
+    assertThat(move.clears).containsExactly(owner(six, key));
+    assertThat(move.copies).isFalse();
+  }
+
+  @Test
+  void aWarmingKeyIsReadOnItsNewOwnerThenItsPreviousOneWhichItsWritesClear() {
+    Topology t = added;
+    String key = moved;
+    MovedKeys.Move early = MovedKeys.route(t, key, SETTLE);
+    assertThat(early.settling(t)).isFalse();
+    assertThat(early.serving.members[early.servingPrimary]).isSameAs(owner(six, key));
+    assertThat(early.sources).containsExactly(owner(five, key));
+    assertThat(early.clears).containsExactly(owner(five, key));
+    assertThat(early.formerOwners).isEmpty();
+    assertThat(early.copies).as("no copy in the first settle of warming").isFalse();
+    assertThat(MovedKeys.route(t, key, 2 * SETTLE).copies).isTrue();
+  }
+
+  @Test
+  void afterTheWarmUpThePreviousOwnerIsOnlyMarked() {
+    Topology t = added;
+    String key = moved;
+    MovedKeys.Move move = MovedKeys.route(t, key, SETTLE + WARM);
+    assertThat(move.sources).isEmpty();
+    assertThat(move.clears).isEmpty();
+    assertThat(move.formerOwners).containsExactly(owner(five, key));
+    assertThat(t.readsHistory(SETTLE + WARM)).isFalse();
+    assertThat(t.readsHistory(SETTLE + WARM - 1)).isTrue();
+  }
+
+  @Test
+  void aKeyThatDidNotMoveTouchesNothingElse() {
+    Topology t = added;
+    String key = null;
+    for (int i = 0; key == null; i++) {
+      key = owner(five, "k" + i) == owner(six, "k" + i) ? "k" + i : null;
+    }
+    for (long now : new long[] {0, SETTLE, SETTLE + WARM}) {
+      MovedKeys.Move move = MovedKeys.route(t, key, now);
+      assertThat(move.touchesOthers()).as("at %d", now).isFalse();
+      assertThat(move.serving).isSameAs(t);
+    }
+  }
+
+  @Test
+  void chainedChangesReadEveryPreviousOwnerStillWarmingMostRecentFirst() {
+    Topology a = placement("a:1,b:2,c:3");
+    Topology b = placement("a:1,b:2,c:3,d:4");
+    Topology c = placement("a:1,b:2,c:3,d:4,e:5");
+    String key = null;
+    for (int i = 0; key == null; i++) {
+      String k = "k" + i;
+      boolean distinct = owner(a, k) != owner(b, k) && owner(b, k) != owner(c, k) && owner(a, k) != owner(c, k);
+      key = distinct ? k : null;
+    }
+    // b came 2 SETTLE after a -> b; both warm at 3 SETTLE.
+    Topology t = c.withHistory(new Transition[] {change(b, c, 2 * SETTLE), change(a, b, 0)});
+    MovedKeys.Move move = MovedKeys.route(t, key, 3 * SETTLE);
+    assertThat(move.sources).containsExactly(owner(b, key), owner(a, key));
+    assertThat(move.clears).containsExactly(owner(b, key), owner(a, key));
+    // While the second change settles, the key is served as under b, warmed from a, and cleared on c.
+    MovedKeys.Move settling = MovedKeys.route(t, key, 2 * SETTLE);
+    assertThat(settling.serving.members[settling.servingPrimary]).isSameAs(owner(b, key));
+    assertThat(settling.sources).containsExactly(owner(a, key));
+    assertThat(settling.clears).containsExactly(owner(c, key), owner(a, key));
+    // Once the first change is only remembered, its previous owner is marked.
+    MovedKeys.Move later = MovedKeys.route(t, key, SETTLE + WARM + 1);
+    assertThat(later.sources).containsExactly(owner(b, key));
+    assertThat(later.formerOwners).containsExactly(owner(a, key));
+  }
+
+  @Test
+  void aReversedChangeMarksTheServerThatHeldTheKeyInBetween() {
+    String key = moved;
+    // five -> six at 0, six -> five (the same placement as before) at 100 WARM.
+    Topology back = five.withHistory(new Transition[] {change(six, five, 100 * WARM)});
+    MovedKeys.Move move = MovedKeys.route(back, key, 100 * WARM + SETTLE + WARM);
+    assertThat(move.formerOwners).containsExactly(owner(six, key));
+    MovedKeys.Move warming = MovedKeys.route(back, key, 100 * WARM + SETTLE);
+    assertThat(warming.sources).containsExactly(owner(six, key));
+  }
+
+  @Test
+  void theServerThatTakesTheWriteIsNeverAmongItsDeletes() {
+    Topology t = added;
+    String key = moved;
+    MovedKeys.Move move = MovedKeys.route(t, key, SETTLE);
+    Member previous = owner(five, key);
+    // The new owner is out and the write fails over to the previous owner: nothing is deleted there.
+    assertThat(move.clearsBesides(previous)).isEmpty();
+    assertThat(move.clearsBesides(owner(six, key))).containsExactly(previous);
+    MovedKeys.Move remembered = MovedKeys.route(t, key, SETTLE + WARM);
+    assertThat(remembered.formerOwnersBesides(previous)).isEmpty();
+  }
+}

@@ -1,0 +1,146 @@
+package io.shardwise.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.Codecs;
+import io.shardwise.routing.Node;
+import io.shardwise.routing.ServerList;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Server-list changes under concurrency: 8 threads read, write, delete and fill (cache-aside
+ * {@code add}) versioned values while the list changes every few tens of milliseconds between
+ * lists that add, remove, replace, restore and rename servers, so that changes are reversed while
+ * settling, while warming and after their warm-up, and changes follow each other within each
+ * other's windows; meanwhile servers stop and continue, die and come back with their data, and 2%
+ * of all requests are lost unapplied. No read may return a value older than one confirmed written
+ * (or deleted) by this client before the read started.
+ *
+ * <p>{@link #theCheckerFindsOldValuesOnServersThatKeepDeletedValues} runs the same load on servers
+ * that acknowledge deletes without applying them: the old values then stay, and the check finds
+ * them.
+ */
+class TopologyModelTest {
+
+  private static final int KEYS = 2000;
+  private static final int THREADS = 8;
+  private static final long RUN_MILLIS = 3000;
+  /** Reads 48%, writes 44%, cache-aside fills 8%. */
+  private static final VersionedLoad.Mix MIX = new VersionedLoad.Mix(40, 8, 30, 8, 6, 4, 4);
+
+  /** Lists over the servers a..h: grow, shrink, a replacement (h for e), a rename (e as "z"). */
+  private static final List<String> LISTS =
+      List.of(
+          "a:1,b:2,c:3,d:4,e:5",
+          "a:1,b:2,c:3,d:4,e:5,f:6",
+          "a:1,b:2,c:3,d:4,e:5,f:6,g:7",
+          "a:1,b:2,c:3,d:4,h:8",
+          "a:1,b:2,c:3,d:4,z=e:5",
+          "a:1,b:2,c:3,e:5,f:6",
+          "a:1,c:3,d:4,e:5,g:7,h:8");
+
+  record Outcome(long reads, long hits, long writes, long changes, long stale, long wrong, List<String> examples) {}
+
+  /** Seeds 1, 2, 3 per router; {@code -Dtopology.model.seeds=N} runs seeds 1..N. */
+  static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> runs() {
+    long seeds = Long.getLong("topology.model.seeds", 3);
+    List<org.junit.jupiter.params.provider.Arguments> out = new ArrayList<>();
+    for (String router : List.of("ketama", "hrw", "maglev")) {
+      for (long seed = 1; seed <= seeds; seed++) {
+        out.add(org.junit.jupiter.params.provider.Arguments.of(router, seed));
+      }
+    }
+    return out.stream();
+  }
+
+  @ParameterizedTest(name = "{0}, seed {1}")
+  @MethodSource("runs")
+  void noReadReturnsAnOlderValueThanOneConfirmedWhileTheListChangesAndChangesBack(String router, long seed)
+      throws Exception {
+    Outcome outcome = run(router, seed, false);
+    assertThat(outcome.changes()).as("list changes applied").isGreaterThan(15);
+    assertThat(outcome.hits()).as("reads found values").isGreaterThan(1000);
+    assertThat(outcome.wrong()).as("values of other keys").isZero();
+    assertThat(outcome.stale()).as("old values read; examples: %s", outcome.examples()).isZero();
+  }
+
+  @ParameterizedTest(name = "{0}, seed {1}")
+  @org.junit.jupiter.params.provider.CsvSource({"ketama, 1"})
+  void theCheckerFindsOldValuesOnServersThatKeepDeletedValues(String router, long seed) throws Exception {
+    Outcome outcome = run(router, seed, true);
+    assertThat(outcome.stale()).as("the checker sees old values").isPositive();
+  }
+
+  private Outcome run(String router, long seed, boolean brokenDeletes) throws Exception {
+    SimulatedFleet fleet = new SimulatedFleet();
+    SimulatedFleet.TRACE.clear();
+    AsyncCacheClient<String> client =
+        ShardwiseClient.builder()
+            .backend(fleet)
+            .servers(LISTS.get(0))
+            .router(RouterSpec.of(router))
+            .timeout(Duration.ofMillis(40))
+            .failover(SimulatedFleet.fastFailover().build())
+            .topology(
+                TopologyOptions.defaults()
+                    .withSettle(Duration.ofMillis(30))
+                    .withWarmUp(Duration.ofMillis(120))
+                    .withConnectWait(Duration.ofMillis(20)))
+            .codec(Codecs.utf8())
+            .build();
+    for (Node n : ServerList.parse("a:1,b:2,c:3,d:4,e:5,f:6,g:7,h:8")) {
+      fleet.node(n).lossRate = 0.02;
+      fleet.node(n).ignoresDeletes = brokenDeletes;
+    }
+    AtomicBoolean running = new AtomicBoolean(true);
+    AtomicLong changes = new AtomicLong();
+    VersionedLoad load = new VersionedLoad(client.sync(), "t:", KEYS, THREADS, MIX).start(seed);
+    Thread changer =
+        new Thread(
+            () -> {
+              SplittableRandom random = new SplittableRandom(seed * 7919);
+              while (running.get()) {
+                try {
+                  String list = LISTS.get(random.nextInt(LISTS.size()));
+                  SimulatedFleet.trace("*", "change to " + list);
+                  client.updateServers(ServerList.parse(list)).join();
+                  changes.incrementAndGet();
+                  Thread.sleep(random.nextInt(200));
+                } catch (InterruptedException e) {
+                  return;
+                } catch (RuntimeException e) {
+                  // a list refused: not expected, counted by the assertion on changes
+                }
+              }
+            },
+            "changes");
+    List<Node> servers = ServerList.parse("a:1,b:2,c:3,d:4,e:5,f:6,g:7,h:8");
+    Thread chaos = new Thread(() -> fleet.chaos(servers, seed * 31 + 7, running), "chaos");
+    changer.start();
+    chaos.start();
+    Thread.sleep(RUN_MILLIS);
+    running.set(false);
+    VersionedLoad.Outcome done = load.stop();
+    changer.join(5000);
+    chaos.join(5000);
+    client.close();
+    Outcome outcome =
+        new Outcome(done.reads(), done.hits(), done.writes(), changes.get(), done.stale(), done.wrong(), done.examples());
+    System.out.printf(
+        "[topology model] %s seed %d%s: %d changes, %d reads (%d hits), %d writes, %d old, %d wrong%n",
+        router, seed, brokenDeletes ? " (deletes ignored)" : "", outcome.changes(), outcome.reads(),
+        outcome.hits(), outcome.writes(), outcome.stale(), outcome.wrong());
+    if (SimulatedFleet.TRACING && outcome.stale() > 0) {
+      System.out.println("CHANGES:\n  " + String.join("\n  ", SimulatedFleet.TRACE.get("*")));
+    }
+    return outcome;
+  }
+}

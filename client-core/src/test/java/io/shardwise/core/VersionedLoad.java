@@ -1,0 +1,188 @@
+package io.shardwise.core;
+
+import io.shardwise.client.CacheClient;
+import io.shardwise.client.MultiResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The load of the model tests: threads read, write, delete and fill versioned values ({@code
+ * key|version}) and check every value read: a value of another key is wrong, and one older than a
+ * version whose write (or delete) was confirmed before the read started is stale. Key {@code i} is
+ * written only by thread {@code i % threads}, so its versions are written in order.
+ */
+final class VersionedLoad {
+
+  /** Shares of the operations, in percent (summing to 100). */
+  record Mix(int get, int getMulti, int set, int fill, int delete, int setMulti, int deleteMulti) {
+    Mix {
+      if (get + getMulti + set + fill + delete + setMulti + deleteMulti != 100) {
+        throw new IllegalArgumentException("shares must sum to 100");
+      }
+    }
+  }
+
+  /** What a run read and wrote. */
+  record Outcome(long reads, long hits, long writes, long stale, long wrong, List<String> examples) {}
+
+  private final CacheClient<String> client;
+  private final String prefix;
+  private final int keys;
+  private final int threads;
+  private final Mix mix;
+  private final AtomicLongArray confirmed;
+  private final AtomicBoolean running = new AtomicBoolean(true);
+  private final AtomicLong reads = new AtomicLong();
+  private final AtomicLong hits = new AtomicLong();
+  private final AtomicLong writes = new AtomicLong();
+  private final ConcurrentLinkedQueue<String> stale = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
+  private final List<Thread> workers = new ArrayList<>();
+
+  VersionedLoad(CacheClient<String> client, String prefix, int keys, int threads, Mix mix) {
+    this.client = client;
+    this.prefix = prefix;
+    this.keys = keys;
+    this.threads = threads;
+    this.mix = mix;
+    this.confirmed = new AtomicLongArray(keys);
+  }
+
+  /** Starts the threads; thread {@code t} draws from {@code new SplittableRandom(seed * 1000 + t)}. */
+  VersionedLoad start(long seed) {
+    for (int t = 0; t < threads; t++) {
+      int thread = t;
+      Thread w = new Thread(() -> run(new SplittableRandom(seed * 1000 + thread), thread), "model-" + t);
+      workers.add(w);
+      w.start();
+    }
+    return this;
+  }
+
+  /** Stops the threads, waits for them, and returns what they did. */
+  Outcome stop() throws InterruptedException {
+    running.set(false);
+    for (Thread w : workers) {
+      w.join(5000);
+    }
+    return new Outcome(
+        reads.get(), hits.get(), writes.get(), stale.size(), wrong.size(), stale.stream().limit(5).toList());
+  }
+
+  private void run(SplittableRandom random, int thread) {
+    long[] next = new long[keys];
+    while (running.get()) {
+      int op = random.nextInt(100);
+      try {
+        if ((op -= mix.get()) < 0) {
+          int i = random.nextInt(keys);
+          long min = confirmed.get(i);
+          String value = client.get(key(i));
+          reads.incrementAndGet();
+          check(i, value, min);
+        } else if ((op -= mix.getMulti()) < 0) {
+          int[] idx = new int[8];
+          long[] min = new long[8];
+          List<String> batch = new ArrayList<>();
+          for (int k = 0; k < 8; k++) {
+            idx[k] = random.nextInt(keys);
+            min[k] = confirmed.get(idx[k]);
+            batch.add(key(idx[k]));
+          }
+          MultiResult<String> result = client.getMulti(batch);
+          for (int k = 0; k < 8; k++) {
+            reads.incrementAndGet();
+            check(idx[k], result.values().get(key(idx[k])), min[k]);
+          }
+        } else if ((op -= mix.set()) < 0) {
+          int i = owned(random, thread);
+          long version = ++next[i];
+          client.set(key(i), key(i) + "|" + version, Duration.ZERO);
+          confirm(i, version);
+        } else if ((op -= mix.fill()) < 0) {
+          // A cache-aside fill of the row as the "database" has it now: this thread's last write.
+          int i = owned(random, thread);
+          client.add(key(i), key(i) + "|" + next[i], Duration.ZERO);
+        } else if ((op -= mix.delete()) < 0) {
+          int i = owned(random, thread);
+          long version = ++next[i];
+          client.delete(key(i));
+          confirm(i, version);
+        } else if ((op -= mix.setMulti()) < 0) {
+          Map<String, String> batch = new LinkedHashMap<>();
+          long[] versions = new long[4];
+          int[] idx = new int[4];
+          for (int k = 0; k < 4; k++) {
+            idx[k] = owned(random, thread);
+            versions[k] = ++next[idx[k]];
+            batch.put(key(idx[k]), key(idx[k]) + "|" + versions[k]);
+          }
+          MultiResult<Boolean> result = client.setMulti(batch, Duration.ZERO);
+          for (int k = 0; k < 4; k++) {
+            if (result.values().containsKey(key(idx[k]))) {
+              confirm(idx[k], versions[k]);
+            }
+          }
+        } else {
+          List<String> batch = new ArrayList<>();
+          long[] versions = new long[3];
+          int[] idx = new int[3];
+          for (int k = 0; k < 3; k++) {
+            idx[k] = owned(random, thread);
+            versions[k] = ++next[idx[k]];
+            batch.add(key(idx[k]));
+          }
+          MultiResult<Boolean> result = client.deleteMulti(batch);
+          for (int k = 0; k < 3; k++) {
+            if (result.values().containsKey(key(idx[k]))) {
+              confirm(idx[k], versions[k]);
+            }
+          }
+        }
+      } catch (RuntimeException expected) {
+        // node failures while nodes flap: the write's version stays unconfirmed
+      }
+    }
+  }
+
+  private void confirm(int i, long version) {
+    confirmed.accumulateAndGet(i, version, Math::max);
+    writes.incrementAndGet();
+  }
+
+  private void check(int i, String value, long min) {
+    if (value == null) {
+      return;
+    }
+    hits.incrementAndGet();
+    int bar = value.lastIndexOf('|');
+    if (bar < 0 || !value.substring(0, bar).equals(key(i))) {
+      wrong.add(key(i) + " read " + value);
+      return;
+    }
+    long version = Long.parseLong(value.substring(bar + 1));
+    if (version < min) {
+      stale.add(key(i) + " read version " + version + " after version " + min + " was confirmed");
+      if (SimulatedFleet.TRACING && stale.size() == 1) {
+        SimulatedFleet.trace(key(i), "STALE read " + version + " after " + min);
+        System.out.println("TRACE " + key(i) + ":\n  " + String.join("\n  ", SimulatedFleet.TRACE.get(key(i))));
+      }
+    }
+  }
+
+  private int owned(SplittableRandom random, int thread) {
+    return thread + threads * random.nextInt(keys / threads);
+  }
+
+  private String key(int i) {
+    return prefix + i;
+  }
+}
