@@ -180,6 +180,139 @@ class TopologyChangeIT {
   }
 
   /**
+   * A change and its reversal after the warm-up (a server added, then removed again): the keys that
+   * moved to the added server and were rewritten there go back to their first servers, which still
+   * hold the values from before the first change. None of those is read.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void aChangeReversedAfterItsWarmUpReadsNothingStale(CacheFleet fleet) {
+    String five = servers(fleet, 0, 1, 2, 3, 4);
+    String six = servers(fleet, 0, 1, 2, 3, 4, 5);
+    changesUnderLoad(
+        fleet, five, Duration.ofMillis(500), Duration.ofSeconds(2), "5 -> 6, back to 5 after the warm-up",
+        (client, load) -> {
+          client.updateServers(ServerList.parse(six)).join();
+          CacheFleet.sleep(3_000); // past the warm-up: the moved keys are written on the sixth server only
+          load.over(WINDOW_READS);
+          client.updateServers(ServerList.parse(five)).join();
+          load.over(3 * WINDOW_READS);
+        });
+  }
+
+  /**
+   * Many changes under load, cycling through 5, 6 and 7 servers, each made as soon as the one
+   * before has settled, so that changes follow each other while warming, after it, and back.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void manyChangesBackAndForthUnderLoadReadNothingStale(CacheFleet fleet) {
+    List<String> lists =
+        List.of(servers(fleet, 0, 1, 2, 3, 4), servers(fleet, 0, 1, 2, 3, 4, 5), servers(fleet, 0, 1, 2, 3, 4, 5, 6));
+    changesUnderLoad(
+        fleet, lists.get(0), Duration.ofMillis(100), Duration.ofMillis(400), "60 changes among 5, 6 and 7 servers",
+        (client, load) -> {
+          java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+          for (int i = 0; i < 60; i++) {
+            client.updateServers(ServerList.parse(lists.get(random.nextInt(lists.size())))).join();
+            CacheFleet.sleep(random.nextInt(300));
+          }
+          load.over(WINDOW_READS);
+        });
+  }
+
+  /**
+   * Runs {@code changes} on one client under cache-aside load and requires no error, stale or wrong
+   * value over the reads from the first change on.
+   */
+  private static void changesUnderLoad(
+      CacheFleet fleet,
+      String from,
+      Duration settle,
+      Duration warmUp,
+      String label,
+      java.util.function.BiConsumer<AsyncCacheClient<String>, CacheAsideLoad> changes) {
+    fleet.reset();
+    TopologyOptions options = TopologyOptions.defaults().withSettle(settle).withWarmUp(warmUp);
+    try (AsyncCacheClient<String> client = client(fleet, from, options);
+        CacheAsideLoad load = new CacheAsideLoad(List.of(client), KEYS, THREADS).preload().start()) {
+      load.over(WINDOW_READS);
+      CacheAsideLoad.Counts start = load.counts();
+      changes.accept(client, load);
+      CacheAsideLoad.Counts run = load.counts().minus(start);
+      load.stop();
+      System.out.printf(
+          "TOPOLOGY %s %s: %d reads, hit rate %.4f, errors %d, stale %d, wrong %d%n",
+          fleet, label, run.reads(), run.hitRate(), run.errors(), run.stale(), run.wrong());
+      assertThat(load.firstProblems).as("errors, stale and wrong values").isEmpty();
+    }
+  }
+
+  /**
+   * A server added while it is not running: during the warm-up, writes of the keys that moved to
+   * it go to the next server of their order, usually the one they moved from. Nothing written is
+   * lost to the delete of the moved keys' old copies.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void writesOfKeysMovedToAnAddedServerThatIsDownAreNotLost(CacheFleet fleet) throws Exception {
+    fleet.reset();
+    String five = servers(fleet, 0, 1, 2, 3, 4);
+    int port;
+    try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = free.getLocalPort(); // nothing listens there once closed
+    }
+    TopologyOptions options =
+        TopologyOptions.defaults().withSettle(Duration.ofMillis(500)).withWarmUp(Duration.ofSeconds(60));
+    try (AsyncCacheClient<String> client = client(fleet, five, options)) {
+      client.updateServers(ServerList.parse(five + ",127.0.0.1:" + port)).join();
+      io.shardwise.routing.Node down = io.shardwise.routing.Node.of("127.0.0.1", port);
+      List<String> moved =
+          IntStream.range(0, 5_000).mapToObj(i -> "down:" + i).filter(k -> client.nodeFor(k).equals(down)).toList();
+      CacheFleet.sleep(600); // warming
+      for (String key : moved) {
+        client.sync().set(key, "set", Duration.ZERO);
+      }
+      long setLost = moved.stream().filter(k -> !"set".equals(client.sync().get(k))).count();
+      for (String key : moved) {
+        client.sync().delete(key);
+        client.sync().add(key, "added", Duration.ZERO);
+      }
+      long addLost = moved.stream().filter(k -> !"added".equals(client.sync().get(k))).count();
+      System.out.printf(
+          "TOPOLOGY %s writes of %d keys moved to an added server that is down, while warming: %d sets lost, %d adds lost%n",
+          fleet, moved.size(), setLost, addLost);
+      assertThat(moved).hasSizeGreaterThan(300);
+      assertThat(setLost).isZero();
+      assertThat(addLost).isZero();
+    }
+  }
+
+  /**
+   * A second change while the first one warms up (two edits of a servers file 15 s apart, say):
+   * the keys the first change moved are still read where they were, through both changes.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void aSecondChangeWhileTheFirstWarmsUpKeepsTheHitRate(CacheFleet fleet) {
+    CacheAsideLoad.Counts window;
+    fleet.reset();
+    try (AsyncCacheClient<String> client = client(fleet, servers(fleet, 0, 1, 2, 3, 4), warm(Duration.ZERO));
+        CacheAsideLoad load = new CacheAsideLoad(List.of(client), KEYS, THREADS).preload().start()) {
+      load.over(WINDOW_READS);
+      client.updateServers(ServerList.parse(servers(fleet, 0, 1, 2, 3, 4, 5))).join();
+      client.updateServers(ServerList.parse(servers(fleet, 0, 1, 2, 3, 4, 5, 6))).join();
+      window = load.over(WINDOW_READS);
+      load.stop();
+      System.out.printf(
+          "TOPOLOGY %s 5 -> 6 -> 7 while warming: hit rate over the first %d reads after %.4f; errors %d, stale %d, wrong %d%n",
+          fleet, window.reads(), window.hitRate(), load.counts().errors(), load.counts().stale(), load.counts().wrong());
+      assertThat(load.firstProblems).as("errors, stale and wrong values").isEmpty();
+    }
+    assertThat(window.hitRate()).isGreaterThanOrEqualTo(0.99);
+  }
+
+  /**
    * A warm-up copy never outlives its original where the server tells what it has left (Redis
    * {@code PTTL}); on memcached, which does not, it gets the copy TTL.
    */
