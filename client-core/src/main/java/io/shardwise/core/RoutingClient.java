@@ -14,6 +14,20 @@ import io.shardwise.client.ShardwiseException;
 import io.shardwise.client.TopologyChange;
 import io.shardwise.client.TopologyStatus;
 import io.shardwise.client.ValueCodec;
+import io.shardwise.core.internal.change.LongestTtl;
+import io.shardwise.core.internal.change.Topologies;
+import io.shardwise.core.internal.change.WarmUp;
+import io.shardwise.core.internal.health.DeadlineScanner;
+import io.shardwise.core.internal.health.DirtyCopies;
+import io.shardwise.core.internal.health.Failback;
+import io.shardwise.core.internal.health.FleetHealth;
+import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.FailoverOrder;
+import io.shardwise.core.internal.route.MovedKeys;
+import io.shardwise.core.internal.route.Routes;
+import io.shardwise.core.internal.route.Topology;
+import io.shardwise.core.internal.route.Transition;
+import io.shardwise.core.internal.spill.BoundedReads;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.KeyRules;
@@ -57,6 +71,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final Duration timeout;
   private final int maxValueBytes;
   private final Failback failback;
+  private final Routes routes;
   private final boolean redistributing;
   private final boolean retrying;
   private final ClientMetrics metrics;
@@ -86,7 +101,12 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.failback = health.failback();
     this.topology = topology;
     this.health = health;
-    health.watchTopology(() -> this.topology);
+    health.watchMembers(
+        () -> {
+          Set<Member> members = new LinkedHashSet<>();
+          this.topology.collectMembers(members, System.nanoTime());
+          return members;
+        });
     this.warmUp = new WarmUp(settings.options().copyTtl(), metrics);
     this.ttls = settings.ttls();
     this.topologies = new Topologies(settings, backend, health, metrics, () -> this.topology, t -> this.topology = t);
@@ -95,7 +115,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.timeout = timeout;
     this.maxValueBytes = maxValueBytes;
     FailoverOptions failover = health.options();
-    this.redistributing = failover.failureMode() == FailureMode.REDISTRIBUTE;
+    this.routes = new Routes(failover.failureMode());
+    this.redistributing = routes.redistributes();
     this.retrying = failover.failureMode() == FailureMode.RETRY && failover.retryAttempts() > 0;
     this.description = "shardwise(" + backend.name() + ", " + routerDescription;
     this.sync = new SyncCacheClient<>(this, timeout);
@@ -181,9 +202,9 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       }
     }
     int node = select(t, hash, primary);
-    if (node == FleetHealth.NONE) {
+    if (node == Routes.NONE) {
       release(release);
-      return CompletableFuture.failedFuture(health.unavailable(t, primary, key));
+      return CompletableFuture.failedFuture(routes.unavailable(t, primary, key));
     }
     if (failback.isOldCopy(t.members[node], key)) {
       release(release);
@@ -265,8 +286,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       }
     }
     int node = select(t, hash, primary);
-    if (node == FleetHealth.NONE) {
-      return CompletableFuture.failedFuture(health.unavailable(t, primary, key));
+    if (node == Routes.NONE) {
+      return CompletableFuture.failedFuture(routes.unavailable(t, primary, key));
     }
     if (failback.isOldCopy(t.members[node], key)) {
       metrics.oldCopySkipped(t.nodes.get(node));
@@ -461,8 +482,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
    * FleetHealth#NONE}.
    */
   private int select(Topology t, long hash, int primary) {
-    int node = health.select(t, hash, primary);
-    if (node != FleetHealth.NONE && node != primary) {
+    int node = routes.select(t, hash, primary);
+    if (node != Routes.NONE && node != primary) {
       metrics.redirected(t.nodes.get(primary), t.nodes.get(node), "failover");
     }
     return node;
@@ -562,7 +583,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       return new Sent<>(t.members[primary], sendWrite(t, primary, key, operation, ttl, op, replaces));
     }
     if (!redistributing) {
-      return new Sent<>(null, CompletableFuture.failedFuture(health.unavailable(t, primary, key)));
+      return new Sent<>(null, CompletableFuture.failedFuture(routes.unavailable(t, primary, key)));
     }
     try (Failback.Fence fence = failback.fence()) {
       int target;
@@ -617,16 +638,16 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     for (int attempt = 0; attempt <= t.nodes.size(); attempt++) {
       FailoverOrder.Route route = t.order.route(hash, t.available);
       int target = route.target;
-      if (target == FleetHealth.NONE) {
-        throw health.unavailable(t, primary, key);
+      if (target == Routes.NONE) {
+        throw routes.unavailable(t, primary, key);
       }
       if (route.skippedCount == 0) {
         return target;
       }
-      if (!fence.enter(t, route)) {
+      if (!fence.enter(t.members, route.skipped, route.skippedCount)) {
         continue; // a skipped node came back meanwhile: route again
       }
-      ShardwiseException full = fence.record(t, key, route);
+      ShardwiseException full = fence.record(t.members, key, t.members[target], route.skipped, route.skippedCount);
       if (full != null) {
         throw full;
       }
@@ -693,8 +714,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         }
       }
       int node = select(t, hash, primary);
-      if (node == FleetHealth.NONE) {
-        unavailable.put(key, health.unavailable(t, primary, key));
+      if (node == Routes.NONE) {
+        unavailable.put(key, routes.unavailable(t, primary, key));
         return node;
       }
       if (failback.isOldCopy(t.members[node], key)) {
@@ -710,15 +731,15 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         return add(byNode, primary, key);
       }
       if (!redistributing) {
-        unavailable.put(key, health.unavailable(t, primary, key));
-        return FleetHealth.NONE;
+        unavailable.put(key, routes.unavailable(t, primary, key));
+        return Routes.NONE;
       }
       int target;
       try {
         target = redirect(t, key, hash, primary, fence);
       } catch (ShardwiseException e) {
         unavailable.put(key, e);
-        return FleetHealth.NONE;
+        return Routes.NONE;
       }
       return add(target == primary ? byNode : redirectedByNode, target, key);
     }
@@ -1025,7 +1046,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         }
         continue;
       }
-      if (node == FleetHealth.NONE) {
+      if (node == Routes.NONE) {
         result.error(key, plan.unavailable.get(key));
         continue;
       }
@@ -1753,12 +1774,12 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   @Override
   public Map<Node, NodeState> nodeStates() {
-    return health.states(topology);
+    return health.states(topology.members);
   }
 
   @Override
   public Map<Node, NodeStatus> nodeStatus() {
-    return health.status(topology);
+    return health.status(topology.members);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.shardwise.core;
 
+import io.shardwise.core.internal.route.Transition;
 import java.time.Duration;
 import java.util.Objects;
 

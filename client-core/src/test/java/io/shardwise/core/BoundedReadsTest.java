@@ -8,6 +8,8 @@ import io.shardwise.client.CacheClient;
 import io.shardwise.client.Codecs;
 import io.shardwise.client.LoadReport;
 import io.shardwise.client.MultiResult;
+import io.shardwise.core.internal.spill.FrequencySketch;
+import io.shardwise.core.internal.spill.LoadWindow;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.KeyRules;
 import java.time.Duration;

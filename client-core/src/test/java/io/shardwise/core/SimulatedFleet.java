@@ -1,6 +1,7 @@
 package io.shardwise.core;
 
 import io.shardwise.client.CachedValue;
+import io.shardwise.core.internal.health.Member;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.KeyRules;

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.ClientBuilder;
+import io.shardwise.core.FailoverOptions;
 import io.shardwise.core.FailureMode;
 import io.shardwise.core.MemoryBackendProvider;
 import io.shardwise.core.RejoinPolicy;

@@ -1,8 +1,11 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.route;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardwise.client.TopologyChange;
+import io.shardwise.core.RouterSpec;
+import io.shardwise.core.TopologyOptions;
+import io.shardwise.core.internal.health.Member;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;

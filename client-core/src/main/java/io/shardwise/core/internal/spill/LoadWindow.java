@@ -1,6 +1,7 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.spill;
 
 import io.shardwise.bounded.LoadView;
+import io.shardwise.core.BoundedOptions;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
@@ -11,7 +12,7 @@ import java.util.function.LongSupplier;
  * total's) with an atomic increment; a bucket that comes round again is reset by the first thread
  * to see its stale time stamp (an increment racing with that reset may be lost: an estimate).
  */
-final class LoadWindow implements LoadView {
+public final class LoadWindow implements LoadView {
 
   private final int nodes;
   private final int buckets;
@@ -21,7 +22,7 @@ final class LoadWindow implements LoadView {
   private final LongSupplier nanoClock;
   private final IntPredicate available;
 
-  LoadWindow(int nodes, BoundedOptions options, LongSupplier nanoClock, IntPredicate available) {
+  public LoadWindow(int nodes, BoundedOptions options, LongSupplier nanoClock, IntPredicate available) {
     this.nodes = nodes;
     this.resolutionNanos = options.resolution().toNanos();
     this.buckets = (int) (options.window().toNanos() / resolutionNanos);
@@ -63,7 +64,7 @@ final class LoadWindow implements LoadView {
   }
 
   /** Counts one request to {@code node}. */
-  void record(int node) {
+  public void record(int node) {
     long tick = nanoClock.getAsLong() / resolutionNanos;
     int b = Math.floorMod(tick, buckets);
     bump(node * buckets + b, tick);

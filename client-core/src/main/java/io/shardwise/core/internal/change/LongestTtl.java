@@ -1,4 +1,4 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.change;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -9,19 +9,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * ago holds none of them any more (see {@link Topologies}). Recording costs one volatile read per
  * write once the longest TTL is known.
  */
-final class LongestTtl {
+public final class LongestTtl {
 
   private final AtomicLong nanos = new AtomicLong();
 
   /** Starts at the longest TTL the client gives copies of its own (failover, warm-up, spill). */
-  LongestTtl(Duration... floors) {
+  public LongestTtl(Duration... floors) {
     for (Duration d : floors) {
       record(d);
     }
   }
 
   /** Records a TTL sent with a write; {@link Duration#ZERO} is no expiry. */
-  void record(Duration ttl) {
+  public void record(Duration ttl) {
     long n = ttl.isZero() ? Long.MAX_VALUE : saturatedNanos(ttl);
     if (n > nanos.get()) {
       nanos.accumulateAndGet(n, Math::max);

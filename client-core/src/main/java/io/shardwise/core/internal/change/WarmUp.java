@@ -1,7 +1,10 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.change;
 
 import io.shardwise.client.CachedValue;
 import io.shardwise.client.ClientMetrics;
+import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.Transition;
+import io.shardwise.core.internal.spill.BoundedReads;
 import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,12 +37,12 @@ import java.util.function.Function;
  * afterwards cannot see one. Striping makes unrelated keys share a generation now and then: a
  * copy is then skipped (a miss later), never kept wrongly.
  */
-final class WarmUp {
+public final class WarmUp {
 
   private static final int STRIPES = 4096;
 
   /** Sends a request to a member, as the routing client does. */
-  interface Sender {
+  public interface Sender {
     <T> CompletableFuture<T> send(Member m, String operation, Function<NodeConnection, CompletableFuture<T>> op);
   }
 
@@ -49,11 +52,11 @@ final class WarmUp {
   private final ConcurrentHashMap<String, Set<CompletableFuture<Void>>> copying = new ConcurrentHashMap<>();
   private final Duration copyTtl;
   private final ClientMetrics metrics;
-  final java.util.concurrent.atomic.LongAdder reads = new java.util.concurrent.atomic.LongAdder();
-  final java.util.concurrent.atomic.LongAdder hits = new java.util.concurrent.atomic.LongAdder();
-  final java.util.concurrent.atomic.LongAdder copies = new java.util.concurrent.atomic.LongAdder();
+  public final java.util.concurrent.atomic.LongAdder reads = new java.util.concurrent.atomic.LongAdder();
+  public final java.util.concurrent.atomic.LongAdder hits = new java.util.concurrent.atomic.LongAdder();
+  public final java.util.concurrent.atomic.LongAdder copies = new java.util.concurrent.atomic.LongAdder();
 
-  WarmUp(Duration copyTtl, ClientMetrics metrics) {
+  public WarmUp(Duration copyTtl, ClientMetrics metrics) {
     this.copyTtl = copyTtl;
     this.metrics = metrics;
   }
@@ -64,7 +67,7 @@ final class WarmUp {
   }
 
   /** Counts a read on a moved key's previous node, and tells the metrics. */
-  void read(Member previous, Member owner, boolean hit) {
+  public void read(Member previous, Member owner, boolean hit) {
     reads.increment();
     if (hit) {
       hits.increment();
@@ -72,12 +75,12 @@ final class WarmUp {
     metrics.warmUpRead(previous.node, owner.node, hit);
   }
 
-  long generation(String key) {
+  public long generation(String key) {
     return generations.get(stripe(key));
   }
 
   /** Moves the key's generation on; returns the new generation. */
-  long bump(String key) {
+  public long bump(String key) {
     return generations.incrementAndGet(stripe(key));
   }
 
@@ -88,12 +91,12 @@ final class WarmUp {
    * copy read the old value on the previous node before the write's delete reached it, and was
    * added after the write's delete on the new node, before the write's second bump could stop it.
    */
-  boolean copiedSince(String key, long generation) {
+  public boolean copiedSince(String key, long generation) {
     return sent.get(stripe(key)) >= generation;
   }
 
   /** Whether copies are being written now: writes of any key then wait for them. */
-  boolean copying() {
+  public boolean copying() {
     return !copying.isEmpty();
   }
 
@@ -102,7 +105,7 @@ final class WarmUp {
    * generation}, to {@code owner} with {@code add} (never over a value written there), unless a
    * write of the key came in between.
    */
-  void copy(String key, CachedValue value, long generation, Member previous, Member owner, Sender sender) {
+  public void copy(String key, CachedValue value, long generation, Member previous, Member owner, Sender sender) {
     if (generation(key) != generation) {
       return;
     }
@@ -162,7 +165,7 @@ final class WarmUp {
   }
 
   /** Completes when the copies of {@code key} under way when called are finished. */
-  CompletableFuture<Void> awaitCopies(String key) {
+  public CompletableFuture<Void> awaitCopies(String key) {
     Set<CompletableFuture<Void>> set = copying.isEmpty() ? null : copying.get(key);
     if (set == null) {
       return CompletableFuture.completedFuture(null);

@@ -1,4 +1,4 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.route;
 
 import io.shardwise.routing.Router;
 import java.util.function.IntPredicate;
@@ -9,16 +9,16 @@ import java.util.function.IntPredicate;
  * each thread reuses its own route, and the built-in routers walk lazily (a few steps for the ring,
  * Maglev, jump and multi-probe; one pass for rendezvous, as its primary lookup).
  */
-final class FailoverOrder {
+public final class FailoverOrder {
 
   /** No node is available for the key. */
   static final int NONE = -1;
 
   /** A key's route: its target and the nodes before it that were skipped. Per thread, reused. */
-  static final class Route {
-    int target;
-    final int[] skipped;
-    int skippedCount;
+  public static final class Route {
+    public int target;
+    public final int[] skipped;
+    public int skippedCount;
 
     Route(int nodes) {
       this.skipped = new int[nodes];
@@ -40,7 +40,7 @@ final class FailoverOrder {
    * available}, or {@link #NONE}, with the nodes before it. The result belongs to the calling
    * thread and is overwritten by its next call.
    */
-  Route route(long keyHash, IntPredicate available) {
+  public Route route(long keyHash, IntPredicate available) {
     Route route = routes.get();
     int skipped = router.walkToAvailable(keyHash, available, route.skipped);
     route.skippedCount = skipped;

@@ -1,5 +1,7 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.route;
 
+import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.spill.BoundedReads;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
@@ -17,36 +19,36 @@ import java.util.function.IntPredicate;
  * <p>{@link #active} counts the operations using this snapshot, so that the client knows when
  * one that was replaced is no longer used and the members only it referred to can be closed.
  */
-final class Topology {
+public final class Topology {
 
-  final List<Node> nodes;
-  final Router router;
+  public final List<Node> nodes;
+  public final Router router;
   final HashTag hashTag;
-  final Member[] members;
-  final FailoverOrder order;
+  public final Member[] members;
+  public final FailoverOrder order;
   /** Whether the member at an index is available; one object, so walks allocate nothing. */
-  final IntPredicate available;
+  public final IntPredicate available;
   /** Null when bounded loads are off. */
-  final BoundedReads bounded;
+  public final BoundedReads bounded;
   /**
    * The changes this topology came from, most recent first, while keys that moved in them may be
    * read or marked on their previous node (see {@link Transition}); empty for a client whose list
    * never changed, and never null. Each change's previous placement has no history of its own.
    */
-  final Transition[] history;
+  public final Transition[] history;
   /**
    * Until when ({@link System#nanoTime()}) a previous placement is still read: the end of the most
    * recent change's warm-up. Reads after it need no history.
    */
   private final long readsHistoryUntilNanos;
-  final LongAdder active = new LongAdder();
+  public final LongAdder active = new LongAdder();
   /** When this topology was replaced; set once, on the topology thread. */
-  long replacedAtNanos;
+  public long replacedAtNanos;
 
   private static final Transition[] NO_HISTORY = new Transition[0];
 
   /** A placement with no history. */
-  Topology(Router router, HashTag hashTag, Member[] members, BoundedReads bounded) {
+  public Topology(Router router, HashTag hashTag, Member[] members, BoundedReads bounded) {
     this(router, hashTag, members, new FailoverOrder(router), bounded, NO_HISTORY);
   }
 
@@ -67,32 +69,32 @@ final class Topology {
   }
 
   /** The same placement with another history (most recent change first). */
-  Topology withHistory(Transition[] changes) {
+  public Topology withHistory(Transition[] changes) {
     return new Topology(router, hashTag, members, order, bounded, changes.length == 0 ? NO_HISTORY : changes.clone());
   }
 
   /** The same placement with {@code replacement} at each index (a server added back), no history. */
-  Topology withMembers(Member[] replacement) {
+  public Topology withMembers(Member[] replacement) {
     return new Topology(router, hashTag, replacement, order, bounded, NO_HISTORY);
   }
 
   /** The same placement, without history. */
-  Topology placement() {
+  public Topology placement() {
     return history.length == 0 ? this : withHistory(NO_HISTORY);
   }
 
   /** The most recent change, or null. */
-  Transition latest() {
+  public Transition latest() {
     return history.length == 0 ? null : history[0];
   }
 
   /** Whether a read at {@code nowNanos} may need a previous placement (a change is settling or warming). */
-  boolean readsHistory(long nowNanos) {
+  public boolean readsHistory(long nowNanos) {
     return history.length != 0 && nowNanos - readsHistoryUntilNanos < 0;
   }
 
   /** {@link #readsHistory(long)} now; reads no clock when there is no history. */
-  boolean readsHistory() {
+  public boolean readsHistory() {
     return history.length != 0 && System.nanoTime() - readsHistoryUntilNanos < 0;
   }
 
@@ -100,23 +102,23 @@ final class Topology {
    * Whether {@code other} places every key as this one does: the same router over the same servers
    * in the same order, with the same names and weights.
    */
-  boolean samePlacement(Topology other) {
+  public boolean samePlacement(Topology other) {
     return nodes.equals(other.nodes) && router.describe().equals(other.router.describe());
   }
   /**
    * The routing hash of {@code key}: of its hash tag if it has one. Allocation free. With a
    * single node every hash leads to it, so none is computed.
    */
-  long hash(String key) {
+  public long hash(String key) {
     return nodes.size() == 1 ? 0 : hashTag.hash(router.hasher(), key);
   }
 
   /** Index of the node {@code key} is routed to when every node is healthy. Allocation free. */
-  int primary(String key) {
+  public int primary(String key) {
     return router.primary(hash(key));
   }
 
-  int indexOf(Node node) {
+  public int indexOf(Node node) {
     int i = nodes.indexOf(node);
     if (i < 0) {
       throw new IllegalArgumentException(node + " is not a node of this client; nodes: " + nodes);
@@ -129,7 +131,7 @@ final class Topology {
    * and those of the previous placements still read (settling or warming). A previous placement
    * that is only remembered needs no connection: its members are only marked.
    */
-  void collectMembers(java.util.Set<Member> into, long nowNanos) {
+  public void collectMembers(java.util.Set<Member> into, long nowNanos) {
     java.util.Collections.addAll(into, members);
     for (Transition change : history) {
       if (change.inWindow(nowNanos)) {

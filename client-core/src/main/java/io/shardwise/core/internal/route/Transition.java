@@ -1,6 +1,9 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.route;
 
 import io.shardwise.client.TopologyChange;
+import io.shardwise.core.TopologyOptions;
+import io.shardwise.core.internal.change.Topologies;
+import io.shardwise.core.internal.health.Failback;
 
 /**
  * A server-list change, and the placement it left ({@link #previous}), for as long as keys that
@@ -35,18 +38,18 @@ import io.shardwise.client.TopologyChange;
  * <p>Changes wait for the settling phase of the one before, so only the most recent change of a
  * history can be settling; the others are warming or remembered, and their windows end in order.
  */
-final class Transition {
+public final class Transition {
 
-  enum Phase {
+  public enum Phase {
     SETTLING,
     WARMING,
     REMEMBERED
   }
 
   /** The placement before the change, without a history of its own. */
-  final Topology previous;
+  public final Topology previous;
 
-  final TopologyChange change;
+  public final TopologyChange change;
   private final long startNanos;
   private final long settleUntilNanos;
   private final long warmUntilNanos;
@@ -59,7 +62,7 @@ final class Transition {
   private volatile long forgetAtNanos = Long.MAX_VALUE;
   private volatile boolean reviewed;
 
-  Transition(Topology previous, TopologyChange change, long startNanos, TopologyOptions options) {
+  public Transition(Topology previous, TopologyChange change, long startNanos, TopologyOptions options) {
     this(previous, change, startNanos, options.settle().toNanos(), options.warmUp().toNanos());
   }
 
@@ -73,7 +76,7 @@ final class Transition {
   }
 
   /** This change with its previous placement replaced (the same timers). */
-  Transition withPrevious(Topology placement) {
+  public Transition withPrevious(Topology placement) {
     Transition t =
         new Transition(placement, change, startNanos, settleUntilNanos - startNanos, warmUntilNanos - settleUntilNanos);
     t.forgetAtNanos = forgetAtNanos;
@@ -86,7 +89,7 @@ final class Transition {
    * {@link Long#MAX_VALUE} for values without expiry) after its settling phase, the last time a
    * value was written under its previous placement.
    */
-  void forgetAfter(long retentionNanos) {
+  public void forgetAfter(long retentionNanos) {
     if (reviewed) {
       return;
     }
@@ -98,16 +101,16 @@ final class Transition {
   }
 
   /** When this change is forgotten, or {@link Long#MAX_VALUE} for not yet known or never. */
-  long forgetAtNanos() {
+  public long forgetAtNanos() {
     return forgetAtNanos;
   }
 
-  boolean forgotten(long nowNanos) {
+  public boolean forgotten(long nowNanos) {
     long at = forgetAtNanos;
     return at != Long.MAX_VALUE && nowNanos - at >= 0;
   }
 
-  Phase phase(long nowNanos) {
+  public Phase phase(long nowNanos) {
     if (nowNanos - settleUntilNanos < 0) {
       return Phase.SETTLING;
     }
@@ -115,7 +118,7 @@ final class Transition {
   }
 
   /** Whether the previous placement is still read (settling or warming) at {@code nowNanos}. */
-  boolean inWindow(long nowNanos) {
+  public boolean inWindow(long nowNanos) {
     return nowNanos - warmUntilNanos < 0;
   }
 
@@ -127,15 +130,15 @@ final class Transition {
     return nowNanos - copyFromNanos >= 0;
   }
 
-  long startNanos() {
+  public long startNanos() {
     return startNanos;
   }
 
-  long settleUntilNanos() {
+  public long settleUntilNanos() {
     return settleUntilNanos;
   }
 
-  long warmUntilNanos() {
+  public long warmUntilNanos() {
     return warmUntilNanos;
   }
 }

@@ -1,4 +1,4 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.health;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -13,11 +13,14 @@ import io.shardwise.client.NodeStatus;
 import io.shardwise.client.NodeTimeoutException;
 import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.client.ShardwiseException;
+import io.shardwise.core.FailoverOptions;
+import io.shardwise.core.FailureMode;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.KeyRules;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -49,12 +52,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each state change is logged once and delivered to the listeners on the health thread.
  */
-final class FleetHealth implements AutoCloseable {
+public final class FleetHealth implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger("io.shardwise.health");
-
-  /** {@link #select} result when no node is available. */
-  static final int NONE = FailoverOrder.NONE;
 
   private final Backend backend;
   private final FailoverOptions options;
@@ -71,7 +71,7 @@ final class FleetHealth implements AutoCloseable {
   private int out;
 
   private DeadlineScanner stalls;
-  private volatile Supplier<Topology> topology = () -> null;
+  private volatile Supplier<Collection<Member>> members = java.util.List::of;
   private volatile boolean closed;
 
   /** One node's circuit and state. */
@@ -108,7 +108,7 @@ final class FleetHealth implements AutoCloseable {
     }
   }
 
-  FleetHealth(
+  public FleetHealth(
       Backend backend,
       FailoverOptions options,
       List<NodeEventListener> listeners,
@@ -141,12 +141,7 @@ final class FleetHealth implements AutoCloseable {
     long sweep = Math.max(1_000_000_000L, options.probeInterval().toNanos() * 5);
     scheduler.scheduleWithFixedDelay(
         () -> {
-          Topology t = topology.get();
-          if (t != null) {
-            java.util.Set<Member> members = new java.util.LinkedHashSet<>();
-            t.collectMembers(members, System.nanoTime());
-            failback.sweep(members);
-          }
+          failback.sweep(members.get());
         },
         sweep,
         sweep,
@@ -154,13 +149,13 @@ final class FleetHealth implements AutoCloseable {
   }
 
   /** Starts keeping the health of a new member, healthy. */
-  void admit(Member m) {
+  public void admit(Member m) {
     m.health = new NodeHealth(m, breakerConfig);
     failback.admit(m);
   }
 
   /** {@link #admit(Member)} for a server added back, which {@code earlier} was before it left. */
-  void admit(Member m, Member earlier) {
+  public void admit(Member m, Member earlier) {
     m.health = new NodeHealth(m, breakerConfig);
     failback.admit(m, earlier);
   }
@@ -169,7 +164,7 @@ final class FleetHealth implements AutoCloseable {
    * A member that joins the fleet but did not answer its first probe: it starts out, and is
    * probed and readmitted as an ejected node is, so that no key is routed to it before it answers.
    */
-  void startEjected(Member m, Throwable cause) {
+  public void startEjected(Member m, Throwable cause) {
     NodeHealth h = m.health;
     synchronized (this) {
       out++;
@@ -189,13 +184,13 @@ final class FleetHealth implements AutoCloseable {
   }
 
   /** The fleet now has {@code size} nodes: the ejection cap follows. */
-  synchronized void resize(int size) {
+  public synchronized void resize(int size) {
     fleetSize = size;
     maxEjected = options.maxEjectedNodes(size);
   }
 
   /** {@code m} left the fleet: it is no longer probed, and no longer counts as out. */
-  void retire(Member m) {
+  public void retire(Member m) {
     synchronized (this) {
       if (m.retired) {
         return;
@@ -212,57 +207,29 @@ final class FleetHealth implements AutoCloseable {
     return scheduler;
   }
 
-  /** Tells this health where the current topology is (for the sweep of old copies). */
-  void watchTopology(Supplier<Topology> current) {
-    this.topology = current;
+  /** Tells this health which members the client may send to now (for the sweep of old copies). */
+  public void watchMembers(Supplier<Collection<Member>> current) {
+    this.members = current;
   }
 
   /** Tells this health which scanner sees the client's stalls. */
-  void watchStalls(DeadlineScanner scanner) {
+  public void watchStalls(DeadlineScanner scanner) {
     this.stalls = scanner;
   }
 
-  FailoverOptions options() {
+  public FailoverOptions options() {
     return options;
   }
 
-  Failback failback() {
+  public Failback failback() {
     return failback;
   }
 
 
-  /**
-   * The node a request for a key with this hash and primary goes to under the failure mode: the
-   * primary if it is available; with {@link FailureMode#REDISTRIBUTE} the first available node of
-   * the key's preference order; else {@link #NONE}.
-   */
-  int select(Topology t, long keyHash, int primary) {
-    if (t.members[primary].available()) {
-      return primary;
-    }
-    if (options.failureMode() != FailureMode.REDISTRIBUTE) {
-      return NONE;
-    }
-    return t.order.route(keyHash, t.available).target;
-  }
-
-  /** The error for a request that found no node (see {@link #select}). */
-  ShardwiseException unavailable(Topology t, int primary, String key) {
-    if (options.failureMode() != FailureMode.REDISTRIBUTE) {
-      NodeHealth h = t.members[primary].health;
-      return new NodeUnavailableException(
-          h.member.node,
-          "ejected (" + h.state.name().toLowerCase(Locale.ROOT) + "); failure mode "
-              + options.failureMode().id() + " does not send " + KeyRules.shorten(key) + " elsewhere");
-    }
-    return new NoNodeAvailableException(
-        "no node is available for " + KeyRules.shorten(key) + ": all " + t.members.length + " nodes are ejected");
-  }
-
   // ---- detection -------------------------------------------------------------------------------
 
   /** Records the outcome of one request on a node's circuit; returns its latency. */
-  long record(Member m, long startNanos, Throwable failure) {
+  public long record(Member m, long startNanos, Throwable failure) {
     long took = System.nanoTime() - startNanos;
     NodeHealth h = m.health;
     if (failure != null && isNodeFailure(failure)) {
@@ -298,7 +265,7 @@ final class FleetHealth implements AutoCloseable {
    * Whether {@code failure} (raw, or as wrapped by the routing client) says the node failed rather
    * than the request.
    */
-  boolean isNodeFailure(Throwable failure) {
+  public boolean isNodeFailure(Throwable failure) {
     Throwable t = unwrap(failure);
     if (t instanceof NodeUnavailableException
         || t instanceof NoNodeAvailableException
@@ -508,20 +475,21 @@ final class FleetHealth implements AutoCloseable {
     return h.member.node.hasExplicitName() ? h.member.node.name() + " (" + h.member.node.address() + ")" : h.member.node.name();
   }
 
-  Map<Node, NodeState> states(Topology t) {
+  /** The state of each of {@code members}, by node, in order. */
+  public Map<Node, NodeState> states(Member[] members) {
     Map<Node, NodeState> result = new LinkedHashMap<>();
-    for (int i = 0; i < t.members.length; i++) {
-      result.put(t.nodes.get(i), t.members[i].health.state);
+    for (Member m : members) {
+      result.put(m.node, m.health.state);
     }
     return result;
   }
 
-  Map<Node, NodeStatus> status(Topology t) {
+  /** The status of each of {@code members}, by node, in order. */
+  public Map<Node, NodeStatus> status(Member[] members) {
     Map<Node, NodeStatus> result = new LinkedHashMap<>();
-    for (int i = 0; i < t.members.length; i++) {
-      NodeHealth h = t.members[i].health;
-      Node node = t.nodes.get(i);
-      result.put(node, new NodeStatus(node, h.state, h.since, h.detail, failback.journaled(h.member)));
+    for (Member m : members) {
+      NodeHealth h = m.health;
+      result.put(m.node, new NodeStatus(m.node, h.state, h.since, h.detail, failback.journaled(m)));
     }
     return result;
   }

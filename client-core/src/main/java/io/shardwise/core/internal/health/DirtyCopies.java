@@ -1,4 +1,4 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.health;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  * background delete does: a connection is one ordered stream, so the write lands after any delete
  * already sent, and no delete taken from an earlier snapshot can be sent after it.
  */
-final class DirtyCopies {
+public final class DirtyCopies {
 
   private final ConcurrentHashMap<String, Long> marks = new ConcurrentHashMap<>();
   /** Set when a mark could not be recorded (full): old copies beyond the capacity are unknown. */
@@ -31,7 +31,7 @@ final class DirtyCopies {
   }
 
   /** The stamp of {@code key}'s mark, or null. */
-  Long stamp(String key) {
+  public Long stamp(String key) {
     return marks.isEmpty() ? null : marks.get(key);
   }
 
@@ -43,7 +43,7 @@ final class DirtyCopies {
     return marks.size();
   }
 
-  boolean isEmpty() {
+  public boolean isEmpty() {
     return marks.isEmpty();
   }
 
@@ -52,7 +52,7 @@ final class DirtyCopies {
   }
 
   /** Whether some mark could not be recorded since this node's marks were created. */
-  boolean hasOverflowed() {
+  public boolean hasOverflowed() {
     return overflowed;
   }
 
@@ -67,7 +67,7 @@ final class DirtyCopies {
   }
 
   /** The copy of {@code key} was replaced or deleted after the mark with {@code stamp} was made. */
-  void cleared(String key, long stamp) {
+  public void cleared(String key, long stamp) {
     marks.remove(key, stamp);
   }
 
@@ -75,7 +75,7 @@ final class DirtyCopies {
    * Runs {@code send}, which hands requests for this node to its connection, while no other
    * hand-off of old-copy deletes or of writes of marked keys runs.
    */
-  synchronized <T> T handOff(Supplier<T> send) {
+  public synchronized <T> T handOff(Supplier<T> send) {
     return send.get();
   }
 

@@ -1,4 +1,4 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.health;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * deleted there. A key recorded again after it was deleted on the node needs no second delete
  * there: the node receives no write while it is out.
  */
-final class Journal {
+public final class Journal {
 
   private final int capacity;
   private final ConcurrentHashMap<String, Member[]> targets = new ConcurrentHashMap<>();

@@ -1,8 +1,15 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.change;
 
 import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.TopologyChange;
+import io.shardwise.core.BoundedOptions;
+import io.shardwise.core.TopologyOptions;
 import io.shardwise.core.config.ServerListChecks;
+import io.shardwise.core.internal.health.FleetHealth;
+import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.Topology;
+import io.shardwise.core.internal.route.Transition;
+import io.shardwise.core.internal.spill.BoundedReads;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
@@ -12,8 +19,8 @@ import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -54,7 +61,7 @@ import org.slf4j.LoggerFactory;
  * <p>Changes are applied one at a time on one thread of their own (started with the first
  * change); a change that comes while the last one is still settling waits for that phase to end.
  */
-final class Topologies implements AutoCloseable {
+public final class Topologies implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger("io.shardwise.topology");
   /** Keys sampled to measure the share that a change moves. */
@@ -64,7 +71,7 @@ final class Topologies implements AutoCloseable {
   static final int MAX_HISTORY = 8;
 
   /** What a topology is built from, besides its servers. */
-  record Settings(
+  public record Settings(
       Function<List<Node>, Router> routers,
       HashTag hashTag,
       Duration requestTimeout,
@@ -93,7 +100,7 @@ final class Topologies implements AutoCloseable {
   private volatile TopologyChange lastChange;
   private volatile boolean closed;
 
-  Topologies(
+  public Topologies(
       Settings settings,
       Backend backend,
       FleetHealth health,
@@ -112,18 +119,18 @@ final class Topologies implements AutoCloseable {
   }
 
   /** The first topology of a client: one member per server, connected and admitted. */
-  static Topology initial(Router router, HashTag hashTag, Member[] members, BoundedOptions bounded, LongSupplier clock) {
+  public static Topology initial(Router router, HashTag hashTag, Member[] members, BoundedOptions bounded, LongSupplier clock) {
     BoundedReads reads =
         bounded.enabled() ? new BoundedReads(router, bounded, clock, i -> members[i].available()) : null;
     return new Topology(router, hashTag, members, reads);
   }
 
-  TopologyChange lastChange() {
+  public TopologyChange lastChange() {
     return lastChange;
   }
 
   /** Queues a change to {@code servers}; see {@link io.shardwise.client.AsyncCacheClient#updateServers}. */
-  synchronized CompletableFuture<TopologyChange> update(List<Node> servers) {
+  public synchronized CompletableFuture<TopologyChange> update(List<Node> servers) {
     List<Node> list;
     Router router;
     try {

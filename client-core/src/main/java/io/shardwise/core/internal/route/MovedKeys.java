@@ -1,5 +1,7 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.route;
 
+import io.shardwise.core.internal.health.Failback;
+import io.shardwise.core.internal.health.Member;
 import java.util.Arrays;
 
 /**
@@ -26,26 +28,26 @@ import java.util.Arrays;
  *       never read once the key moves back to them or fails over to them.
  * </ul>
  */
-final class MovedKeys {
+public final class MovedKeys {
 
   private MovedKeys() {}
 
   /** The decision for one key. */
-  static final class Move {
+  public static final class Move {
     /** The placement the key is read and written on now. */
-    final Topology serving;
+    public final Topology serving;
     /** The key's node in {@link #serving}. */
-    final int servingPrimary;
+    public final int servingPrimary;
     /** The key's node in the current topology, where a warm-up copy goes. */
-    final Member owner;
+    public final Member owner;
     /** Previous owners read after a miss on the serving node, in order; none is the serving node. */
-    final Member[] sources;
+    public final Member[] sources;
     /** Nodes a write of the key deletes it on, besides the one that takes the write. */
-    final Member[] clears;
+    public final Member[] clears;
     /** Remembered previous owners a write of the key marks, besides the one that takes it. */
-    final Member[] formerOwners;
+    public final Member[] formerOwners;
     /** Whether a hit on a source may be copied to {@link #owner} now. */
-    final boolean copies;
+    public final boolean copies;
 
     Move(
         Topology serving,
@@ -65,22 +67,22 @@ final class MovedKeys {
     }
 
     /** Whether the key is served by the placement before the most recent change (it is settling). */
-    boolean settling(Topology current) {
+    public boolean settling(Topology current) {
       return serving != current;
     }
 
     /** Whether anything besides the serving node is read or written for this key. */
-    boolean touchesOthers() {
+    public boolean touchesOthers() {
       return sources.length != 0 || clears.length != 0 || formerOwners.length != 0;
     }
 
     /** {@link #clears} without {@code target}, the node that takes the write. */
-    Member[] clearsBesides(Member target) {
+    public Member[] clearsBesides(Member target) {
       return without(clears, target);
     }
 
     /** {@link #formerOwners} without {@code target}. */
-    Member[] formerOwnersBesides(Member target) {
+    public Member[] formerOwnersBesides(Member target) {
       return without(formerOwners, target);
     }
   }
@@ -91,7 +93,7 @@ final class MovedKeys {
    * The route of {@code key} on {@code t} at {@code nowNanos}, or null when {@code t} has no
    * history (the key is routed by {@code t} alone).
    */
-  static Move route(Topology t, String key, long nowNanos) {
+  public static Move route(Topology t, String key, long nowNanos) {
     Transition[] history = t.history;
     if (history.length == 0) {
       return null;

@@ -1,7 +1,9 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.health;
 
 import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.NodeUnavailableException;
+import io.shardwise.core.FailoverOptions;
+import io.shardwise.core.RejoinPolicy;
 import io.shardwise.spi.KeyRules;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,6 +11,7 @@ import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -18,7 +21,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.Set;
 
 /**
  * The failback protocol: what keeps a node that comes back, and the nodes that took its keys while
@@ -51,7 +53,7 @@ import java.util.Set;
  * NodeUnavailableException} saying so, rather than being sent unrecorded: an unrecorded write
  * could leave an older value on A to be read when it returns.
  */
-final class Failback {
+public final class Failback {
 
   private static final int DELETE_CHUNK = 1000;
   /** Rounds of deletes outside the fence before the last one is done inside it. */
@@ -65,9 +67,9 @@ final class Failback {
   private final Executor healthThread;
 
   /** One member's journal, old-copy marks and fence. */
-  static final class Slot {
+  public static final class Slot {
     final Journal journal;
-    final DirtyCopies dirty;
+    public final DirtyCopies dirty;
     final ReentrantReadWriteLock fence = new ReentrantReadWriteLock();
     final AtomicBoolean cleaning = new AtomicBoolean();
 
@@ -106,7 +108,7 @@ final class Failback {
    * The TTL of a write sent elsewhere because its node is out: {@code ttl}, at most the failover
    * TTL ({@link Duration#ZERO}, no expiry, becomes the failover TTL).
    */
-  Duration cap(Duration ttl) {
+  public Duration cap(Duration ttl) {
     Duration max = options.failoverTtl();
     return ttl.isZero() || ttl.compareTo(max) > 0 ? max : ttl;
   }
@@ -115,7 +117,7 @@ final class Failback {
    * Whether the copy of {@code key} on {@code node} may be older than a value this client wrote
    * elsewhere (see {@link DirtyCopies}): a read there is answered as a miss.
    */
-  boolean isOldCopy(Member node, String key) {
+  public boolean isOldCopy(Member node, String key) {
     return node.failback.dirty.contains(key);
   }
 
@@ -129,7 +131,7 @@ final class Failback {
    * @return false if {@code node} holds {@link FailoverOptions#journalCapacity()} marks already
    *     (it has been out, or out of the fleet, for many writes): the mark is not recorded
    */
-  boolean markOldCopy(Member node, String key, Member target) {
+  public boolean markOldCopy(Member node, String key, Member target) {
     markEarlierCopies(node, key, target);
     return markOldCopy(node, key);
   }
@@ -177,19 +179,19 @@ final class Failback {
    * Fences held by one operation: the read side of the fence of each node its writes skip. Closed
    * after the operation's requests have been handed to their connections.
    */
-  final class Fence implements AutoCloseable {
+  public final class Fence implements AutoCloseable {
     private Member[] held = new Member[2];
     private int count;
 
     /**
-     * Holds the fence of every skipped node of {@code route} (indexes of {@code t}) and checks
-     * that each is still out.
+     * Holds the fence of each of the {@code count} nodes {@code members[skipped[i]]} a write skips,
+     * and checks that each is still out.
      *
      * @return false if one of them is back (the caller routes again)
      */
-    boolean enter(Topology t, FailoverOrder.Route route) {
-      for (int i = 0; i < route.skippedCount; i++) {
-        Member node = t.members[route.skipped[i]];
+    public boolean enter(Member[] members, int[] skipped, int count) {
+      for (int i = 0; i < count; i++) {
+        Member node = members[skipped[i]];
         hold(node);
         if (node.available()) {
           return false;
@@ -212,16 +214,15 @@ final class Failback {
     }
 
     /**
-     * Journals {@code key} against every skipped node of {@code route} (which {@link #enter} has
-     * fenced). Returns null, or the error for the caller if a journal is full.
+     * Journals {@code key}, written on {@code target}, against the skipped nodes {@link #enter} has
+     * fenced. Returns null, or the error for the caller if a journal is full.
      */
-    NodeUnavailableException record(Topology t, String key, FailoverOrder.Route route) {
+    public NodeUnavailableException record(Member[] members, String key, Member target, int[] skipped, int count) {
       if (!tracking) {
         return null;
       }
-      Member target = t.members[route.target];
-      for (int i = 0; i < route.skippedCount; i++) {
-        Member node = t.members[route.skipped[i]];
+      for (int i = 0; i < count; i++) {
+        Member node = members[skipped[i]];
         markEarlierCopies(node, key, target);
         if (!node.failback.journal.record(key, target)) {
           metrics.journalFull(node.node);
@@ -250,7 +251,7 @@ final class Failback {
   }
 
   /** A fence for one operation; close it once its requests are sent. */
-  Fence fence() {
+  public Fence fence() {
     return new Fence();
   }
 

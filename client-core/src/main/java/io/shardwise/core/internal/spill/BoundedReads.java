@@ -1,8 +1,10 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.spill;
 
 import io.shardwise.bounded.BoundedLoadSelector;
 import io.shardwise.bounded.Selection;
 import io.shardwise.client.LoadReport;
+import io.shardwise.core.BoundedOptions;
+import io.shardwise.core.internal.health.Member;
 import io.shardwise.routing.Router;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,7 +31,7 @@ import java.util.function.LongSupplier;
  * moved by the time the copy is written, it deletes the copy before it finishes. So when a write
  * completes, no copy older than it remains, and a read that starts afterwards cannot see one.
  */
-final class BoundedReads {
+public final class BoundedReads {
 
   /** The key's read goes to its primary as usual (not bounded, or not hot). */
   static final int PRIMARY = -2;
@@ -37,8 +39,8 @@ final class BoundedReads {
   private static final int MAX_HOT_KEYS_SHOWN = 32;
   private static final int REPLACE_ONE_IN = 64;
 
-  final BoundedOptions options;
-  final LoadWindow loads;
+  public final BoundedOptions options;
+  public final LoadWindow loads;
   private final BoundedLoadSelector selector;
   private final FrequencySketch sketch;
   private final ThreadLocal<Selection> selections = ThreadLocal.withInitial(Selection::new);
@@ -51,14 +53,14 @@ final class BoundedReads {
   private final long spillTtlNanos;
 
   /** A key that may have copies on other nodes. */
-  static final class Spill {
-    final AtomicLong generation = new AtomicLong();
-    final Set<Member> copies = ConcurrentHashMap.newKeySet();
-    final Set<CompletableFuture<Void>> creating = ConcurrentHashMap.newKeySet();
-    volatile long lastCopyNanos;
+  public static final class Spill {
+    public final AtomicLong generation = new AtomicLong();
+    public final Set<Member> copies = ConcurrentHashMap.newKeySet();
+    public final Set<CompletableFuture<Void>> creating = ConcurrentHashMap.newKeySet();
+    public volatile long lastCopyNanos;
   }
 
-  BoundedReads(Router router, BoundedOptions options, LongSupplier nanoClock, IntPredicate available) {
+  public BoundedReads(Router router, BoundedOptions options, LongSupplier nanoClock, IntPredicate available) {
     this.options = options;
     this.nanoClock = nanoClock;
     this.loads = new LoadWindow(router.size(), options, nanoClock, available);
@@ -95,7 +97,7 @@ final class BoundedReads {
     this.spillTtlNanos = from.spillTtlNanos;
   }
 
-  BoundedReads remapped(Router router, int[] previous, IntPredicate available) {
+  public BoundedReads remapped(Router router, int[] previous, IntPredicate available) {
     return new BoundedReads(this, router, previous, available);
   }
 
@@ -103,7 +105,7 @@ final class BoundedReads {
    * The node a read of this key should go to: {@link #PRIMARY} when the key is not subject to
    * bounded loads (not hot), else the selector's choice, or {@link BoundedLoadSelector#NO_NODE}.
    */
-  int selectRead(String key, long keyHash) {
+  public int selectRead(String key, long keyHash) {
     if (sketch != null) {
       int frequency = sketch.increment(keyHash);
       if (frequency < options.hotThreshold()) {
@@ -150,7 +152,7 @@ final class BoundedReads {
   }
 
   /** The copy record of a key a read spilled for, or null when the registry is full. */
-  Spill spillFor(String key) {
+  public Spill spillFor(String key) {
     Spill s = spilled.get(key);
     if (s != null) {
       return s;
@@ -165,7 +167,7 @@ final class BoundedReads {
   }
 
   /** The copy record of a key being written, if it may have copies. */
-  Spill spilled(String key) {
+  public Spill spilled(String key) {
     return spilled.isEmpty() ? null : spilled.get(key);
   }
 
@@ -176,7 +178,7 @@ final class BoundedReads {
         e -> e.getValue().creating.isEmpty() && now - e.getValue().lastCopyNanos > spillTtlNanos);
   }
 
-  LoadReport report(List<io.shardwise.routing.Node> nodes) {
+  public LoadReport report(List<io.shardwise.routing.Node> nodes) {
     long total = loads.total();
     List<LoadReport.NodeLoad> lines = new ArrayList<>();
     for (int i = 0; i < nodes.size(); i++) {
@@ -201,7 +203,7 @@ final class BoundedReads {
     return spillTtlNanos;
   }
 
-  long now() {
+  public long now() {
     return nanoClock.getAsLong();
   }
 }

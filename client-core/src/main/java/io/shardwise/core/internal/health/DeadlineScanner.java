@@ -1,4 +1,4 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.health;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -26,7 +26,7 @@ import java.util.function.LongSupplier;
  * that saw a stall says nothing about its server (jHiccup measures pauses the same way; Cassandra's
  * failure detector likewise ignores intervals in which the local process was paused).
  */
-final class DeadlineScanner implements AutoCloseable {
+public final class DeadlineScanner implements AutoCloseable {
 
   /** How often the queue head is checked. */
   static final long SCAN_NANOS = 5_000_000L;
@@ -54,12 +54,12 @@ final class DeadlineScanner implements AutoCloseable {
   /**
    * @param onStall told the length of every stall seen, on the scanning thread
    */
-  DeadlineScanner(long timeoutNanos, LongConsumer onStall) {
+  public DeadlineScanner(long timeoutNanos, LongConsumer onStall) {
     this(timeoutNanos, onStall, System::nanoTime);
   }
 
   /** With the clock given, for tests. */
-  DeadlineScanner(long timeoutNanos, LongConsumer onStall, LongSupplier clock) {
+  public DeadlineScanner(long timeoutNanos, LongConsumer onStall, LongSupplier clock) {
     this.timeoutNanos = timeoutNanos;
     this.onStall = onStall;
     this.clock = clock;
@@ -70,7 +70,7 @@ final class DeadlineScanner implements AutoCloseable {
   }
 
   /** Fails {@code future} with a {@link TimeoutException} if it is not done within the timeout. */
-  void watch(CompletableFuture<?> future) {
+  public void watch(CompletableFuture<?> future) {
     if (!future.isDone()) {
       queue.add(new Pending(clock.getAsLong() + timeoutNanos, stalledNanos, future));
     }

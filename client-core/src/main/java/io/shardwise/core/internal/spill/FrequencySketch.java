@@ -1,7 +1,7 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.spill;
 
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * How often keys were read recently: a count-min sketch of 4-bit counters, 4 per key, halved
@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * paper. Updates are lock free (compare-and-set on the packed counters); estimates are
  * approximate and never too low, except right after a halving.
  */
-final class FrequencySketch {
+public final class FrequencySketch {
 
   private static final long RESET_MASK = 0x7777777777777777L;
   private static final long[] SEEDS = {
@@ -23,7 +23,7 @@ final class FrequencySketch {
   private final int sampleSize;
   private final AtomicInteger size = new AtomicInteger();
 
-  FrequencySketch(int capacity) {
+  public FrequencySketch(int capacity) {
     int length = Integer.highestOneBit(Math.max(16, capacity) - 1) << 1;
     this.table = new AtomicLongArray(length);
     this.mask = length - 1;
@@ -31,7 +31,7 @@ final class FrequencySketch {
   }
 
   /** Counts one read of the key with this hash; returns its estimate after the count. */
-  int increment(long keyHash) {
+  public int increment(long keyHash) {
     int estimate = Integer.MAX_VALUE;
     for (int i = 0; i < 4; i++) {
       estimate = Math.min(estimate, incrementAt(i, keyHash));
@@ -43,7 +43,7 @@ final class FrequencySketch {
   }
 
   /** The estimated reads of the key with this hash in the recent periods. */
-  int frequency(long keyHash) {
+  public int frequency(long keyHash) {
     int estimate = Integer.MAX_VALUE;
     for (int i = 0; i < 4; i++) {
       int index = index(i, keyHash);

@@ -1,4 +1,4 @@
-package io.shardwise.core;
+package io.shardwise.core.internal.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

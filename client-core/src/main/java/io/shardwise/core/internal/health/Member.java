@@ -1,0 +1,72 @@
+package io.shardwise.core.internal.health;
+
+import io.shardwise.client.NodeState;
+import io.shardwise.routing.Node;
+import io.shardwise.spi.NodeConnection;
+import java.util.Locale;
+
+/**
+ * One server and what the client keeps for it for as long as it is in the fleet, across server
+ * list changes: its connection, its health, its failback journal, old-copy marks and fence. A
+ * topology places members by index; a member in two successive topologies is the same object, so
+ * a change of the server list carries its state over.
+ */
+public final class Member {
+
+  /** The server; a reweight or a new name replaces it with the same server (the same address). */
+  public volatile Node node;
+
+  public final NodeConnection connection;
+
+  /** Set by {@link FleetHealth#admit}. */
+  FleetHealth.NodeHealth health;
+
+  /** Set by {@link Failback#admit}. */
+  public Failback.Slot failback;
+
+  /** Closed: no longer in any topology in use. Its connection is closed and it is not probed. */
+  public volatile boolean retired;
+
+  public Member(Node node, NodeConnection connection) {
+    this.node = node;
+    this.connection = connection;
+  }
+
+  /**
+   * What identifies the server across lists: its address (host ignoring case, and port). A server
+   * whose weight or name changes is the same server, with the same data: it keeps its member, and
+   * a key that stays on it has not moved.
+   */
+  public static String identity(Node node) {
+    return node.host().toLowerCase(Locale.ROOT) + "#" + node.port();
+  }
+
+  /** Whether requests may be routed to it: healthy, not ejected or being probed. */
+  public boolean available() {
+    return health.available();
+  }
+
+  public NodeState state() {
+    return health.state;
+  }
+
+  /** Closed: no longer in any topology in use. */
+  public boolean retired() {
+    return retired;
+  }
+
+  /** The keys whose copy here must not be read (see {@link DirtyCopies}). */
+  public DirtyCopies oldCopies() {
+    return failback.dirty;
+  }
+
+  /** Whether the copy of {@code key} here may be older than a value this client wrote elsewhere. */
+  public boolean holdsOldCopy(String key) {
+    return failback.dirty.contains(key);
+  }
+
+  @Override
+  public String toString() {
+    return node.name();
+  }
+}
