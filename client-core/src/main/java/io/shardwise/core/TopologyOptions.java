@@ -1,19 +1,18 @@
 package io.shardwise.core;
 
-import io.shardwise.core.internal.route.Transition;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * How the client moves to a new server list ({@link
- * io.shardwise.client.AsyncCacheClient#updateServers}); see {@link Transition} for the phases.
+ * io.shardwise.client.AsyncCacheClient#updateServers}); see docs/topology.md for the phases.
  *
  * @param settle how long keys that moved are still served by their previous node after a change,
  *     so that clients applying the same change a little later read and write them in the same
  *     place; 0 turns the phase off
  * @param warmUp how long after settling a miss on a moved key's new node is read again on its
- *     previous node; hits are copied over once {@code settle} has passed again (see {@link
- *     Transition}); 0 turns warm-up off
+ *     previous node; hits are copied over once {@code settle} has passed again (see
+ *     docs/topology.md); 0 turns warm-up off
  * @param copyTtl the longest TTL of a value copied to its new node by warm-up (Redis gives the copy
  *     what the original has left, if less; memcached does not tell, so its copies get this): the
  *     longest a copy can outlive a delete that another client made on the previous node

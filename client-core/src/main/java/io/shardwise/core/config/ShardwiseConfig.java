@@ -13,6 +13,7 @@ import io.shardwise.core.RejoinPolicy;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.core.ShardwiseClient;
 import io.shardwise.core.TopologyOptions;
+import io.shardwise.core.internal.route.ServerListChecks;
 import io.shardwise.core.sources.ServerListSource;
 import io.shardwise.core.sources.ServerListWatcher;
 import io.shardwise.core.sources.ServersDns;

@@ -8,3 +8,4 @@
  * (sending what was decided). {@code io.shardwise.core.RoutingClient} sits on top.
  */
 package io.shardwise.core.internal;
+

@@ -3,8 +3,6 @@ package io.shardwise.core.internal.change;
 import io.shardwise.client.CachedValue;
 import io.shardwise.client.ClientMetrics;
 import io.shardwise.core.internal.health.Member;
-import io.shardwise.core.internal.route.Transition;
-import io.shardwise.core.internal.spill.BoundedReads;
 import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -14,7 +14,6 @@ import io.shardwise.client.NodeTimeoutException;
 import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.FailoverOptions;
-import io.shardwise.core.FailureMode;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.KeyRules;

@@ -1,6 +1,5 @@
 package io.shardwise.core.internal.route;
 
-import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Member;
 import java.util.Arrays;
 

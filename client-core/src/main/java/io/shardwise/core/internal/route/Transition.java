@@ -2,8 +2,6 @@ package io.shardwise.core.internal.route;
 
 import io.shardwise.client.TopologyChange;
 import io.shardwise.core.TopologyOptions;
-import io.shardwise.core.internal.change.Topologies;
-import io.shardwise.core.internal.health.Failback;
 
 /**
  * A server-list change, and the placement it left ({@link #previous}), for as long as keys that
@@ -32,7 +30,7 @@ import io.shardwise.core.internal.health.Failback;
  *       where a read answers it as a miss until the mark's delete is confirmed ({@link
  *       Failback#markOldCopy}): so a change and its reversal, or a removed server added back, never
  *       serve the value from before the first change. The client forgets the change once every
- *       value written under {@link #previous} has expired (see {@link Topologies}).
+ *       value written under {@link #previous} has expired (see {@code Topologies}).
  * </ol>
  *
  * <p>Changes wait for the settling phase of the one before, so only the most recent change of a

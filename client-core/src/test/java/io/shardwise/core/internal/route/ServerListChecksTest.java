@@ -1,4 +1,4 @@
-package io.shardwise.core.config;
+package io.shardwise.core.internal.route;
 
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.shardwise.core.config;
+package io.shardwise.core.internal.route;
 
 import io.shardwise.routing.Node;
 import java.net.InetAddress;
