@@ -607,13 +607,13 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private <T> CompletableFuture<T> sendWrite(
       Topology t, int node, String key, String operation, Duration ttl, WriteOp<T> op, boolean replaces) {
     Member m = t.members[node];
-    Long stamp = m.failback.dirty.stamp(key);
+    Long stamp = m.oldCopies().stamp(key);
     if (stamp == null) {
       return send(t, node, operation, c -> op.send(c, ttl));
     }
     CompletableFuture<?>[] delete = new CompletableFuture<?>[1];
     CompletableFuture<T> sent =
-        m.failback.dirty.handOff(
+        m.oldCopies().handOff(
             () -> {
               delete[0] =
                   replaces ? CompletableFuture.completedFuture(null) : sendTo(m, "deleteOldCopy", c -> c.delete(key));
@@ -622,7 +622,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     return sent.whenComplete(
         (r, failure) -> {
           if (failure == null && delete[0].isDone() && !delete[0].isCompletedExceptionally()) {
-            m.failback.dirty.cleared(key, stamp); // the old copy is gone: replaced or deleted before
+            m.oldCopies().cleared(key, stamp); // the old copy is gone: replaced or deleted before
           }
         });
   }
@@ -1480,7 +1480,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       String operation,
       Function<NodeConnection, CompletableFuture<T>> op,
       java.util.function.BiPredicate<T, String> written) {
-    DirtyCopies dirty = t.members[node].failback.dirty;
+    DirtyCopies dirty = t.members[node].oldCopies();
     if (dirty.isEmpty()) {
       return send(t, node, operation, op);
     }

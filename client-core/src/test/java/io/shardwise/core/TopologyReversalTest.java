@@ -141,6 +141,35 @@ class TopologyReversalTest {
   }
 
   @Test
+  void aServerOutWhenItLeftIsCleanedOfWhatWasWrittenElsewhereBeforeItServesAgain() throws Exception {
+    AsyncCacheClient<String> client = client(SIX, Duration.ofMillis(50), Duration.ofMillis(150));
+    List<String> onF = keysOn(client, F, 100);
+    writeAll(client, onF, "v1");
+    fleet.node(F).kill();
+    until(() -> writeFails(client, onF) && client.nodeStates().get(F) != io.shardwise.client.NodeState.HEALTHY);
+    writeAll(client, onF, "v2"); // fails over, journaled against f
+    update(client, FIVE); // f leaves while out, with its journal
+    Thread.sleep(400); // its connection is closed
+    fleet.node(F).restart(true); // back with v1
+    update(client, SIX);
+    until(() -> client.nodeStates().get(F) == io.shardwise.client.NodeState.HEALTHY);
+    for (int round = 0; round < 3; round++) {
+      noOldValue(client, onF, "v2", "v1");
+      Thread.sleep(150);
+    }
+  }
+
+  /** Sets one of {@code keys}; whether that failed. */
+  private static boolean writeFails(AsyncCacheClient<String> client, List<String> keys) {
+    try {
+      client.sync().set(keys.get(0), "v1", Duration.ZERO);
+      return false;
+    } catch (RuntimeException e) {
+      return true;
+    }
+  }
+
+  @Test
   void writesOfMovedKeysWhileTheirNewServerIsOutAreKeptWhereTheyWent() throws Exception {
     AsyncCacheClient<String> client = client(FIVE, Duration.ofMillis(50), Duration.ofSeconds(60));
     fleet.node(F).kill(); // added, but not running

@@ -282,7 +282,7 @@ public final class Topologies implements AutoCloseable {
         health.admit(m);
       } else {
         health.admit(m, before);
-        if (before.failback.dirty.hasOverflowed()) {
+        if (before.oldCopies().hasOverflowed()) {
           LOG.warn(
               "server {} is added back: more keys it held were written elsewhere since it left than"
                   + " this client could remember ({}, journal-capacity); it may serve values older than"

@@ -74,11 +74,11 @@ public final class Failback {
     final AtomicBoolean cleaning = new AtomicBoolean();
 
     Slot(int capacity) {
-      this(capacity, new DirtyCopies());
+      this(new Journal(capacity), new DirtyCopies());
     }
 
-    Slot(int capacity, DirtyCopies dirty) {
-      this.journal = new Journal(capacity);
+    Slot(Journal journal, DirtyCopies dirty) {
+      this.journal = journal;
       this.dirty = dirty;
     }
   }
@@ -96,12 +96,13 @@ public final class Failback {
   }
 
   /**
-   * Gives a server added back to the fleet its journal and fence, and the old-copy marks its
-   * earlier member gathered while it was out of the fleet: they are deleted on it once it is
-   * available, and its copies of those keys are not read before.
+   * Gives a server added back to the fleet a fence, and the journal and old-copy marks of its
+   * earlier member: the keys written elsewhere while that one was out (deleted on the server before
+   * it serves, see {@link FleetHealth#admit(Member, Member)}), and the keys whose copy on it is old
+   * (deleted once it is available, and not read before).
    */
   void admit(Member m, Member earlier) {
-    m.failback = new Slot(options.journalCapacity(), earlier.failback.dirty);
+    m.failback = new Slot(earlier.failback.journal, earlier.failback.dirty);
   }
 
   /**

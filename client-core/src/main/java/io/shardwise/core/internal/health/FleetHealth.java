@@ -157,6 +157,15 @@ public final class FleetHealth implements AutoCloseable {
   public void admit(Member m, Member earlier) {
     m.health = new NodeHealth(m, breakerConfig);
     failback.admit(m, earlier);
+    int journaled = failback.journaled(m);
+    if (journaled > 0) {
+      // Written elsewhere while its earlier member was out: the rejoin step runs before it serves.
+      startEjected(
+          m,
+          new IllegalStateException(
+              journaled + " of its keys were written elsewhere while it was out; they are deleted on it"
+                  + " before it serves"));
+    }
   }
 
   /**
@@ -166,6 +175,9 @@ public final class FleetHealth implements AutoCloseable {
   public void startEjected(Member m, Throwable cause) {
     NodeHealth h = m.health;
     synchronized (this) {
+      if (h.state != NodeState.HEALTHY) {
+        return; // out already (added back with a journal)
+      }
       out++;
       h.state = NodeState.EJECTED;
     }

@@ -22,7 +22,7 @@ public final class Member {
   FleetHealth.NodeHealth health;
 
   /** Set by {@link Failback#admit}. */
-  public Failback.Slot failback;
+  Failback.Slot failback;
 
   /** Closed: no longer in any topology in use. Its connection is closed and it is not probed. */
   public volatile boolean retired;
