@@ -4,6 +4,7 @@ import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.CacheClient;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.ShardwiseException;
+import io.shardwise.core.internal.exec.PendingGetMulti;
 import io.shardwise.routing.Node;
 import java.time.Duration;
 import java.util.Collection;
@@ -59,8 +60,8 @@ final class SyncCacheClient<V> implements CacheClient<V> {
 
   @Override
   public MultiResult<V> getMulti(Collection<String> keys) {
-    // The result is built here, on the calling thread (see RoutingClient.PendingGetMulti).
-    RoutingClient<V>.PendingGetMulti pending = async.startGetMulti(keys);
+    // The result is built here, on the calling thread (see PendingGetMulti).
+    PendingGetMulti<V> pending = async.startGetMulti(keys);
     await(pending.done);
     return pending.result();
   }

@@ -3,6 +3,7 @@ package io.shardwise.core.internal.change;
 import io.shardwise.client.CachedValue;
 import io.shardwise.client.ClientMetrics;
 import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.health.Sender;
 import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,11 +39,6 @@ import java.util.function.Function;
 public final class WarmUp {
 
   private static final int STRIPES = 4096;
-
-  /** Sends a request to a member, as the routing client does. */
-  public interface Sender {
-    <T> CompletableFuture<T> send(Member m, String operation, Function<NodeConnection, CompletableFuture<T>> op);
-  }
 
   private final AtomicLongArray generations = new AtomicLongArray(STRIPES);
   /** Per stripe, the generation of the latest copy sent (noted before its {@code add} is sent). */

@@ -139,4 +139,9 @@ public final class Topology {
       }
     }
   }
+
+  /** An operation that counted itself on this topology ({@link #active}) is done with it. */
+  public void exit() {
+    active.decrement();
+  }
 }

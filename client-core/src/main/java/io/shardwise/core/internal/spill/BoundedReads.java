@@ -2,11 +2,14 @@ package io.shardwise.core.internal.spill;
 
 import io.shardwise.bounded.BoundedLoadSelector;
 import io.shardwise.bounded.Selection;
+import io.shardwise.client.CachedValue;
 import io.shardwise.client.LoadReport;
 import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.health.Sender;
 import io.shardwise.routing.Router;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -205,5 +208,77 @@ public final class BoundedReads {
 
   public long now() {
     return nanoClock.getAsLong();
+  }
+
+  // ---- copies ----------------------------------------------------------------------------------
+
+  /** Writes a copy for a spilled read on {@code node}, unless a write of the key came in between. */
+  public void leaveCopy(Spill spill, long generation, String key, Member node, CachedValue value, Sender sender) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    spill.creating.add(done); // before the check: a writer that bumps after it waits for us
+    if (spill.generation.get() != generation) {
+      finish(spill, done);
+      return;
+    }
+    spill.copies.add(node);
+    spill.lastCopyNanos = now();
+    sender
+        .send(node, "addCopy", c -> c.add(key, value, options.spillTtl()))
+        .whenComplete(
+            (stored, failure) -> {
+              if (spill.generation.get() != generation) {
+                sender.send(node, "deleteCopy", c -> c.delete(key)).whenComplete((x, y) -> finish(spill, done));
+              } else {
+                finish(spill, done);
+              }
+            });
+  }
+
+  private static void finish(Spill spill, CompletableFuture<Void> done) {
+    spill.creating.remove(done);
+    done.complete(null);
+  }
+
+  /**
+   * Completes {@code write} only after the copies of its key, if reads of it spilled, are gone:
+   * the generation moves on, the copy creations under way finish, the copies are deleted.
+   */
+  public <T> CompletableFuture<T> afterWrite(String key, CompletableFuture<T> write, Sender sender) {
+    return write.handle((v, x) -> (Void) null).thenCompose(x -> dropCopies(key, sender)).thenCompose(x -> write);
+  }
+
+  /** {@link #afterWrite} for every key of a multi-key write. */
+  public <T> CompletableFuture<T> afterWrites(Collection<String> keys, CompletableFuture<T> writes, Sender sender) {
+    return writes
+        .handle((v, x) -> (Void) null)
+        .thenCompose(
+            x -> {
+              List<CompletableFuture<?>> drops = new ArrayList<>();
+              for (String key : keys) {
+                if (spilled(key) != null) {
+                  drops.add(dropCopies(key, sender));
+                }
+              }
+              return CompletableFuture.allOf(drops.toArray(new CompletableFuture<?>[0]));
+            })
+        .thenCompose(x -> writes);
+  }
+
+  private CompletableFuture<Void> dropCopies(String key, Sender sender) {
+    Spill spill = spilled(key);
+    if (spill == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    spill.generation.incrementAndGet();
+    List<CompletableFuture<?>> steps = new ArrayList<>(spill.creating);
+    return CompletableFuture.allOf(steps.toArray(new CompletableFuture<?>[0]))
+        .thenCompose(
+            x -> {
+              List<CompletableFuture<?>> deletes = new ArrayList<>();
+              for (Member node : spill.copies) {
+                deletes.add(sender.send(node, "deleteCopy", c -> c.delete(key)).handle((r, y) -> null));
+              }
+              return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
+            });
   }
 }

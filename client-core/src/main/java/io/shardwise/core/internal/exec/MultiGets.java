@@ -1,0 +1,455 @@
+package io.shardwise.core.internal.exec;
+
+import io.shardwise.client.CachedValue;
+import io.shardwise.client.ClientMetrics;
+import io.shardwise.client.MultiResult;
+import io.shardwise.client.ShardwiseException;
+import io.shardwise.client.ValueCodec;
+import io.shardwise.core.internal.change.WarmUp;
+import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.MovedKeys;
+import io.shardwise.core.internal.route.Routes;
+import io.shardwise.core.internal.route.Topology;
+import io.shardwise.core.internal.spill.BoundedReads;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Executes getMulti: every key is routed as a single read is ({@link Routes#readNode}, {@link
+ * Routes#spillNode}, {@link MovedKeys}), and the keys are grouped by the step they go to: one
+ * request per node for the first step, then, for bounded loads, one per primary for the spilled
+ * keys that found no copy, and for keys of a change still being taken over, one per source node
+ * and round for the keys that missed. Every key's outcome is what happened to that key.
+ */
+public final class MultiGets<V> {
+
+  private final Requests requests;
+  private final Routes routes;
+  private final WarmUp warmUp;
+  private final ClientMetrics metrics;
+  private final ValueCodec<V> codec;
+
+  public MultiGets(Requests requests, Routes routes, WarmUp warmUp, ClientMetrics metrics, ValueCodec<V> codec) {
+    this.requests = requests;
+    this.routes = routes;
+    this.warmUp = warmUp;
+    this.metrics = metrics;
+    this.codec = codec;
+  }
+
+  /**
+   * Sends the first requests of a getMulti of {@code distinct} on {@code t}, which the caller
+   * counted itself on and which is released when the getMulti is done, and returns at once.
+   */
+  public PendingGetMulti<V> start(Topology t, Set<String> distinct) {
+    PendingGetMulti<V> pending;
+    try {
+      pending = t.readsHistory() ? moving(t, distinct, System.nanoTime()) : plain(t, distinct);
+    } catch (RuntimeException | Error e) {
+      t.exit();
+      throw e;
+    }
+    pending.done.whenComplete((x, y) -> t.exit());
+    return pending;
+  }
+
+  /**
+   * The keys of one getMulti on one topology, grouped by the node each is read on: its route's first
+   * step ({@link Routes#readNode}, or the spill node under bounded loads); keys with no node are
+   * already errors.
+   */
+  private final class ReadPlan {
+    final Topology t;
+    final List<List<String>> byNode = new ArrayList<>();
+    /**
+     * The node of each key, in the order the keys were given; {@link Routes#NONE} if none, {@link
+     * Routes#OLD_COPY} for a read answered as a miss because the only copy left may be old.
+     */
+    final int[] nodeOf;
+    final Map<String, ShardwiseException> unavailable = new LinkedHashMap<>();
+    /** Reads spilled away from their over-cap primary: key -> primary. */
+    final Map<String, Integer> spilledReads = new HashMap<>();
+
+    ReadPlan(Topology t, Collection<String> keys) {
+      this.t = t;
+      int n = t.nodes.size();
+      for (int i = 0; i < n; i++) {
+        byNode.add(null);
+      }
+      nodeOf = new int[keys.size()];
+      int index = 0;
+      for (String key : keys) {
+        long hash = t.hash(key);
+        nodeOf[index++] = route(key, hash, t.router.primary(hash));
+      }
+    }
+
+    private int route(String key, long hash, int primary) {
+      int spill = Routes.spillNode(t, key, hash, primary);
+      if (spill >= 0) {
+        metrics.redirected(t.nodes.get(primary), t.nodes.get(spill), "spill");
+        spilledReads.put(key, primary);
+        return add(spill, key);
+      }
+      int node = routes.readNode(t, hash, primary, key);
+      if (node == Routes.NONE) {
+        unavailable.put(key, routes.unavailable(t, primary, key));
+        return node;
+      }
+      if (node == Routes.OLD_COPY) {
+        metrics.oldCopySkipped(t.nodes.get(routes.select(t, hash, primary)));
+        return node;
+      }
+      if (node != primary) {
+        metrics.redirected(t.nodes.get(primary), t.nodes.get(node), "failover");
+      }
+      return add(node, key);
+    }
+
+    private int add(int node, String key) {
+      List<String> list = byNode.get(node);
+      if (list == null) {
+        // Twice a node's fair share: one growth at most for most batches.
+        list = new ArrayList<>(Math.max(10, 2 * nodeOf.length / byNode.size()));
+        byNode.set(node, list);
+      }
+      list.add(key);
+      return node;
+    }
+  }
+
+  private PendingGetMulti<V> moving(Topology t, Set<String> distinct, long now) {
+    Map<String, MovedKeys.Move> moves = new HashMap<>();
+    Set<String> settling = new LinkedHashSet<>();
+    for (String key : distinct) {
+      MovedKeys.Move move = MovedKeys.route(t, key, now);
+      if (move == null || (move.serving == t && move.sources.length == 0)) {
+        continue;
+      }
+      moves.put(key, move);
+      if (move.serving != t) {
+        settling.add(key);
+      }
+    }
+    if (moves.isEmpty()) {
+      return plain(t, distinct);
+    }
+    Map<String, Long> generations = new HashMap<>();
+    Set<String> copyToOwner = new HashSet<>();
+    moves.forEach(
+        (key, move) -> {
+          generations.put(key, warmUp.generation(key));
+          if (move.copies && move.serving == t && t.members[move.servingPrimary].available()) {
+            copyToOwner.add(key);
+          }
+        });
+    PendingGetMulti<V> first;
+    if (settling.isEmpty()) {
+      first = plain(t, distinct);
+    } else {
+      Set<String> stay = new LinkedHashSet<>(distinct);
+      stay.removeAll(settling);
+      PendingGetMulti<V> here = plain(t, stay);
+      PendingGetMulti<V> before = plain(t.latest().previous, settling);
+      first =
+          new PendingGetMulti<>(
+              CompletableFuture.allOf(here.done, before.done), () -> merge(distinct, here.result(), before.result()));
+    }
+    Map<String, Object> warmed = new ConcurrentHashMap<>();
+    CompletableFuture<Void> done =
+        first.done.thenCompose(
+            x -> {
+              List<String> missed = new ArrayList<>();
+              for (String key : first.result().misses()) {
+                if (moves.containsKey(key)) {
+                  missed.add(key);
+                }
+              }
+              return fromSources(moves, missed, 0, warmed, generations, copyToOwner);
+            });
+    return new PendingGetMulti<>(done, () -> merge(distinct, first.result(), warmed));
+  }
+
+  /**
+   * One round of a moving getMulti: each of {@code keys} (all missed so far) is read on its source
+   * {@code round}, one batch per source node; the keys still missing go on to the next round.
+   */
+  private CompletableFuture<Void> fromSources(
+      Map<String, MovedKeys.Move> moves,
+      List<String> keys,
+      int round,
+      Map<String, Object> warmed,
+      Map<String, Long> generations,
+      Set<String> copyToOwner) {
+    Map<Member, List<String>> bySource = new LinkedHashMap<>();
+    List<String> later = new ArrayList<>();
+    for (String key : keys) {
+      MovedKeys.Move move = moves.get(key);
+      if (round >= move.sources.length) {
+        continue;
+      }
+      Member source = move.sources[round];
+      if (!source.available() || source.retired() || source.holdsOldCopy(key)) {
+        later.add(key);
+      } else {
+        bySource.computeIfAbsent(source, m -> new ArrayList<>()).add(key);
+      }
+    }
+    if (bySource.isEmpty() && later.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    List<String> stillMissing = java.util.Collections.synchronizedList(new ArrayList<>(later));
+    List<CompletableFuture<Void>> parts = new ArrayList<>();
+    bySource.forEach(
+        (source, batch) ->
+            parts.add(
+                requests.send(source, "warmUpGetMulti", c -> c.getMulti(batch))
+                    .handle(
+                        (found, failure) -> {
+                          if (failure != null) {
+                            stillMissing.addAll(batch); // the source could not say: try the next one
+                            return null;
+                          }
+                          for (String key : batch) {
+                            CachedValue cv = found.get(key);
+                            MovedKeys.Move move = moves.get(key);
+                            warmUp.read(source, move.owner, cv != null);
+                            if (cv == null) {
+                              stillMissing.add(key);
+                              continue;
+                            }
+                            try {
+                              warmed.put(key, new SecondRoundHit<>(codec.decode(cv)));
+                            } catch (RuntimeException e) {
+                              warmed.put(key, requests.asShardwise(source, e));
+                              continue;
+                            }
+                            if (copyToOwner.contains(key)) {
+                              warmUp.copy(key, cv, generations.get(key), source, move.owner, requests);
+                            }
+                          }
+                          return null;
+                        })));
+    return Requests.allOf(parts)
+        .thenCompose(x -> fromSources(moves, new ArrayList<>(stillMissing), round + 1, warmed, generations, copyToOwner));
+  }
+
+  /** The outcome of each key of {@code keys}, in order, from the first part that has it. */
+  @SafeVarargs
+  private MultiResult<V> merge(Set<String> keys, MultiResult<V>... parts) {
+    MultiResult.Builder<V> out = MultiResult.builder(keys.size());
+    for (String key : keys) {
+      for (MultiResult<V> part : parts) {
+        if (part.values().containsKey(key)) {
+          out.hit(key, part.values().get(key));
+          break;
+        }
+        if (part.errors().containsKey(key)) {
+          out.error(key, part.errors().get(key));
+          break;
+        }
+        if (part.misses().contains(key)) {
+          out.miss(key);
+          break;
+        }
+      }
+    }
+    return out.build();
+  }
+
+  /** {@code first}, with the outcomes of the keys read again while warming up in place of its misses. */
+  private MultiResult<V> merge(Set<String> keys, MultiResult<V> first, Map<String, Object> warmed) {
+    if (warmed.isEmpty()) {
+      return first;
+    }
+    MultiResult.Builder<V> out = MultiResult.builder(keys.size());
+    for (String key : keys) {
+      Object again = warmed.get(key);
+      if (again instanceof SecondRoundHit<?> hit) {
+        @SuppressWarnings("unchecked")
+        V value = (V) hit.value();
+        out.hit(key, value);
+      } else if (again instanceof ShardwiseException e) {
+        out.error(key, e);
+      } else if (first.values().containsKey(key)) {
+        out.hit(key, first.values().get(key));
+      } else if (first.errors().containsKey(key)) {
+        out.error(key, first.errors().get(key));
+      } else {
+        out.miss(key);
+      }
+    }
+    return out.build();
+  }
+
+
+
+  /** Sends one getMulti request per node of {@code t}, and returns at once. */
+  private PendingGetMulti<V> plain(Topology t, Set<String> distinct) {
+    ReadPlan plan = new ReadPlan(t, distinct);
+    // Per node, its reply (the map of hits) or its failure; read once all parts are done.
+    Object[] replies = new Object[plan.byNode.size()];
+    List<CompletableFuture<Void>> parts = new ArrayList<>();
+    for (int i = 0; i < plan.byNode.size(); i++) {
+      List<String> nodeKeys = plan.byNode.get(i);
+      if (nodeKeys == null) {
+        continue;
+      }
+      int node = i;
+      parts.add(
+          requests.send(t, node, "getMulti", c -> c.getMulti(nodeKeys))
+              .handle(
+                  (found, failure) -> {
+                    if (failure == null) {
+                      metrics.reads(t.nodes.get(node), found.size(), nodeKeys.size() - found.size());
+                    }
+                    replies[node] = failure != null ? failure : found;
+                    return null;
+                  }));
+    }
+    if (plan.spilledReads.isEmpty()) {
+      return new PendingGetMulti<>(Requests.allOf(parts), () -> assemble(distinct, plan, replies, Map.of()));
+    }
+    Map<String, Object> secondRound = new ConcurrentHashMap<>();
+    return new PendingGetMulti<>(
+        Requests.allOf(parts).thenCompose(x -> readSpilledMisses(plan, replies, secondRound)),
+        () -> assemble(distinct, plan, replies, secondRound));
+  }
+
+  /** A hit of the second round of a bounded getMulti (its value may be null). */
+  private record SecondRoundHit<T>(T value) {}
+
+  /** A miss of the second round of a bounded getMulti. */
+  private static final Object SECOND_ROUND_MISS = new Object();
+
+  /**
+   * The result of a getMulti in the caller's key order, built in one pass: each key's outcome is
+   * in the reply of its node, unless the second round of a bounded getMulti read it again.
+   */
+  private MultiResult<V> assemble(
+      Set<String> distinct, ReadPlan plan, Object[] replies, Map<String, Object> secondRound) {
+    MultiResult.Builder<V> result = MultiResult.builder(distinct.size());
+    int index = 0;
+    for (String key : distinct) {
+      int node = plan.nodeOf[index++];
+      Object again = secondRound.isEmpty() ? null : secondRound.get(key);
+      if (again != null) {
+        if (again instanceof SecondRoundHit<?> hit) {
+          @SuppressWarnings("unchecked")
+          V value = (V) hit.value();
+          result.hit(key, value);
+        } else if (again == SECOND_ROUND_MISS) {
+          result.miss(key);
+        } else {
+          result.error(key, (ShardwiseException) again);
+        }
+        continue;
+      }
+      if (node == Routes.NONE) {
+        result.error(key, plan.unavailable.get(key));
+        continue;
+      }
+      if (node == Routes.OLD_COPY) {
+        result.miss(key);
+        continue;
+      }
+      Object reply = replies[node];
+      if (reply instanceof Throwable failure) {
+        result.error(key, requests.asShardwise(plan.t.members[node], failure));
+        continue;
+      }
+      @SuppressWarnings("unchecked")
+      CachedValue cv = ((Map<String, CachedValue>) reply).get(key);
+      if (cv == null) {
+        result.miss(key);
+        continue;
+      }
+      V value;
+      try {
+        value = codec.decode(cv);
+      } catch (RuntimeException e) {
+        // A value that cannot be decoded is that key's error.
+        result.error(key, requests.asShardwise(plan.t.members[node], e));
+        continue;
+      }
+      result.hit(key, value);
+    }
+    return result.build();
+  }
+
+  /**
+   * The second round of a bounded getMulti: the spilled keys that found no copy (a miss or an
+   * error where they spilled) are read from their primaries, one batch per primary, and a copy
+   * of each hit is left where it spilled. Each such key's new outcome goes to {@code secondRound}.
+   */
+  private CompletableFuture<Void> readSpilledMisses(
+      ReadPlan plan, Object[] replies, Map<String, Object> secondRound) {
+    Map<Integer, List<String>> byPrimary = new LinkedHashMap<>();
+    Map<String, Integer> spillNode = new HashMap<>();
+    for (int node = 0; node < plan.byNode.size(); node++) {
+      List<String> nodeKeys = plan.byNode.get(node);
+      if (nodeKeys == null) {
+        continue;
+      }
+      Object reply = replies[node];
+      for (String key : nodeKeys) {
+        Integer primary = plan.spilledReads.get(key);
+        if (primary != null && (reply instanceof Throwable || !((Map<?, ?>) reply).containsKey(key))) {
+          byPrimary.computeIfAbsent(primary, p -> new ArrayList<>()).add(key);
+          spillNode.put(key, node);
+        }
+      }
+    }
+    List<CompletableFuture<Void>> parts = new ArrayList<>();
+    byPrimary.forEach(
+        (primary, keys) -> {
+          Map<String, BoundedReads.Spill> spills = new HashMap<>();
+          Map<String, Long> generations = new HashMap<>();
+          for (String key : keys) {
+            BoundedReads.Spill spill = plan.t.bounded.spillFor(key);
+            if (spill != null) {
+              spills.put(key, spill);
+              generations.put(key, spill.generation.get());
+            }
+          }
+          parts.add(
+              requests.send(plan.t, primary, "getMultiFallback", c -> c.getMulti(keys))
+                  .handle(
+                      (found, failure) -> {
+                        for (String key : keys) {
+                          if (failure != null) {
+                            secondRound.put(key, requests.asShardwise(plan.t.members[primary], failure));
+                            continue;
+                          }
+                          CachedValue cv = found.get(key);
+                          if (cv == null) {
+                            secondRound.put(key, SECOND_ROUND_MISS);
+                            continue;
+                          }
+                          try {
+                            secondRound.put(key, new SecondRoundHit<>(codec.decode(cv)));
+                          } catch (RuntimeException e) {
+                            secondRound.put(key, requests.asShardwise(plan.t.members[primary], e));
+                            continue;
+                          }
+                          BoundedReads.Spill spill = spills.get(key);
+                          if (spill != null) {
+                            plan.t.bounded.leaveCopy(
+                                spill, generations.get(key), key, plan.t.members[spillNode.get(key)], cv, requests);
+                          }
+                        }
+                        return null;
+                      }));
+        });
+    return Requests.allOf(parts);
+  }
+}

@@ -1,0 +1,470 @@
+package io.shardwise.core.internal.exec;
+
+import io.shardwise.client.CachedValue;
+import io.shardwise.client.MultiResult;
+import io.shardwise.client.NodeException;
+import io.shardwise.client.ShardwiseException;
+import io.shardwise.core.internal.change.WarmUp;
+import io.shardwise.core.internal.health.DirtyCopies;
+import io.shardwise.core.internal.health.Failback;
+import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.MovedKeys;
+import io.shardwise.core.internal.route.Routes;
+import io.shardwise.core.internal.route.Topology;
+import io.shardwise.spi.NodeConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiPredicate;
+import java.util.function.Function;
+
+/**
+ * Executes setMulti and deleteMulti: every key is routed as a single write is (its node, or
+ * through the fence to the next node of its order while that is out; where {@link MovedKeys} says
+ * for a key that moved), and the keys are grouped by the node they go to: one batch per node, one
+ * more per node for the keys redirected there (they carry the failover TTL), and one delete batch
+ * per node for the moved keys' other copies. Every key's outcome is what happened to that key.
+ */
+public final class MultiWrites {
+
+  private final Requests requests;
+  private final Routes routes;
+  private final Failback failback;
+  private final WarmUp warmUp;
+  private final Writes writes;
+
+  public MultiWrites(Requests requests, Routes routes, Failback failback, WarmUp warmUp, Writes writes) {
+    this.requests = requests;
+    this.routes = routes;
+    this.failback = failback;
+    this.warmUp = warmUp;
+    this.writes = writes;
+  }
+
+  /**
+   * Stores {@code encoded} with {@code ttl} on {@code t}, which the caller counted itself on and
+   * which is released when the write is done.
+   */
+  public CompletableFuture<MultiResult<Boolean>> setMulti(Topology t, Map<String, CachedValue> encoded, Duration ttl) {
+    Map<String, Boolean> stored = new HashMap<>();
+    Map<String, ShardwiseException> errors = new LinkedHashMap<>();
+    return run(
+        t, encoded.keySet(), false, (on, keys, targets) -> storeAll(on, keys, encoded, ttl, stored, errors, targets), stored, errors);
+  }
+
+  /** Deletes {@code distinct} on {@code t}, as {@link #setMulti} stores. */
+  public CompletableFuture<MultiResult<Boolean>> deleteMulti(Topology t, Set<String> distinct) {
+    Map<String, Boolean> deleted = new HashMap<>();
+    Map<String, ShardwiseException> errors = new LinkedHashMap<>();
+    return run(t, distinct, true, (on, keys, targets) -> deleteAll(on, keys, deleted, errors, targets), deleted, errors);
+  }
+
+  /** Routes {@code keys} on the placement {@code on} and sends their batches; records each key's node in {@code targets}. */
+  @FunctionalInterface
+  private interface Batches {
+    CompletableFuture<Void> send(Topology on, Collection<String> keys, Map<String, Member> targets);
+  }
+
+  /**
+   * Runs a multi-key write of {@code keys} on {@code t} and releases {@code t} when it is done:
+   * without a history, one pass; with one, the keys still settling go to the previous placement,
+   * then the moved keys' other copies are deleted and marked ({@link MovingWrite}). With bounded
+   * loads the result waits for the spilled copies to be gone.
+   */
+  private CompletableFuture<MultiResult<Boolean>> run(
+      Topology t,
+      Collection<String> keys,
+      boolean removes,
+      Batches batches,
+      Map<String, Boolean> results,
+      Map<String, ShardwiseException> errors) {
+    CompletableFuture<MultiResult<Boolean>> f;
+    try {
+      CompletableFuture<Void> done;
+      if (t.history.length == 0 && !warmUp.copying()) {
+        done = batches.send(t, keys, null);
+      } else {
+        MovingWrite moving = new MovingWrite(t, keys, removes);
+        CompletableFuture<Void> here = batches.send(t, moving.onCurrent, moving.targets);
+        CompletableFuture<Void> there =
+            moving.onPrevious.isEmpty()
+                ? CompletableFuture.completedFuture(null)
+                : batches.send(t.latest().previous, moving.onPrevious, moving.targets);
+        moving.routed();
+        done = CompletableFuture.allOf(here, there).thenCompose(x -> moving.clear(results, errors));
+      }
+      CompletableFuture<MultiResult<Boolean>> result = done.thenApply(x -> ordered(keys, results, Set.of(), errors));
+      f = t.bounded == null ? result : t.bounded.afterWrites(keys, result, requests);
+    } catch (RuntimeException | Error e) {
+      t.exit();
+      throw e;
+    }
+    f.whenComplete((r, x) -> t.exit());
+    return f;
+  }
+
+  /**
+   * The keys of one multi-key write on one placement, grouped by the node each goes to: its node,
+   * or while that is out the node {@link Writes#redirect} picks through {@code fence} (journaled
+   * against the nodes skipped); keys with no node are already errors.
+   */
+  private final class WritePlan {
+    final Topology t;
+    final List<List<String>> byNode = new ArrayList<>();
+    /** Keys sent elsewhere because their node is out, per node they go to, with the failover TTL. */
+    final List<List<String>> redirectedByNode;
+    /** The node of each key, in the order the keys were given; {@link Routes#NONE} if none. */
+    final int[] nodeOf;
+    final Map<String, ShardwiseException> unavailable = new LinkedHashMap<>();
+
+    WritePlan(Topology t, Collection<String> keys, Failback.Fence fence) {
+      this.t = t;
+      int n = t.nodes.size();
+      for (int i = 0; i < n; i++) {
+        byNode.add(null);
+      }
+      redirectedByNode = new ArrayList<>(Collections.nCopies(n, null));
+      nodeOf = new int[keys.size()];
+      int index = 0;
+      for (String key : keys) {
+        long hash = t.hash(key);
+        nodeOf[index++] = route(key, hash, t.router.primary(hash), fence);
+      }
+    }
+
+    private int route(String key, long hash, int primary, Failback.Fence fence) {
+      if (t.members[primary].available()) {
+        return add(byNode, primary, key);
+      }
+      if (!routes.redistributes()) {
+        unavailable.put(key, routes.unavailable(t, primary, key));
+        return Routes.NONE;
+      }
+      int target;
+      try {
+        target = writes.redirect(t, key, hash, primary, fence);
+      } catch (ShardwiseException e) {
+        unavailable.put(key, e);
+        return Routes.NONE;
+      }
+      return add(target == primary ? byNode : redirectedByNode, target, key);
+    }
+
+    /** Records in {@code into} (if not null) the node each of {@code keys}, in plan order, goes to. */
+    void targets(Collection<String> keys, Map<String, Member> into) {
+      if (into == null) {
+        return;
+      }
+      int index = 0;
+      for (String key : keys) {
+        int node = nodeOf[index++];
+        if (node >= 0) {
+          into.put(key, t.members[node]);
+        }
+      }
+    }
+
+    private int add(List<List<String>> lists, int node, String key) {
+      List<String> list = lists.get(node);
+      if (list == null) {
+        list = new ArrayList<>(Math.max(10, 2 * nodeOf.length / lists.size()));
+        lists.set(node, list);
+      }
+      list.add(key);
+      return node;
+    }
+  }
+
+  /**
+   * The keys of a multi-key write on a topology with a history, split by where they are written
+   * ({@link MovedKeys}): keys still settling are written on the previous placement. Once they are
+   * routed ({@link #routed}), every moved key is marked old on its former owners and deleted where
+   * reads may still look, never on the node that took its write.
+   */
+  private final class MovingWrite {
+    final Set<String> onPrevious = new LinkedHashSet<>();
+    final Set<String> onCurrent = new LinkedHashSet<>();
+    /** The node each routed key went to. */
+    final Map<String, Member> targets = new ConcurrentHashMap<>();
+    private final Map<String, MovedKeys.Move> moves = new HashMap<>();
+    private final Map<Member, List<String>> staleCopies = new LinkedHashMap<>();
+    /** The keys whose warm-up copies under way the write waits for. */
+    final List<String> awaited = new ArrayList<>();
+    /** For a delete: the generation each moved key was bumped to, for {@link Writes#deleteLateCopy}. */
+    private final Map<String, Long> bumped = new HashMap<>();
+    private final boolean removes;
+
+    MovingWrite(Topology t, Collection<String> keys, boolean removes) {
+      this.removes = removes;
+      long now = System.nanoTime();
+      boolean copying = warmUp.copying();
+      for (String key : keys) {
+        MovedKeys.Move move = MovedKeys.route(t, key, now);
+        if (move == null || !move.touchesOthers()) {
+          onCurrent.add(key);
+          if (copying) {
+            awaited.add(key);
+          }
+          continue;
+        }
+        moves.put(key, move);
+        if (copying || move.sources.length != 0 || move.settling(t)) {
+          bumped.put(key, warmUp.bump(key));
+          awaited.add(key);
+        }
+        (move.settling(t) ? onPrevious : onCurrent).add(key);
+      }
+    }
+
+    /** After the keys were routed and sent: marks and groups the deletes of their other copies. */
+    void routed() {
+      moves.forEach(
+          (key, move) -> {
+            Member target = targets.get(key);
+            for (Member former : target == null ? move.formerOwners : move.formerOwnersBesides(target)) {
+              failback.markOldCopy(former, key, target);
+            }
+            for (Member stale : target == null ? move.clears : move.clearsBesides(target)) {
+              if (stale.retired() || !stale.available()) {
+                failback.markOldCopy(stale, key, target);
+              } else {
+                staleCopies.computeIfAbsent(stale, m -> new ArrayList<>()).add(key);
+              }
+            }
+          });
+    }
+
+    /**
+     * Deletes the stale copies; completes when they and the copies under way are gone. A key whose
+     * stale copy could not be deleted has its result in {@code results} (the lock of both maps)
+     * replaced by an error in {@code errors}.
+     */
+    CompletableFuture<Void> clear(Map<String, ?> results, Map<String, ShardwiseException> errors) {
+      List<CompletableFuture<Void>> parts = new ArrayList<>();
+      staleCopies.forEach(
+          (stale, keys) ->
+              parts.add(
+                  requests.send(stale, "moveDelete", c -> c.deleteMulti(keys))
+                      .handle(
+                          (r, failure) -> {
+                            if (failure != null) {
+                              ShardwiseException e = requests.movedCopyKept(stale, failure);
+                              synchronized (results) {
+                                for (String k : keys) {
+                                  if (results.remove(k) != null) {
+                                    errors.put(k, e);
+                                  }
+                                }
+                              }
+                            }
+                            return null;
+                          })));
+      return Requests.allOf(parts)
+          .thenCompose(
+              x -> {
+                List<CompletableFuture<Void>> waits = new ArrayList<>();
+                awaited.forEach(k -> waits.add(writes.afterWarmUpWrite(k)));
+                return Requests.allOf(waits);
+              })
+          .thenCompose(
+              x -> {
+                if (!removes) {
+                  return CompletableFuture.completedFuture(null);
+                }
+                List<CompletableFuture<Void>> late = new ArrayList<>();
+                bumped.forEach((k, generation) -> late.add(writes.deleteLateCopy(moves.get(k).owner, k, generation)));
+                return Requests.allOf(late);
+              });
+    }
+  }
+
+
+  /**
+   * Stores {@code keys} on topology {@code t}: one batch per node, and one per node for redirected
+   * keys; with {@code targets}, records the node each key was sent to.
+   */
+  private CompletableFuture<Void> storeAll(
+      Topology t,
+      Collection<String> keys,
+      Map<String, CachedValue> encoded,
+      Duration ttl,
+      Map<String, Boolean> stored,
+      Map<String, ShardwiseException> errors,
+      Map<String, Member> targets) {
+    if (keys.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    List<CompletableFuture<Void>> parts = new ArrayList<>();
+    try (Failback.Fence fence = failback.fence()) {
+      WritePlan plan = new WritePlan(t, keys, fence);
+      plan.targets(keys, targets);
+      synchronized (stored) {
+        errors.putAll(plan.unavailable);
+      }
+      Duration capped = failback.cap(ttl);
+      for (int i = 0; i < plan.byNode.size(); i++) {
+        parts.add(storeBatch(t, i, plan.byNode.get(i), encoded, ttl, stored, errors));
+        parts.add(storeBatch(t, i, plan.redirectedByNode.get(i), encoded, capped, stored, errors));
+      }
+    }
+    return Requests.allOf(parts);
+  }
+
+  /** One setMulti batch to one node; each key's outcome goes to {@code stored} or {@code errors}. */
+  private CompletableFuture<Void> storeBatch(
+      Topology t,
+      int node,
+      List<String> nodeKeys,
+      Map<String, CachedValue> encoded,
+      Duration ttl,
+      Map<String, Boolean> stored,
+      Map<String, ShardwiseException> errors) {
+    if (nodeKeys == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    Map<String, CachedValue> batch = new LinkedHashMap<>();
+    for (String key : nodeKeys) {
+      batch.put(key, encoded.get(key));
+    }
+    return sendBatch(t, node, nodeKeys, "setMulti", c -> c.setMulti(batch, ttl), (failed, key) -> !failed.containsKey(key))
+        .handle(
+            (failedKeys, failure) -> {
+              synchronized (stored) {
+                for (String key : nodeKeys) {
+                  Throwable keyFailure = failure != null ? failure : failedKeys.get(key);
+                  if (keyFailure == null) {
+                    stored.put(key, Boolean.TRUE);
+                  } else {
+                    errors.put(key, requests.asShardwise(t.members[node], keyFailure));
+                  }
+                }
+              }
+              return null;
+            });
+  }
+
+
+  /** Deletes {@code keys} on topology {@code t}, one batch per node; {@code targets} as {@link #storeAll}. */
+  private CompletableFuture<Void> deleteAll(
+      Topology t,
+      Collection<String> keys,
+      Map<String, Boolean> deleted,
+      Map<String, ShardwiseException> errors,
+      Map<String, Member> targets) {
+    if (keys.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    List<CompletableFuture<Void>> parts = new ArrayList<>();
+    try (Failback.Fence fence = failback.fence()) {
+      WritePlan plan = new WritePlan(t, keys, fence);
+      plan.targets(keys, targets);
+      synchronized (deleted) {
+        errors.putAll(plan.unavailable);
+      }
+      for (int i = 0; i < plan.byNode.size(); i++) {
+        parts.add(deleteBatch(t, i, plan.byNode.get(i), deleted, errors));
+        parts.add(deleteBatch(t, i, plan.redirectedByNode.get(i), deleted, errors));
+      }
+    }
+    return Requests.allOf(parts);
+  }
+
+  /** One deleteMulti batch to one node; each key's outcome goes to {@code deleted} or {@code errors}. */
+  private CompletableFuture<Void> deleteBatch(
+      Topology t, int node, List<String> nodeKeys, Map<String, Boolean> deleted, Map<String, ShardwiseException> errors) {
+    if (nodeKeys == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return sendBatch(t, node, nodeKeys, "deleteMulti", c -> c.deleteMulti(nodeKeys), (done, key) -> done.get(key) != null)
+        .handle(
+            (result, failure) -> {
+              synchronized (deleted) {
+                for (String key : nodeKeys) {
+                  Boolean existed = failure == null ? result.get(key) : null;
+                  if (existed != null) {
+                    deleted.put(key, existed);
+                  } else {
+                    errors.put(
+                        key,
+                        failure != null
+                            ? requests.asShardwise(t.members[node], failure)
+                            : new NodeException(t.nodes.get(node), "no result for this key", null));
+                  }
+                }
+              }
+              return null;
+            });
+  }
+
+
+  /**
+   * Sends a batch write (set or delete: each leaves no older value of its key) to {@code node}; if
+   * some of its keys are marked old there, as {@link #sendWrite} does for one key: handed over in
+   * the order of the node's old-copy deletes, and the marks of the keys it wrote cleared after.
+   */
+  private <T> CompletableFuture<T> sendBatch(
+      Topology t,
+      int node,
+      List<String> keys,
+      String operation,
+      Function<NodeConnection, CompletableFuture<T>> op,
+      java.util.function.BiPredicate<T, String> written) {
+    DirtyCopies dirty = t.members[node].oldCopies();
+    if (dirty.isEmpty()) {
+      return requests.send(t, node, operation, op);
+    }
+    Map<String, Long> marked = new HashMap<>();
+    for (String key : keys) {
+      Long stamp = dirty.stamp(key);
+      if (stamp != null) {
+        marked.put(key, stamp);
+      }
+    }
+    if (marked.isEmpty()) {
+      return requests.send(t, node, operation, op);
+    }
+    return dirty
+        .handOff(() -> requests.send(t, node, operation, op))
+        .whenComplete(
+            (result, failure) -> {
+              if (failure != null) {
+                return;
+              }
+              marked.forEach(
+                  (key, stamp) -> {
+                    if (written.test(result, key)) {
+                      dirty.cleared(key, stamp);
+                    }
+                  });
+            });
+  }
+
+
+  /** A result whose parts iterate in the order the caller gave the keys. */
+  private static <T> MultiResult<T> ordered(
+      Collection<String> keys, Map<String, T> values, Set<String> misses, Map<String, ShardwiseException> errors) {
+    Map<String, T> v = new LinkedHashMap<>();
+    Set<String> m = new LinkedHashSet<>();
+    Map<String, ShardwiseException> e = new LinkedHashMap<>();
+    for (String key : keys) {
+      if (values.containsKey(key)) {
+        v.put(key, values.get(key));
+      } else if (misses.contains(key)) {
+        m.add(key);
+      } else if (errors.containsKey(key)) {
+        e.put(key, errors.get(key));
+      }
+    }
+    return MultiResult.of(v, m, e);
+  }
+
+}

@@ -1,0 +1,251 @@
+package io.shardwise.core.internal.exec;
+
+import io.shardwise.client.ClientMetrics;
+import io.shardwise.client.ShardwiseException;
+import io.shardwise.core.internal.change.WarmUp;
+import io.shardwise.core.internal.health.DirtyCopies;
+import io.shardwise.core.internal.health.Failback;
+import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.FailoverOrder;
+import io.shardwise.core.internal.route.MovedKeys;
+import io.shardwise.core.internal.route.Routes;
+import io.shardwise.core.internal.route.Topology;
+import io.shardwise.spi.KeyRules;
+import io.shardwise.spi.NodeConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * Executes single-key writes (set, add, delete, touch, incr): to the key's node, or while it is
+ * out to the next node of its order through the {@link Failback} fence, journaled against the
+ * nodes skipped and with the failover TTL; for a key that moved in a server-list change, where its
+ * reads go, with the deletes and old-copy marks {@link MovedKeys} decides, never a delete on the
+ * node that takes the write; with bounded loads, after the spilled copies of the key are gone.
+ */
+public final class Writes {
+
+  /** A write to one connection, with the TTL to give it (null for writes without one). */
+  @FunctionalInterface
+  public interface WriteOp<T> {
+    CompletableFuture<T> send(NodeConnection connection, Duration ttl);
+  }
+
+  /** What a write does besides storing: see {@link Writes#write}. */
+  public enum Kind {
+    /** Leaves no older value on its node (set): an old copy marked there needs no delete first. */
+    REPLACES,
+    /** Removes the key (delete): as {@link #REPLACES}, and a warm-up copy racing it is deleted again. */
+    REMOVES,
+    /** Leaves an older value on its node if there is one (add, incr): a marked copy is deleted first. */
+    KEEPS,
+    /** As {@link #KEEPS}, and the spilled copies of the key stay (touch changes no value). */
+    TOUCHES
+  }
+
+  private final Requests requests;
+  private final Routes routes;
+  private final Failback failback;
+  private final WarmUp warmUp;
+  private final ClientMetrics metrics;
+
+  public Writes(Requests requests, Routes routes, Failback failback, WarmUp warmUp, ClientMetrics metrics) {
+    this.requests = requests;
+    this.routes = routes;
+    this.failback = failback;
+    this.warmUp = warmUp;
+    this.metrics = metrics;
+  }
+
+  /**
+   * A write of {@code key} on {@code t}, which the caller counted itself on and which this write
+   * releases when done.
+   */
+  public <T> CompletableFuture<T> write(
+      Topology t, String key, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
+    try {
+      CompletableFuture<T> written;
+      if (t.history.length == 0 && t.bounded == null && !requests.retrying() && !warmUp.copying()) {
+        long hash = t.hash(key);
+        int primary = t.router.primary(hash);
+        Member m = t.members[primary];
+        if (m.available() && !m.holdsOldCopy(key)) {
+          // The common case, one request: the topology is released in the stage of its reply.
+          return requests.call(m, operation, c -> op.send(c, ttl), false, Function.identity(), t);
+        }
+        written = route(t, key, hash, primary, operation, ttl, op, kind).reply(); // no change to apply
+      } else {
+        written = moving(t, key, operation, ttl, op, kind);
+      }
+      CompletableFuture<T> f = t.bounded != null && kind != Kind.TOUCHES ? t.bounded.afterWrite(key, written, requests) : written;
+      f.whenComplete((v, x) -> t.exit());
+      return f;
+    } catch (RuntimeException | Error e) {
+      t.exit();
+      throw e;
+    }
+  }
+
+  /**
+   * A write on a topology with a history: where {@link MovedKeys} says, deleted at once where
+   * reads may still look (never on the node that takes the write), and marked as old on the nodes
+   * that owned the key before changes only remembered.
+   */
+  private <T> CompletableFuture<T> moving(Topology t, String key, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
+    MovedKeys.Move move = MovedKeys.route(t, key, System.nanoTime());
+    if (move == null || !move.touchesOthers()) {
+      long hash = t.hash(key);
+      CompletableFuture<T> written = route(t, key, hash, t.router.primary(hash), operation, ttl, op, kind).reply();
+      if (!warmUp.copying()) {
+        return written;
+      }
+      return written.handle((r, f) -> (Void) null).thenCompose(x -> afterWarmUpWrite(key)).thenCompose(x -> written);
+    }
+    // Before anything is sent: a copy made from an older read is not kept.
+    long generation = move.sources.length != 0 || move.settling(t) ? warmUp.bump(key) : Long.MAX_VALUE;
+    Topology serving = move.serving;
+    Sent<T> sent = route(serving, key, serving.hash(key), move.servingPrimary, operation, ttl, op, kind);
+    CompletableFuture<T> written = sent.reply();
+    Member target = sent.target();
+    for (Member former : target == null ? move.formerOwners : move.formerOwnersBesides(target)) {
+      failback.markOldCopy(former, key, target);
+    }
+    List<CompletableFuture<Boolean>> clears = new ArrayList<>();
+    List<Member> cleared = new ArrayList<>();
+    for (Member stale : target == null ? move.clears : move.clearsBesides(target)) {
+      if (stale.retired() || !stale.available()) {
+        failback.markOldCopy(stale, key, target); // read only once available, and not before its delete
+        continue;
+      }
+      clears.add(requests.send(stale, "moveDelete", c -> c.delete(key)));
+      cleared.add(stale);
+    }
+    List<CompletableFuture<?>> all = new ArrayList<>(clears);
+    all.add(written);
+    return Requests.allOf(all)
+        .handle((x, y) -> (Void) null)
+        .thenCompose(x -> afterWarmUpWrite(key))
+        .thenCompose(x -> kind == Kind.REMOVES ? deleteLateCopy(move.owner, key, generation) : CompletableFuture.completedFuture(null))
+        .thenCompose(
+            x -> {
+              for (int i = 0; i < clears.size(); i++) {
+                Throwable kept = clears.get(i).handle((r, f) -> f).join();
+                if (kept != null && !written.isCompletedExceptionally()) {
+                  return CompletableFuture.<T>failedFuture(requests.movedCopyKept(cleared.get(i), kept));
+                }
+              }
+              return written;
+            });
+  }
+
+  /**
+   * The end of a write of a key that warm-up may be copying: its generation moves again, now that
+   * the write's requests are done, so that a copy read while they were under way (the old value,
+   * read just before the write's delete reached the previous node) is not kept; then the write
+   * waits for the copies of the key under way, which delete themselves (see {@link WarmUp}).
+   */
+  CompletableFuture<Void> afterWarmUpWrite(String key) {
+    warmUp.bump(key);
+    return warmUp.awaitCopies(key);
+  }
+
+  /** See {@link WarmUp#copiedSince}: deletes a copy that a read during a delete may have added. */
+  CompletableFuture<Void> deleteLateCopy(Member owner, String key, long generation) {
+    if (!warmUp.copiedSince(key, generation) || owner.retired() || !owner.available()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return requests.send(owner, "moveDelete", c -> c.delete(key)).handle((r, f) -> null);
+  }
+
+  /** A write handed to a node: the node that takes it (null if none was found) and its reply. */
+  private record Sent<T>(Member target, CompletableFuture<T> reply) {}
+
+  /**
+   * Routes a write of one key on {@code t} and sends it. While the key's node is out the write goes
+   * to the next available node of its order, through the {@link Failback} fence: journaled against
+   * the nodes it skips and with its TTL capped at the failover TTL.
+   */
+  private <T> Sent<T> route(
+      Topology t, String key, long hash, int primary, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
+    if (t.members[primary].available()) {
+      return new Sent<>(t.members[primary], send(t, primary, key, operation, ttl, op, kind));
+    }
+    if (!routes.redistributes()) {
+      return new Sent<>(null, CompletableFuture.failedFuture(routes.unavailable(t, primary, key)));
+    }
+    try (Failback.Fence fence = failback.fence()) {
+      int target;
+      try {
+        target = redirect(t, key, hash, primary, fence);
+      } catch (ShardwiseException e) {
+        return new Sent<>(null, CompletableFuture.failedFuture(e));
+      }
+      // Sent inside the fence: a readmission sees this write journaled and queued, or not at all.
+      Duration capped = ttl == null || target == primary ? ttl : failback.cap(ttl);
+      return new Sent<>(t.members[target], send(t, target, key, operation, capped, op, kind));
+    }
+  }
+
+  /**
+   * Where a write of {@code key}, whose primary is out, goes under the redistribute failure mode:
+   * the next available node of its order ({@link Routes#writeWalk}), journaled through {@code
+   * fence} against the nodes it skips (and counted as a redirect), or the primary if it is back.
+   *
+   * @throws ShardwiseException no node is available, or the journal of a skipped node is full
+   */
+  int redirect(Topology t, String key, long hash, int primary, Failback.Fence fence) {
+    for (int attempt = 0; attempt <= t.nodes.size(); attempt++) {
+      FailoverOrder.Route route = Routes.writeWalk(t, hash);
+      int target = route.target;
+      if (target == Routes.NONE) {
+        throw routes.unavailable(t, primary, key);
+      }
+      if (route.skippedCount == 0) {
+        return target;
+      }
+      if (!fence.enter(t.members, route.skipped, route.skippedCount)) {
+        continue; // a skipped node came back meanwhile: route again
+      }
+      ShardwiseException full = fence.record(t.members, key, t.members[target], route.skipped, route.skippedCount);
+      if (full != null) {
+        throw full;
+      }
+      metrics.redirected(t.nodes.get(primary), t.nodes.get(target), "failover");
+      return target;
+    }
+    throw new IllegalStateException("nodes of " + KeyRules.shorten(key) + " kept coming back while it was routed");
+  }
+
+  /**
+   * Sends a write of {@code key} to {@code node} of {@code t}. If the node's copy of the key is
+   * marked old ({@link DirtyCopies}), the write is handed over in the order of the node's old-copy
+   * deletes, after a delete of the key when the write alone would leave the old value (add, touch,
+   * incr), and the mark is cleared once the write is confirmed.
+   */
+  private <T> CompletableFuture<T> send(
+      Topology t, int node, String key, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
+    Member m = t.members[node];
+    DirtyCopies marks = m.oldCopies();
+    Long stamp = marks.stamp(key);
+    if (stamp == null) {
+      return requests.send(t, node, operation, c -> op.send(c, ttl));
+    }
+    boolean replaces = kind == Kind.REPLACES || kind == Kind.REMOVES;
+    CompletableFuture<?>[] delete = new CompletableFuture<?>[1];
+    CompletableFuture<T> sent =
+        marks.handOff(
+            () -> {
+              delete[0] =
+                  replaces ? CompletableFuture.completedFuture(null) : requests.send(m, "deleteOldCopy", c -> c.delete(key));
+              return requests.send(t, node, operation, c -> op.send(c, ttl));
+            });
+    return sent.whenComplete(
+        (r, failure) -> {
+          if (failure == null && delete[0].isDone() && !delete[0].isCompletedExceptionally()) {
+            marks.cleared(key, stamp); // the old copy is gone: replaced or deleted before
+          }
+        });
+  }
+}
