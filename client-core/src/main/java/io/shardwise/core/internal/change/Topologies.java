@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * and stays there after its warm-up (remembered: writes of its moved keys mark their previous
  * owners) until every value written under the placement it left has expired: the longest TTL this
  * client has written ({@link LongestTtl}) after that placement's last writes. A client that writes
- * values without expiry remembers its last {@link #MAX_HISTORY} placements. A placement that comes
+ * values without expiry remembers its last {@link ChangeHistory#MAX_HISTORY} placements. A placement that comes
  * back (a change reversed) leaves the history, and a server added back gets the old-copy marks its
  * earlier member gathered.
  *
@@ -64,11 +64,7 @@ import org.slf4j.LoggerFactory;
 public final class Topologies implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger("io.shardwise.topology");
-  /** Keys sampled to measure the share that a change moves. */
-  private static final int SAMPLE = 10_000;
   private static final long DRAIN_POLL_MILLIS = 20;
-  /** Most previous placements remembered; the oldest is forgotten beyond it. */
-  static final int MAX_HISTORY = 8;
 
   /** What a topology is built from, besides its servers. */
   public record Settings(
@@ -227,7 +223,7 @@ public final class Topologies implements AutoCloseable {
     Member[] members = new Member[placed.size()];
     List<Member> added = new ArrayList<>();
     Map<Member, Member> earlier = new HashMap<>();
-    Map<String, Member> remembered = rememberedMembers(current.get());
+    Map<String, Member> remembered = ChangeHistory.remembered(current.get(), open);
     try {
       for (int i = 0; i < members.length; i++) {
         Node node = placed.get(i);
@@ -257,20 +253,6 @@ public final class Topologies implements AutoCloseable {
         .completeOnTimeout(null, wait, TimeUnit.NANOSECONDS)
         .thenCompose(x -> probe(added, earlier, wait))
         .thenApply(x -> new Prepared(list, router, members, added, earlier));
-  }
-
-  /** The members that the history of {@code t} remembers and that are no longer open, by identity. */
-  private Map<String, Member> rememberedMembers(Topology t) {
-    Map<String, Member> out = new HashMap<>();
-    for (Transition change : t.history) {
-      for (Member m : change.previous.members) {
-        String id = Member.identity(m.node);
-        if (!open.containsKey(id)) {
-          out.putIfAbsent(id, m); // the most recent change first
-        }
-      }
-    }
-    return out;
   }
 
   /** Admits each added member, healthy if it answers a ping, else out and probed. */
@@ -332,12 +314,12 @@ public final class Topologies implements AutoCloseable {
     }
     Topology placementBefore = before.placement();
     Topology plain = new Topology(p.router(), settings.hashTag(), members, bounded);
-    double moved = movedShare(placementBefore, plain);
+    double moved = ChangeHistory.movedShare(placementBefore, plain);
     TopologyOptions options = settings.options();
     Duration window = options.settle().plus(options.warmUp());
     boolean moving = moved > 0 && !window.isZero();
-    Set<String> beforeSet = identities(before.nodes);
-    Set<String> afterSet = identities(p.list());
+    Set<String> beforeSet = ChangeHistory.identities(before.nodes);
+    Set<String> afterSet = ChangeHistory.identities(p.list());
     List<Node> addedNodes = p.list().stream().filter(n -> !beforeSet.contains(Member.identity(n))).toList();
     List<Node> removedNodes = before.nodes.stream().filter(n -> !afterSet.contains(Member.identity(n))).toList();
     TopologyChange change =
@@ -349,7 +331,7 @@ public final class Topologies implements AutoCloseable {
       history.add(new Transition(placementBefore, change, start, options));
     }
     history.addAll(List.of(before.history));
-    Topology next = plain.withHistory(kept(history, plain, p.earlier()).toArray(new Transition[0]));
+    Topology next = plain.withHistory(ChangeHistory.kept(history, plain, p.earlier()).toArray(new Transition[0]));
     health.resize(members.length);
     install.accept(next);
     before.replacedAtNanos = System.nanoTime();
@@ -373,58 +355,6 @@ public final class Topologies implements AutoCloseable {
     return change;
   }
 
-  private static Set<String> identities(List<Node> nodes) {
-    Set<String> out = new HashSet<>();
-    nodes.forEach(n -> out.add(Member.identity(n)));
-    return out;
-  }
-
-  /**
-   * The history a new topology keeps, most recent first: without changes forgotten, without a
-   * placement equal to {@code now} (a change reversed: no key differs) or to a more recent one, at
-   * most {@link #MAX_HISTORY}; the members of servers added back are the new ones ({@code earlier}
-   * maps each new member to the one it replaces).
-   */
-  private List<Transition> kept(List<Transition> history, Topology now, Map<Member, Member> earlier) {
-    Map<Member, Member> replacing = new HashMap<>();
-    earlier.forEach((added, before) -> replacing.put(before, added));
-    List<Transition> out = new ArrayList<>();
-    long nowNanos = System.nanoTime();
-    for (Transition change : history) {
-      if (change.forgotten(nowNanos) || change.previous.samePlacement(now)) {
-        continue;
-      }
-      boolean repeated = false;
-      for (Transition newer : out) {
-        repeated |= newer.previous.samePlacement(change.previous);
-      }
-      if (repeated) {
-        continue;
-      }
-      if (out.size() == MAX_HISTORY) {
-        LOG.warn(
-            "servers changed: the placement of {} nodes left at {} is forgotten ({} placements are"
-                + " remembered): a server that held keys under it and gets them back may serve a value"
-                + " older than one written since, until that key is written again or expires",
-            change.previous.nodes.size(),
-            change.change.appliedAt(),
-            MAX_HISTORY);
-        continue;
-      }
-      Member[] members = change.previous.members.clone();
-      boolean substituted = false;
-      for (int i = 0; i < members.length; i++) {
-        Member added = replacing.get(members[i]);
-        if (added != null) {
-          members[i] = added;
-          substituted = true;
-        }
-      }
-      out.add(substituted ? change.withPrevious(change.previous.withMembers(members)) : change);
-    }
-    return out;
-  }
-
   private static int indexOf(Member[] members, Member m) {
     for (int i = 0; i < members.length; i++) {
       if (members[i] == m) {
@@ -432,18 +362,6 @@ public final class Topologies implements AutoCloseable {
       }
     }
     return -1;
-  }
-
-  /** The share of a fixed sample of keys whose server differs between {@code a} and {@code b}. */
-  private static double movedShare(Topology a, Topology b) {
-    int moved = 0;
-    for (int i = 0; i < SAMPLE; i++) {
-      String key = "shardwise:sample:" + i;
-      if (a.members[a.primary(key)] != b.members[b.primary(key)]) {
-        moved++;
-      }
-    }
-    return moved / (double) SAMPLE;
   }
 
   /**
@@ -457,23 +375,10 @@ public final class Topologies implements AutoCloseable {
       return;
     }
     Topology t = current.get();
-    long now = System.nanoTime();
-    long retention = settings.ttls().longestNanos();
-    long next = Long.MAX_VALUE;
-    boolean forget = false;
-    for (Transition change : t.history) {
-      if (change.inWindow(now)) {
-        continue; // reviewed when its warm-up ends
-      }
-      change.forgetAfter(retention);
-      if (change.forgotten(now)) {
-        forget = true;
-      } else if (change.forgetAtNanos() != Long.MAX_VALUE) {
-        next = Math.min(next, change.forgetAtNanos() - now);
-      }
-    }
-    if (forget) {
-      Topology without = t.withHistory(kept(List.of(t.history), t.placement(), Map.of()).toArray(new Transition[0]));
+    long next = ChangeHistory.forgetTimes(t.history, System.nanoTime(), settings.ttls().longestNanos());
+    if (next == 0) {
+      Topology without =
+          t.withHistory(ChangeHistory.kept(List.of(t.history), t.placement(), Map.of()).toArray(new Transition[0]));
       install.accept(without);
       t.replacedAtNanos = System.nanoTime();
       replaced.add(t);
@@ -481,8 +386,9 @@ public final class Topologies implements AutoCloseable {
           "servers changed: {} earlier placements forgotten, every value written under them has expired",
           t.history.length - without.history.length);
     }
+    next = ChangeHistory.forgetTimes(current.get().history, System.nanoTime(), settings.ttls().longestNanos());
     if (next != Long.MAX_VALUE) {
-      thread.schedule(this::review, Math.max(0, next), TimeUnit.NANOSECONDS);
+      thread.schedule(this::review, next, TimeUnit.NANOSECONDS);
     }
     scheduleDrain();
   }

@@ -4,7 +4,6 @@ import io.shardwise.client.CachedValue;
 import io.shardwise.client.ClientMetrics;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.health.Sender;
-import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +11,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.function.Function;
 
 /**
  * Copies of moved keys made while warming up (see {@link Transition}), with the TTL the original

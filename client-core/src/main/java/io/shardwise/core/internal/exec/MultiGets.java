@@ -6,17 +6,13 @@ import io.shardwise.client.MultiResult;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.client.ValueCodec;
 import io.shardwise.core.internal.change.WarmUp;
-import io.shardwise.core.internal.health.Member;
-import io.shardwise.core.internal.route.MovedKeys;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.core.internal.spill.BoundedReads;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -37,6 +33,7 @@ public final class MultiGets<V> {
   private final WarmUp warmUp;
   private final ClientMetrics metrics;
   private final ValueCodec<V> codec;
+  private final MovingGets<V> moving;
 
   public MultiGets(Requests requests, Routes routes, WarmUp warmUp, ClientMetrics metrics, ValueCodec<V> codec) {
     this.requests = requests;
@@ -44,6 +41,7 @@ public final class MultiGets<V> {
     this.warmUp = warmUp;
     this.metrics = metrics;
     this.codec = codec;
+    this.moving = new MovingGets<>(this, requests, warmUp, codec);
   }
 
   /**
@@ -53,7 +51,7 @@ public final class MultiGets<V> {
   public PendingGetMulti<V> start(Topology t, Set<String> distinct) {
     PendingGetMulti<V> pending;
     try {
-      pending = t.readsHistory() ? moving(t, distinct, System.nanoTime()) : plain(t, distinct);
+      pending = t.readsHistory() ? moving.start(t, distinct, System.nanoTime()) : plain(t, distinct);
     } catch (RuntimeException | Error e) {
       t.exit();
       throw e;
@@ -127,174 +125,8 @@ public final class MultiGets<V> {
     }
   }
 
-  private PendingGetMulti<V> moving(Topology t, Set<String> distinct, long now) {
-    Map<String, MovedKeys.Move> moves = new HashMap<>();
-    Set<String> settling = new LinkedHashSet<>();
-    for (String key : distinct) {
-      MovedKeys.Move move = MovedKeys.route(t, key, now);
-      if (move == null || (move.serving == t && move.sources.length == 0)) {
-        continue;
-      }
-      moves.put(key, move);
-      if (move.serving != t) {
-        settling.add(key);
-      }
-    }
-    if (moves.isEmpty()) {
-      return plain(t, distinct);
-    }
-    Map<String, Long> generations = new HashMap<>();
-    Set<String> copyToOwner = new HashSet<>();
-    moves.forEach(
-        (key, move) -> {
-          generations.put(key, warmUp.generation(key));
-          if (move.copies && move.serving == t && t.members[move.servingPrimary].available()) {
-            copyToOwner.add(key);
-          }
-        });
-    PendingGetMulti<V> first;
-    if (settling.isEmpty()) {
-      first = plain(t, distinct);
-    } else {
-      Set<String> stay = new LinkedHashSet<>(distinct);
-      stay.removeAll(settling);
-      PendingGetMulti<V> here = plain(t, stay);
-      PendingGetMulti<V> before = plain(t.latest().previous, settling);
-      first =
-          new PendingGetMulti<>(
-              CompletableFuture.allOf(here.done, before.done), () -> merge(distinct, here.result(), before.result()));
-    }
-    Map<String, Object> warmed = new ConcurrentHashMap<>();
-    CompletableFuture<Void> done =
-        first.done.thenCompose(
-            x -> {
-              List<String> missed = new ArrayList<>();
-              for (String key : first.result().misses()) {
-                if (moves.containsKey(key)) {
-                  missed.add(key);
-                }
-              }
-              return fromSources(moves, missed, 0, warmed, generations, copyToOwner);
-            });
-    return new PendingGetMulti<>(done, () -> merge(distinct, first.result(), warmed));
-  }
-
-  /**
-   * One round of a moving getMulti: each of {@code keys} (all missed so far) is read on its source
-   * {@code round}, one batch per source node; the keys still missing go on to the next round.
-   */
-  private CompletableFuture<Void> fromSources(
-      Map<String, MovedKeys.Move> moves,
-      List<String> keys,
-      int round,
-      Map<String, Object> warmed,
-      Map<String, Long> generations,
-      Set<String> copyToOwner) {
-    Map<Member, List<String>> bySource = new LinkedHashMap<>();
-    List<String> later = new ArrayList<>();
-    for (String key : keys) {
-      MovedKeys.Move move = moves.get(key);
-      if (round >= move.sources.length) {
-        continue;
-      }
-      Member source = move.sources[round];
-      if (!source.available() || source.retired() || source.holdsOldCopy(key)) {
-        later.add(key);
-      } else {
-        bySource.computeIfAbsent(source, m -> new ArrayList<>()).add(key);
-      }
-    }
-    if (bySource.isEmpty() && later.isEmpty()) {
-      return CompletableFuture.completedFuture(null);
-    }
-    List<String> stillMissing = java.util.Collections.synchronizedList(new ArrayList<>(later));
-    List<CompletableFuture<Void>> parts = new ArrayList<>();
-    bySource.forEach(
-        (source, batch) ->
-            parts.add(
-                requests.send(source, "warmUpGetMulti", c -> c.getMulti(batch))
-                    .handle(
-                        (found, failure) -> {
-                          if (failure != null) {
-                            stillMissing.addAll(batch); // the source could not say: try the next one
-                            return null;
-                          }
-                          for (String key : batch) {
-                            CachedValue cv = found.get(key);
-                            MovedKeys.Move move = moves.get(key);
-                            warmUp.read(source, move.owner, cv != null);
-                            if (cv == null) {
-                              stillMissing.add(key);
-                              continue;
-                            }
-                            try {
-                              warmed.put(key, new SecondRoundHit<>(codec.decode(cv)));
-                            } catch (RuntimeException e) {
-                              warmed.put(key, requests.asShardwise(source, e));
-                              continue;
-                            }
-                            if (copyToOwner.contains(key)) {
-                              warmUp.copy(key, cv, generations.get(key), source, move.owner, requests);
-                            }
-                          }
-                          return null;
-                        })));
-    return Requests.allOf(parts)
-        .thenCompose(x -> fromSources(moves, new ArrayList<>(stillMissing), round + 1, warmed, generations, copyToOwner));
-  }
-
-  /** The outcome of each key of {@code keys}, in order, from the first part that has it. */
-  @SafeVarargs
-  private MultiResult<V> merge(Set<String> keys, MultiResult<V>... parts) {
-    MultiResult.Builder<V> out = MultiResult.builder(keys.size());
-    for (String key : keys) {
-      for (MultiResult<V> part : parts) {
-        if (part.values().containsKey(key)) {
-          out.hit(key, part.values().get(key));
-          break;
-        }
-        if (part.errors().containsKey(key)) {
-          out.error(key, part.errors().get(key));
-          break;
-        }
-        if (part.misses().contains(key)) {
-          out.miss(key);
-          break;
-        }
-      }
-    }
-    return out.build();
-  }
-
-  /** {@code first}, with the outcomes of the keys read again while warming up in place of its misses. */
-  private MultiResult<V> merge(Set<String> keys, MultiResult<V> first, Map<String, Object> warmed) {
-    if (warmed.isEmpty()) {
-      return first;
-    }
-    MultiResult.Builder<V> out = MultiResult.builder(keys.size());
-    for (String key : keys) {
-      Object again = warmed.get(key);
-      if (again instanceof SecondRoundHit<?> hit) {
-        @SuppressWarnings("unchecked")
-        V value = (V) hit.value();
-        out.hit(key, value);
-      } else if (again instanceof ShardwiseException e) {
-        out.error(key, e);
-      } else if (first.values().containsKey(key)) {
-        out.hit(key, first.values().get(key));
-      } else if (first.errors().containsKey(key)) {
-        out.error(key, first.errors().get(key));
-      } else {
-        out.miss(key);
-      }
-    }
-    return out.build();
-  }
-
-
-
   /** Sends one getMulti request per node of {@code t}, and returns at once. */
-  private PendingGetMulti<V> plain(Topology t, Set<String> distinct) {
+  PendingGetMulti<V> plain(Topology t, Set<String> distinct) {
     ReadPlan plan = new ReadPlan(t, distinct);
     // Per node, its reply (the map of hits) or its failure; read once all parts are done.
     Object[] replies = new Object[plan.byNode.size()];
@@ -325,8 +157,8 @@ public final class MultiGets<V> {
         () -> assemble(distinct, plan, replies, secondRound));
   }
 
-  /** A hit of the second round of a bounded getMulti (its value may be null). */
-  private record SecondRoundHit<T>(T value) {}
+  /** A hit of a later round of a getMulti (its value may be null). */
+  record SecondRoundHit<T>(T value) {}
 
   /** A miss of the second round of a bounded getMulti. */
   private static final Object SECOND_ROUND_MISS = new Object();

@@ -7,8 +7,8 @@ import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.internal.change.WarmUp;
 import io.shardwise.core.internal.health.DirtyCopies;
 import io.shardwise.core.internal.health.Failback;
+import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
-import io.shardwise.core.internal.route.MovedKeys;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.spi.NodeConnection;
@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
 
@@ -93,7 +92,7 @@ public final class MultiWrites {
       if (t.history.length == 0 && !warmUp.copying()) {
         done = batches.send(t, keys, null);
       } else {
-        MovingWrite moving = new MovingWrite(t, keys, removes);
+        MovingWrite moving = new MovingWrite(t, keys, removes, requests, failback, warmUp, writes);
         CompletableFuture<Void> here = batches.send(t, moving.onCurrent, moving.targets);
         CompletableFuture<Void> there =
             moving.onPrevious.isEmpty()
@@ -126,7 +125,7 @@ public final class MultiWrites {
     final int[] nodeOf;
     final Map<String, ShardwiseException> unavailable = new LinkedHashMap<>();
 
-    WritePlan(Topology t, Collection<String> keys, Failback.Fence fence) {
+    WritePlan(Topology t, Collection<String> keys, Fence fence) {
       this.t = t;
       int n = t.nodes.size();
       for (int i = 0; i < n; i++) {
@@ -141,7 +140,7 @@ public final class MultiWrites {
       }
     }
 
-    private int route(String key, long hash, int primary, Failback.Fence fence) {
+    private int route(String key, long hash, int primary, Fence fence) {
       if (t.members[primary].available()) {
         return add(byNode, primary, key);
       }
@@ -184,108 +183,6 @@ public final class MultiWrites {
     }
   }
 
-  /**
-   * The keys of a multi-key write on a topology with a history, split by where they are written
-   * ({@link MovedKeys}): keys still settling are written on the previous placement. Once they are
-   * routed ({@link #routed}), every moved key is marked old on its former owners and deleted where
-   * reads may still look, never on the node that took its write.
-   */
-  private final class MovingWrite {
-    final Set<String> onPrevious = new LinkedHashSet<>();
-    final Set<String> onCurrent = new LinkedHashSet<>();
-    /** The node each routed key went to. */
-    final Map<String, Member> targets = new ConcurrentHashMap<>();
-    private final Map<String, MovedKeys.Move> moves = new HashMap<>();
-    private final Map<Member, List<String>> staleCopies = new LinkedHashMap<>();
-    /** The keys whose warm-up copies under way the write waits for. */
-    final List<String> awaited = new ArrayList<>();
-    /** For a delete: the generation each moved key was bumped to, for {@link Writes#deleteLateCopy}. */
-    private final Map<String, Long> bumped = new HashMap<>();
-    private final boolean removes;
-
-    MovingWrite(Topology t, Collection<String> keys, boolean removes) {
-      this.removes = removes;
-      long now = System.nanoTime();
-      boolean copying = warmUp.copying();
-      for (String key : keys) {
-        MovedKeys.Move move = MovedKeys.route(t, key, now);
-        if (move == null || !move.touchesOthers()) {
-          onCurrent.add(key);
-          if (copying) {
-            awaited.add(key);
-          }
-          continue;
-        }
-        moves.put(key, move);
-        if (copying || move.sources.length != 0 || move.settling(t)) {
-          bumped.put(key, warmUp.bump(key));
-          awaited.add(key);
-        }
-        (move.settling(t) ? onPrevious : onCurrent).add(key);
-      }
-    }
-
-    /** After the keys were routed and sent: marks and groups the deletes of their other copies. */
-    void routed() {
-      moves.forEach(
-          (key, move) -> {
-            Member target = targets.get(key);
-            for (Member former : target == null ? move.formerOwners : move.formerOwnersBesides(target)) {
-              failback.markOldCopy(former, key, target);
-            }
-            for (Member stale : target == null ? move.clears : move.clearsBesides(target)) {
-              if (stale.retired() || !stale.available()) {
-                failback.markOldCopy(stale, key, target);
-              } else {
-                staleCopies.computeIfAbsent(stale, m -> new ArrayList<>()).add(key);
-              }
-            }
-          });
-    }
-
-    /**
-     * Deletes the stale copies; completes when they and the copies under way are gone. A key whose
-     * stale copy could not be deleted has its result in {@code results} (the lock of both maps)
-     * replaced by an error in {@code errors}.
-     */
-    CompletableFuture<Void> clear(Map<String, ?> results, Map<String, ShardwiseException> errors) {
-      List<CompletableFuture<Void>> parts = new ArrayList<>();
-      staleCopies.forEach(
-          (stale, keys) ->
-              parts.add(
-                  requests.send(stale, "moveDelete", c -> c.deleteMulti(keys))
-                      .handle(
-                          (r, failure) -> {
-                            if (failure != null) {
-                              ShardwiseException e = requests.movedCopyKept(stale, failure);
-                              synchronized (results) {
-                                for (String k : keys) {
-                                  if (results.remove(k) != null) {
-                                    errors.put(k, e);
-                                  }
-                                }
-                              }
-                            }
-                            return null;
-                          })));
-      return Requests.allOf(parts)
-          .thenCompose(
-              x -> {
-                List<CompletableFuture<Void>> waits = new ArrayList<>();
-                awaited.forEach(k -> waits.add(writes.afterWarmUpWrite(k)));
-                return Requests.allOf(waits);
-              })
-          .thenCompose(
-              x -> {
-                if (!removes) {
-                  return CompletableFuture.completedFuture(null);
-                }
-                List<CompletableFuture<Void>> late = new ArrayList<>();
-                bumped.forEach((k, generation) -> late.add(writes.deleteLateCopy(moves.get(k).owner, k, generation)));
-                return Requests.allOf(late);
-              });
-    }
-  }
 
 
   /**
@@ -304,7 +201,7 @@ public final class MultiWrites {
       return CompletableFuture.completedFuture(null);
     }
     List<CompletableFuture<Void>> parts = new ArrayList<>();
-    try (Failback.Fence fence = failback.fence()) {
+    try (Fence fence = failback.fence()) {
       WritePlan plan = new WritePlan(t, keys, fence);
       plan.targets(keys, targets);
       synchronized (stored) {
@@ -364,7 +261,7 @@ public final class MultiWrites {
       return CompletableFuture.completedFuture(null);
     }
     List<CompletableFuture<Void>> parts = new ArrayList<>();
-    try (Failback.Fence fence = failback.fence()) {
+    try (Fence fence = failback.fence()) {
       WritePlan plan = new WritePlan(t, keys, fence);
       plan.targets(keys, targets);
       synchronized (deleted) {

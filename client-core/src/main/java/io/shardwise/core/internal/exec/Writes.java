@@ -5,6 +5,7 @@ import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.internal.change.WarmUp;
 import io.shardwise.core.internal.health.DirtyCopies;
 import io.shardwise.core.internal.health.Failback;
+import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.FailoverOrder;
 import io.shardwise.core.internal.route.MovedKeys;
@@ -175,7 +176,7 @@ public final class Writes {
     if (!routes.redistributes()) {
       return new Sent<>(null, CompletableFuture.failedFuture(routes.unavailable(t, primary, key)));
     }
-    try (Failback.Fence fence = failback.fence()) {
+    try (Fence fence = failback.fence()) {
       int target;
       try {
         target = redirect(t, key, hash, primary, fence);
@@ -195,7 +196,7 @@ public final class Writes {
    *
    * @throws ShardwiseException no node is available, or the journal of a skipped node is full
    */
-  int redirect(Topology t, String key, long hash, int primary, Failback.Fence fence) {
+  int redirect(Topology t, String key, long hash, int primary, Fence fence) {
     for (int attempt = 0; attempt <= t.nodes.size(); attempt++) {
       FailoverOrder.Route route = Routes.writeWalk(t, hash);
       int target = route.target;

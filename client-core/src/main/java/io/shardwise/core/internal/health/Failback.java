@@ -4,7 +4,6 @@ import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.core.FailoverOptions;
 import io.shardwise.core.RejoinPolicy;
-import io.shardwise.spi.KeyRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -144,7 +143,7 @@ public final class Failback {
    * ones (another server list routes it elsewhere), and a read routed to an earlier one must not
    * find the older value there. The node's readmission marks them all in any case.
    */
-  private void markEarlierCopies(Member node, String key, Member target) {
+  void markEarlierCopies(Member node, String key, Member target) {
     Member[] earlier = tracking ? node.failback.journal.targetsOf(key) : null;
     if (earlier == null) {
       return;
@@ -176,84 +175,21 @@ public final class Failback {
 
   // ---- writes ----------------------------------------------------------------------------------
 
-  /**
-   * Fences held by one operation: the read side of the fence of each node its writes skip. Closed
-   * after the operation's requests have been handed to their connections.
-   */
-  public final class Fence implements AutoCloseable {
-    private Member[] held = new Member[2];
-    private int count;
-
-    /**
-     * Holds the fence of each of the {@code count} nodes {@code members[skipped[i]]} a write skips,
-     * and checks that each is still out.
-     *
-     * @return false if one of them is back (the caller routes again)
-     */
-    public boolean enter(Member[] members, int[] skipped, int count) {
-      for (int i = 0; i < count; i++) {
-        Member node = members[skipped[i]];
-        hold(node);
-        if (node.available()) {
-          return false;
-        }
-      }
-      return true;
-    }
-
-    private void hold(Member node) {
-      for (int i = 0; i < count; i++) {
-        if (held[i] == node) {
-          return;
-        }
-      }
-      node.failback.fence.readLock().lock();
-      if (count == held.length) {
-        held = Arrays.copyOf(held, count * 2);
-      }
-      held[count++] = node;
-    }
-
-    /**
-     * Journals {@code key}, written on {@code target}, against the skipped nodes {@link #enter} has
-     * fenced. Returns null, or the error for the caller if a journal is full.
-     */
-    public NodeUnavailableException record(Member[] members, String key, Member target, int[] skipped, int count) {
-      if (!tracking) {
-        return null;
-      }
-      for (int i = 0; i < count; i++) {
-        Member node = members[skipped[i]];
-        markEarlierCopies(node, key, target);
-        if (!node.failback.journal.record(key, target)) {
-          metrics.journalFull(node.node);
-          return new NodeUnavailableException(
-              node.node,
-              "is out and its journal of "
-                  + options.journalCapacity()
-                  + " keys written elsewhere is full, so "
-                  + KeyRules.shorten(key)
-                  + " is not written elsewhere: a write it cannot record could leave an older"
-                  + " value to be read when the node returns (raise journal-capacity, or wait"
-                  + " for the node)");
-        }
-      }
-      return null;
-    }
-
-    @Override
-    public void close() {
-      for (int i = 0; i < count; i++) {
-        held[i].failback.fence.readLock().unlock();
-        held[i] = null;
-      }
-      count = 0;
-    }
-  }
-
   /** A fence for one operation; close it once its requests are sent. */
   public Fence fence() {
-    return new Fence();
+    return new Fence(this);
+  }
+
+  boolean tracking() {
+    return tracking;
+  }
+
+  ClientMetrics metrics() {
+    return metrics;
+  }
+
+  FailoverOptions options() {
+    return options;
   }
 
   // ---- readmission -----------------------------------------------------------------------------

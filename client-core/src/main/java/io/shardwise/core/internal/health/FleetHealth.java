@@ -3,35 +3,23 @@ package io.shardwise.core.internal.health;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.shardwise.client.ClientMetrics;
-import io.shardwise.client.NoNodeAvailableException;
-import io.shardwise.client.NodeEvent;
 import io.shardwise.client.NodeEventListener;
-import io.shardwise.client.NodeException;
-import io.shardwise.client.NodeSecurityException;
 import io.shardwise.client.NodeState;
 import io.shardwise.client.NodeStatus;
-import io.shardwise.client.NodeTimeoutException;
-import io.shardwise.client.NodeUnavailableException;
-import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.FailoverOptions;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
-import io.shardwise.spi.KeyRules;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,9 +43,9 @@ public final class FleetHealth implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger("io.shardwise.health");
 
-  private final Backend backend;
+  private final Failures failures;
   private final FailoverOptions options;
-  private final List<NodeEventListener> listeners;
+  private final NodeEvents events;
   private final ClientMetrics metrics;
   private final CircuitBreakerConfig breakerConfig;
   private final ScheduledExecutorService scheduler;
@@ -73,48 +61,13 @@ public final class FleetHealth implements AutoCloseable {
   private volatile Supplier<Collection<Member>> members = java.util.List::of;
   private volatile boolean closed;
 
-  /** One node's circuit and state. */
-  final class NodeHealth {
-    final Member member;
-    final CircuitBreaker breaker;
-    volatile NodeState state = NodeState.HEALTHY;
-    volatile Throwable lastFailure;
-    volatile Instant since = Instant.now();
-    /** Why it is in its state, for {@link NodeStatus}; empty when there is nothing to say. */
-    volatile String detail = "";
-    /** The reason a failing node was kept in, logged once until it answers again. */
-    volatile String keptIn;
-    /** The last rejoin failure logged, so that each distinct one is logged once. */
-    volatile String lastRejoinFailure;
-    private long probeDelayNanos;
-    private long ejectedAtNanos;
-    /**
-     * Successes recorded on the breaker since its last failure. Once the window (of {@code
-     * threshold} calls) holds only successes, more successes change nothing, so they are not
-     * recorded: the breaker is then touched only around failures, not on every request.
-     */
-    volatile int successesSinceFailure = Integer.MAX_VALUE;
-
-    NodeHealth(Member member, CircuitBreakerConfig config) {
-      this.member = member;
-      this.breaker = CircuitBreaker.of("shardwise:" + member.node.name(), config);
-      // No event consumers on the breaker: with one registered, Resilience4j builds an event
-      // object for every recorded success. The client ejects on the failure count itself.
-    }
-
-    boolean available() {
-      return state == NodeState.HEALTHY;
-    }
-  }
-
   public FleetHealth(
       Backend backend,
       FailoverOptions options,
       List<NodeEventListener> listeners,
       ClientMetrics metrics) {
-    this.backend = backend;
+    this.failures = new Failures(backend);
     this.options = options;
-    this.listeners = List.copyOf(listeners);
     this.metrics = metrics;
     this.breakerConfig =
         CircuitBreakerConfig.custom()
@@ -136,6 +89,7 @@ public final class FleetHealth implements AutoCloseable {
               return t;
             });
     this.failback = new Failback(options, metrics, scheduler);
+    this.events = new NodeEvents(listeners, scheduler);
     // Old copies are deleted, and deletes that failed retried, about once a second.
     long sweep = Math.max(1_000_000_000L, options.probeInterval().toNanos() * 5);
     scheduler.scheduleWithFixedDelay(
@@ -188,9 +142,9 @@ public final class FleetHealth implements AutoCloseable {
     synchronized (h) {
       h.probeDelayNanos = options.probeInterval().toNanos();
     }
-    String detail = "joins the fleet out: it did not answer when it was added: " + describe(cause);
+    String detail = "joins the fleet out: it did not answer when it was added: " + Failures.describe(cause);
     h.detail = detail;
-    transition(h, NodeState.HEALTHY, NodeState.EJECTED, detail, cause);
+    events.transition(h, NodeState.HEALTHY, NodeState.EJECTED, detail, cause);
     scheduleProbe(h);
   }
 
@@ -243,8 +197,8 @@ public final class FleetHealth implements AutoCloseable {
   public long record(Member m, long startNanos, Throwable failure) {
     long took = System.nanoTime() - startNanos;
     NodeHealth h = m.health;
-    if (failure != null && isNodeFailure(failure)) {
-      boolean timeout = isTimeout(failure);
+    if (failure != null && failures.isNodeFailure(failure)) {
+      boolean timeout = failures.isTimeout(failure);
       if (timeout && stalls != null && stalls.stalledSince(startNanos)) {
         // This process stopped running while the request waited: no evidence against the server.
         metrics.ejectionAvoided(h.member.node, "stall");
@@ -266,7 +220,7 @@ public final class FleetHealth implements AutoCloseable {
       if (h.keptIn != null) {
         h.keptIn = null;
         h.detail = "";
-        LOG.info("node {} answers again", who(h));
+        LOG.info("node {} answers again", NodeEvents.who(h));
       }
     }
     return took;
@@ -277,41 +231,7 @@ public final class FleetHealth implements AutoCloseable {
    * than the request.
    */
   public boolean isNodeFailure(Throwable failure) {
-    Throwable t = unwrap(failure);
-    if (t instanceof NodeUnavailableException
-        || t instanceof NoNodeAvailableException
-        || t instanceof NodeSecurityException) {
-      // Not sent, or a configuration error (credentials, permissions, TLS): waiting does not fix
-      // it, and rerouting would hide it.
-      return false;
-    }
-    if (t instanceof NodeTimeoutException || t instanceof TimeoutException) {
-      return true;
-    }
-    if (t instanceof NodeException && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return backend.isNodeFailure(t);
-  }
-
-  /** Whether a node failure is a timeout (soft evidence) rather than a refused or lost connection. */
-  private boolean isTimeout(Throwable failure) {
-    Throwable t = unwrap(failure);
-    if (t instanceof NodeTimeoutException || t instanceof TimeoutException) {
-      return true;
-    }
-    if (t instanceof NodeException && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return backend.isTimeout(t);
-  }
-
-  private static Throwable unwrap(Throwable failure) {
-    Throwable t = failure;
-    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
+    return failures.isNodeFailure(failure);
   }
 
   // ---- ejection, probing, readmission ---------------------------------------------------------
@@ -335,9 +255,9 @@ public final class FleetHealth implements AutoCloseable {
       h.probeDelayNanos = options.probeInterval().toNanos();
     }
     Throwable cause = h.lastFailure;
-    String detail = "ejected after " + options.failureThreshold() + " consecutive failures; last: " + describe(cause);
+    String detail = "ejected after " + options.failureThreshold() + " consecutive failures; last: " + Failures.describe(cause);
     h.detail = detail;
-    transition(h, NodeState.HEALTHY, NodeState.EJECTED, detail, cause);
+    events.transition(h, NodeState.HEALTHY, NodeState.EJECTED, detail, cause);
     scheduleProbe(h);
   }
 
@@ -348,13 +268,13 @@ public final class FleetHealth implements AutoCloseable {
       return;
     }
     String reason =
-        "times out (" + options.failureThreshold() + " in a row; last: " + describe(h.lastFailure)
+        "times out (" + options.failureThreshold() + " in a row; last: " + Failures.describe(h.lastFailure)
             + ") but is not ejected: " + out + " of " + fleetSize + " nodes are out, the most that"
             + " timeouts may keep out (max-ejected-percent " + options.maxEjectedPercent() + "); many"
             + " nodes timing out at once points at this client (a pause, a starved CPU)";
     h.keptIn = reason;
     h.detail = reason;
-    LOG.warn("node {} {}", who(h), reason);
+    LOG.warn("node {} {}", NodeEvents.who(h), reason);
   }
 
   private void scheduleProbe(NodeHealth h) {
@@ -382,7 +302,7 @@ public final class FleetHealth implements AutoCloseable {
     if (h.state == NodeState.EJECTED) {
       h.state = NodeState.PROBING;
       h.since = Instant.now();
-      transition(
+      events.transition(
           h,
           NodeState.EJECTED,
           NodeState.PROBING,
@@ -396,8 +316,8 @@ public final class FleetHealth implements AutoCloseable {
           .whenCompleteAsync(
               (rtt, failure) -> {
                 if (failure != null) {
-                  h.detail = "probing: the last probe failed: " + describe(failure);
-                  LOG.debug("{}: probe failed: {}", h.member.node.name(), describe(failure));
+                  h.detail = "probing: the last probe failed: " + Failures.describe(failure);
+                  LOG.debug("{}: probe failed: {}", h.member.node.name(), Failures.describe(failure));
                   scheduleProbe(h);
                 } else {
                   rejoin(h);
@@ -418,7 +338,7 @@ public final class FleetHealth implements AutoCloseable {
               if (failure == null) {
                 h.lastRejoinFailure = null;
                 String out = Duration.ofNanos(System.nanoTime() - h.ejectedAtNanos).toMillis() + " ms out";
-                transition(h, NodeState.PROBING, NodeState.HEALTHY, "readmitted after " + out + "; " + detail, null);
+                events.transition(h, NodeState.PROBING, NodeState.HEALTHY, "readmitted after " + out + "; " + detail, null);
                 return;
               }
               rejoinFailed(h, failure);
@@ -447,43 +367,13 @@ public final class FleetHealth implements AutoCloseable {
    * per distinct reason, and shown in the node's status and metrics.
    */
   private void rejoinFailed(NodeHealth h, Throwable failure) {
-    String reason = describe(failure);
+    String reason = Failures.describe(failure);
     h.detail = "answers, but stays out: its rejoin step (policy " + options.rejoinPolicy().id() + ") failed: " + reason;
-    metrics.rejoinFailed(h.member.node, unwrap(failure));
+    metrics.rejoinFailed(h.member.node, Failures.unwrap(failure));
     if (!reason.equals(h.lastRejoinFailure)) {
       h.lastRejoinFailure = reason;
-      LOG.warn("node {} {}", who(h), h.detail);
+      LOG.warn("node {} {}", NodeEvents.who(h), h.detail);
     }
-  }
-
-  private void transition(NodeHealth h, NodeState from, NodeState to, String detail, Throwable cause) {
-    if (to == NodeState.EJECTED) {
-      LOG.warn("node {} {}", who(h), detail);
-    } else {
-      LOG.info("node {} {}", who(h), detail);
-    }
-    if (listeners.isEmpty()) {
-      return;
-    }
-    NodeEvent event = new NodeEvent(h.member.node, from, to, Instant.now(), detail, cause);
-    try {
-      scheduler.execute(
-          () -> {
-            for (NodeEventListener l : listeners) {
-              try {
-                l.onEvent(event);
-              } catch (RuntimeException e) {
-                LOG.warn("node event listener {} failed on {}", l, event, e);
-              }
-            }
-          });
-    } catch (RejectedExecutionException e) {
-      // closed
-    }
-  }
-
-  private static String who(NodeHealth h) {
-    return h.member.node.hasExplicitName() ? h.member.node.name() + " (" + h.member.node.address() + ")" : h.member.node.name();
   }
 
   /** The state of each of {@code members}, by node, in order. */
@@ -503,15 +393,6 @@ public final class FleetHealth implements AutoCloseable {
       result.put(m.node, new NodeStatus(m.node, h.state, h.since, h.detail, failback.journaled(m)));
     }
     return result;
-  }
-
-  private static String describe(Throwable t) {
-    if (t == null) {
-      return "unknown";
-    }
-    Throwable c = unwrap(t);
-    String m = c.getMessage();
-    return c.getClass().getSimpleName() + (m == null ? "" : ": " + m);
   }
 
   @Override

@@ -19,7 +19,7 @@ public final class Member {
   public final NodeConnection connection;
 
   /** Set by {@link FleetHealth#admit}. */
-  FleetHealth.NodeHealth health;
+  NodeHealth health;
 
   /** Set by {@link Failback#admit}. */
   Failback.Slot failback;

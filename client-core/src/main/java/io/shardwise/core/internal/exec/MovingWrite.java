@@ -1,0 +1,137 @@
+package io.shardwise.core.internal.exec;
+
+import io.shardwise.client.ShardwiseException;
+import io.shardwise.core.internal.change.WarmUp;
+import io.shardwise.core.internal.health.Failback;
+import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.MovedKeys;
+import io.shardwise.core.internal.route.Topology;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The keys of a multi-key write on a topology with a history, split by where they are written
+ * ({@link MovedKeys}): keys still settling are written on the previous placement. Once they are
+ * routed ({@link #routed}), every moved key is marked old on its former owners and deleted where
+ * reads may still look, never on the node that took its write.
+ */
+final class MovingWrite {
+  final Set<String> onPrevious = new LinkedHashSet<>();
+  final Set<String> onCurrent = new LinkedHashSet<>();
+  /** The node each routed key went to. */
+  final Map<String, Member> targets = new ConcurrentHashMap<>();
+  private final Map<String, MovedKeys.Move> moves = new HashMap<>();
+  private final Map<Member, List<String>> staleCopies = new LinkedHashMap<>();
+  /** The keys whose warm-up copies under way the write waits for. */
+  final List<String> awaited = new ArrayList<>();
+  /** For a delete: the generation each moved key was bumped to, for {@link Writes#deleteLateCopy}. */
+  private final Map<String, Long> bumped = new HashMap<>();
+  private final boolean removes;
+
+  private final Requests requests;
+  private final Failback failback;
+  private final WarmUp warmUp;
+  private final Writes writes;
+
+  MovingWrite(
+      Topology t,
+      Collection<String> keys,
+      boolean removes,
+      Requests requests,
+      Failback failback,
+      WarmUp warmUp,
+      Writes writes) {
+    this.requests = requests;
+    this.failback = failback;
+    this.warmUp = warmUp;
+    this.writes = writes;
+    this.removes = removes;
+    long now = System.nanoTime();
+    boolean copying = warmUp.copying();
+    for (String key : keys) {
+      MovedKeys.Move move = MovedKeys.route(t, key, now);
+      if (move == null || !move.touchesOthers()) {
+        onCurrent.add(key);
+        if (copying) {
+          awaited.add(key);
+        }
+        continue;
+      }
+      moves.put(key, move);
+      if (copying || move.sources.length != 0 || move.settling(t)) {
+        bumped.put(key, warmUp.bump(key));
+        awaited.add(key);
+      }
+      (move.settling(t) ? onPrevious : onCurrent).add(key);
+    }
+  }
+
+  /** After the keys were routed and sent: marks and groups the deletes of their other copies. */
+  void routed() {
+    moves.forEach(
+        (key, move) -> {
+          Member target = targets.get(key);
+          for (Member former : target == null ? move.formerOwners : move.formerOwnersBesides(target)) {
+            failback.markOldCopy(former, key, target);
+          }
+          for (Member stale : target == null ? move.clears : move.clearsBesides(target)) {
+            if (stale.retired() || !stale.available()) {
+              failback.markOldCopy(stale, key, target);
+            } else {
+              staleCopies.computeIfAbsent(stale, m -> new ArrayList<>()).add(key);
+            }
+          }
+        });
+  }
+
+  /**
+   * Deletes the stale copies; completes when they and the copies under way are gone. A key whose
+   * stale copy could not be deleted has its result in {@code results} (the lock of both maps)
+   * replaced by an error in {@code errors}.
+   */
+  CompletableFuture<Void> clear(Map<String, ?> results, Map<String, ShardwiseException> errors) {
+    List<CompletableFuture<Void>> parts = new ArrayList<>();
+    staleCopies.forEach(
+        (stale, keys) ->
+            parts.add(
+                requests.send(stale, "moveDelete", c -> c.deleteMulti(keys))
+                    .handle(
+                        (r, failure) -> {
+                          if (failure != null) {
+                            ShardwiseException e = requests.movedCopyKept(stale, failure);
+                            synchronized (results) {
+                              for (String k : keys) {
+                                if (results.remove(k) != null) {
+                                  errors.put(k, e);
+                                }
+                              }
+                            }
+                          }
+                          return null;
+                        })));
+    return Requests.allOf(parts)
+        .thenCompose(
+            x -> {
+              List<CompletableFuture<Void>> waits = new ArrayList<>();
+              awaited.forEach(k -> waits.add(writes.afterWarmUpWrite(k)));
+              return Requests.allOf(waits);
+            })
+        .thenCompose(
+            x -> {
+              if (!removes) {
+                return CompletableFuture.completedFuture(null);
+              }
+              List<CompletableFuture<Void>> late = new ArrayList<>();
+              bumped.forEach((k, generation) -> late.add(writes.deleteLateCopy(moves.get(k).owner, k, generation)));
+              return Requests.allOf(late);
+            });
+  }
+}
