@@ -46,11 +46,11 @@ import redis.clients.jedis.ShardedJedis;
 
 /**
  * The compat router against the real peers: a real {@code nutcracker} for every twemproxy hash
- * and both distributions, libmemcached's tools, the real Xmemcached, spymemcached and Jedis {@code
- * ShardedJedis} clients. Each peer writes 20,000 keys (libmemcached's tools 2,000 with a hash
- * other than the default); {@code shardwise detect} names the peer's
- * mode at 100% on what it wrote; Shardwise configured with the properties detect prints reads
- * every key with its value; and what Shardwise writes, the peer reads, every key.
+ * and both distributions, libmemcached's tools, a program on the real libmemcached, the real
+ * Xmemcached, spymemcached and Jedis {@code ShardedJedis} clients. Each peer writes 20,000 keys
+ * (libmemcached's tools 2,000 with a hash other than the default); {@code shardwise detect} names
+ * the peer's mode at 100% on what it wrote; Shardwise configured with the properties detect prints
+ * reads every key with its value; and what Shardwise writes, the peer reads, every key.
  */
 @Timeout(240)
 class PeerCompatIT {
@@ -259,6 +259,54 @@ class PeerCompatIT {
     }
   }
 
+  /**
+   * A program on the real libmemcached ({@code lmorder.c}, kept with ring-ketama's libmemcached
+   * vectors) adds the servers, sets a consistent distribution and only then the hash: libmemcached
+   * keeps the continuum it built with its default hash and hashes the keys with the new one.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"ketama=1 hash=fnv1a_32", "distribution=consistent hash=jenkins"})
+  void libmemcachedWithTheHashSetAfterTheServersAndTheDistribution(String steps, @TempDir Path dir)
+      throws Exception {
+    CacheFleet fleet = CacheFleet.memcached(MEMCACHED);
+    fleet.reset();
+    String servers = fleet.serverList(4);
+    String hash = steps.substring(steps.lastIndexOf('=') + 1);
+    String mode = "libmemcached:" + hash + ":consistent:points=default";
+    List<String> lmorder = new ArrayList<>(List.of(libmemcachedProgram(dir), "servers=" + servers));
+    lmorder.addAll(List.of(steps.split(" ")));
+    Map<String, String> byPeer = values("lm-" + hash, KEYS);
+    StringBuilder lines = new StringBuilder();
+    byPeer.forEach((k, v) -> lines.append(k).append('\t').append(v).append('\n'));
+    run(append(lmorder, "set"), dir, lines.toString());
+    try (AsyncCacheClient<String> client = detected("memcached", servers, mode, "")) {
+      assertAllHits(client, byPeer);
+      Map<String, String> byShardwise = values("lms-" + hash, KEYS);
+      write(client, byShardwise);
+      String read = run(append(lmorder, "get"), dir, String.join("\n", byShardwise.keySet()) + "\n");
+      assertThat(read).as(mode).isEqualTo(String.join("\n", byShardwise.values()) + "\n");
+    }
+  }
+
+  /** Compiles {@code lmorder.c} against the installed libmemcached into {@code dir}. */
+  private static String libmemcachedProgram(Path dir) throws Exception {
+    Path source = Path.of("..", "ring-ketama", "src", "test", "resources", "peer-vectors", "libmemcached", "lmorder.c");
+    Path program = dir.resolve("lmorder");
+    Process gcc = new ProcessBuilder("gcc", "-O1", "-o", program.toString(), source.toString(), "-lmemcached")
+        .redirectErrorStream(true).start();
+    String out = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(gcc.waitFor())
+        .as("gcc %s (install gcc and libmemcached-dev; .ci/run does): %s", source, out)
+        .isZero();
+    return program.toString();
+  }
+
+  private static List<String> append(List<String> command, String last) {
+    List<String> all = new ArrayList<>(command);
+    all.add(last);
+    return all;
+  }
+
   /** The libmemcached tool: Debian names memcp, memcat memccp, memccat. */
   private static String tool(String name) {
     for (String dir : List.of("/usr/bin", "/usr/local/bin")) {
@@ -272,9 +320,20 @@ class PeerCompatIT {
   }
 
   private static String run(List<String> command) throws Exception {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    return run(new ProcessBuilder(command));
+  }
+
+  /** Runs {@code command} with {@code input} (through a file in {@code dir}) as its standard input. */
+  private static String run(List<String> command, Path dir, String input) throws Exception {
+    Path in = Files.createTempFile(dir, "input", ".txt");
+    Files.writeString(in, input, StandardCharsets.UTF_8);
+    return run(new ProcessBuilder(command).redirectInput(in.toFile()));
+  }
+
+  private static String run(ProcessBuilder command) throws Exception {
+    Process p = command.redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor()).as("%s: %s", command.get(0), out).isZero();
+    assertThat(p.waitFor()).as("%s: %s", command.command().get(0), out).isZero();
     return out;
   }
 
