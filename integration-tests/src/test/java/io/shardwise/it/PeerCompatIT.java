@@ -7,6 +7,7 @@ import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.MultiResult;
 import io.shardwise.cli.ShardwiseCli;
 import io.shardwise.core.config.ShardwiseConfig;
+import io.shardwise.routing.ServerList;
 import io.shardwise.testing.MemcachedItem;
 import io.shardwise.testing.MemcachedServer;
 import io.shardwise.testing.RedisServer;
@@ -79,39 +80,36 @@ class PeerCompatIT {
   }
 
   /**
-   * A Shardwise client configured as a migrating user would: {@code shardwise detect} run on the
-   * fleet the peer wrote must name {@code mode} (with hash tag {@code tag}) at 100%, and the client
-   * is built from the {@code shardwise.*} properties it prints for its best mode, with {@code
-   * servers} and the UTF-8 codec.
+   * A Shardwise client configured as a migrating user would: {@code shardwise detect --writer
+   * <peer>} run on the fleet the peer wrote must name {@code mode} (with hash tag {@code tag}) at
+   * 100% and print a configuration; the client is built from the {@code shardwise.*} lines it
+   * prints (backend, servers, router, mode, hash tag, codec) and a timeout.
    */
   private static AsyncCacheClient<String> detected(String backend, String servers, String mode, String tag) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
+    String writer = mode.substring(0, mode.indexOf(':'));
     int code =
         ShardwiseCli.run(
-            new String[] {"detect", "--backend", backend, "--servers", servers, "--top", "1000"},
+            new String[] {"detect", "--backend", backend, "--servers", servers, "--writer", writer, "--top", "1000"},
             new PrintWriter(out, true),
             new PrintWriter(err, true));
     String report = out.toString();
     assertThat(code).as("detect: %s%s", err, report).isZero();
     String name = "compat " + mode + (tag.isEmpty() ? "" : " (hash tag " + tag + ")");
     Matcher share =
-        Pattern.compile("^\\s*([0-9.]+)%\\s+\\d+\\s+" + Pattern.quote(name) + "$", Pattern.MULTILINE)
+        Pattern.compile("^\\s*([0-9.]+)%\\s+\\d+\\s+" + writer + "\\s+" + Pattern.quote(name) + "$", Pattern.MULTILINE)
             .matcher(report);
     assertThat(share.find()).as("detect lists %s:%n%s", name, report).isTrue();
     assertThat(share.group(1)).as("detect's share for %s:%n%s", name, report).isEqualTo("100.00");
     Map<String, String> settings = new LinkedHashMap<>();
-    settings.put("shardwise.backend", backend);
-    settings.put("shardwise.servers", servers);
-    settings.put("shardwise.codec", "utf8");
+    report.lines().filter(l -> l.startsWith("shardwise.")).forEach(
+        line -> settings.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1)));
+    assertThat(settings).as("detect's configuration:%n%s", report)
+        .containsEntry("shardwise.backend", backend)
+        .containsKeys("shardwise.servers", "shardwise.router", "shardwise.codec");
+    assertThat(ServerList.parse(settings.get("shardwise.servers"))).isEqualTo(ServerList.parse(servers));
     settings.put("shardwise.timeout", CacheFleet.CLIENT_TIMEOUT.toMillis() + "ms");
-    int best = report.indexOf("\nbest: ");
-    assertThat(best).as("detect's best mode:%n%s", report).isPositive();
-    for (String line : report.substring(best + 1).split("\n")) {
-      if (line.startsWith("shardwise.")) {
-        settings.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1));
-      }
-    }
     return ready(ShardwiseConfig.from(settings).build(String.class));
   }
 
