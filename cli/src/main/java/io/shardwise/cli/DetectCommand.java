@@ -1,5 +1,6 @@
 package io.shardwise.cli;
 
+import io.shardwise.core.RouterSpec;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
 import io.shardwise.routing.ServerList;
@@ -12,8 +13,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,18 +23,30 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code shardwise detect}: finds the placement an existing fleet was written with. It samples
- * the keys each server holds (memcached {@code lru_crawler metadump all}, Redis {@code SCAN}),
- * scores every mode Shardwise supports by the share of keys sitting on the server the mode names,
- * prints the best ones and the {@code shardwise.*} properties of the best. Read-only.
+ * the keys each server holds (memcached {@code lru_crawler metadump all}, Redis {@code SCAN}) and
+ * a few values, scores every mode Shardwise supports by the share of keys sitting on the server
+ * the mode names, and prints what {@link DetectReport} says: the modes at 100% by client, and a
+ * configuration to copy, the question which client wrote the fleet, or what to check. Read-only.
  */
 @Command(
     name = "detect",
     mixinStandardHelpOptions = true,
     description = {
       "Find which placement (client, locator, hash) wrote the keys already on a fleet.",
-      "Samples key names on every server (memcached: lru_crawler metadump all; Redis: SCAN), never"
-          + " writes, deletes or reads a value, and prints the modes that place the most sampled keys"
-          + " where they are, then the shardwise.* properties of the best."
+      "Samples key names on every server (memcached: lru_crawler metadump all; Redis: SCAN) and a few"
+          + " values, never writes or deletes, and scores every mode by the share of sampled keys it places"
+          + " where they are. Lists the modes that place every key, grouped by the client that uses them,"
+          + " and how they part after a change of the server list; prints the shardwise.* configuration"
+          + " (backend, servers, router, hash tag, a codec that reads the sampled values) when they are one"
+          + " client's, or what to check when no mode places every key."
+    },
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {
+      "0:a configuration was printed: one client's mode places every sampled key",
+      "1:no key on any server",
+      "2:bad input, or a server could not be read",
+      "3:no mode places every sampled key: no configuration, hints printed",
+      "4:modes of several clients place every key (or there is one server): run again with --writer"
     })
 final class DetectCommand implements Callable<Integer> {
 
@@ -52,21 +65,36 @@ final class DetectCommand implements Callable<Integer> {
             + " name=host:port[:weight], comma-separated.")
     String inline;
 
-    @Option(names = "--servers-file", description = "File with one server entry per line; # comments.")
+    @Option(
+        names = "--servers-file",
+        description = "File with the server list: one entry per line (or comma-separated), # comments;"
+            + " also host:port weight (libketama) and host:port:weight name (nutcracker).")
     Path file;
   }
 
   @Option(names = "--sample", defaultValue = "5000", description = "Keys read per server at most (default: ${DEFAULT-VALUE}).")
   int sample;
 
-  @Option(names = "--top", defaultValue = "5", description = "Modes to print (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--values",
+      defaultValue = "10",
+      description = "Values read per server to propose a codec, 0 for none (default: ${DEFAULT-VALUE}).")
+  int values;
+
+  @Option(names = "--top", defaultValue = "5", description = "Modes below 100% to print (default: ${DEFAULT-VALUE}).")
   int top;
 
   @Option(
       names = "--hash-tag",
-      description = "Score with this hash tag only, e.g. {}. Default: without one, and also with {} when"
-          + " sampled keys contain braces.")
+      description = "Score with this hash tag only, e.g. {}. Default: without one, and also with each of"
+          + " {} [] () <> that sampled keys contain.")
   String hashTag;
+
+  @Option(
+      names = "--writer",
+      description = "Consider only the modes of this client: twemproxy, libmemcached, spymemcached,"
+          + " xmemcached, jedis, libketama or shardwise.")
+  String writer;
 
   @Option(names = "--timeout", defaultValue = "5000", description = "Connect and read timeout per server in ms (default: ${DEFAULT-VALUE}).")
   int timeoutMillis;
@@ -80,74 +108,50 @@ final class DetectCommand implements Callable<Integer> {
     if (sample < 1) {
       throw new IllegalArgumentException("--sample must be >= 1 but was " + sample);
     }
-    if (top < 1) {
-      throw new IllegalArgumentException("--top must be >= 1 but was " + top);
+    if (values < 0) {
+      throw new IllegalArgumentException("--values must be >= 0 but was " + values);
+    }
+    if (top < 0) {
+      throw new IllegalArgumentException("--top must be >= 0 but was " + top);
     }
     if (timeoutMillis < 1) {
       throw new IllegalArgumentException("--timeout must be >= 1 ms but was " + timeoutMillis);
     }
     boolean redis = kind.equals("redis");
+    Writer only = writer == null ? null : Writer.of(writer);
+    List<RouterSpec> candidates = Detection.candidates(redis, only);
+    if (candidates.isEmpty()) {
+      throw new IllegalArgumentException("--writer " + only.id() + " has no mode for " + kind + "; for " + kind
+          + " detect knows " + Detection.candidates(redis, null).stream().map(Writer::of).distinct()
+              .map(Writer::id).collect(Collectors.joining(", ")));
+    }
     String serverText =
         servers.inline != null ? servers.inline : Files.readString(servers.file, StandardCharsets.UTF_8);
     List<Node> nodes = ServerList.parse(serverText);
+    Duration timeout = Duration.ofMillis(timeoutMillis);
 
     List<List<byte[]>> keys = new ArrayList<>();
-    int total = 0;
-    boolean braces = false;
+    ValueSample read = ValueSample.NONE;
     for (Node node : nodes) {
-      List<byte[]> found = KeySampler.sample(node, redis, sample, Duration.ofMillis(timeoutMillis));
+      List<byte[]> found = KeySampler.sample(node, redis, sample, timeout);
       keys.add(found);
-      total += found.size();
-      HashTag braced = HashTag.of("{}");
-      for (byte[] key : found) {
-        String k = new String(key, StandardCharsets.UTF_8);
-        braces |= !braced.routingKey(k).equals(k);
+      if (values > 0) {
+        read = read.plus(KeySampler.values(node, redis, found, values, timeout));
       }
     }
-    PrintWriter out = spec.commandLine().getOut();
-    StringBuilder perServer = new StringBuilder();
-    for (int i = 0; i < nodes.size(); i++) {
-      perServer.append(i == 0 ? "" : ", ").append(keys.get(i).size()).append(" on ").append(nodes.get(i).address());
-    }
-    out.println("sampled " + total + " keys: " + perServer);
-    if (total == 0) {
-      out.println("no keys on these servers: nothing to detect");
-      out.flush();
-      return 1;
-    }
+    Sample sampled = new Sample(nodes, keys);
     List<HashTag> tags = new ArrayList<>();
     if (hashTag != null) {
       tags.add(HashTag.of(hashTag));
     } else {
       tags.add(HashTag.NONE);
-      if (braces) {
-        tags.add(HashTag.of("{}"));
-      }
+      tags.addAll(Hints.tags(sampled));
     }
-    List<Detection.Score> scores = Detection.score(nodes, keys, Detection.candidates(redis), tags);
-    out.println();
-    out.println("   share     keys  mode");
-    for (int i = 0; i < Math.min(top, scores.size()); i++) {
-      Detection.Score s = scores.get(i);
-      out.printf(Locale.ROOT, "%7.2f%%  %7d  %s%n", 100.0 * s.share(), s.hits(), s.name());
-    }
-    Detection.Score best = scores.get(0);
-    long tied = scores.stream().filter(s -> s.hits() == best.hits()).count();
-    out.println();
-    if (tied > 1) {
-      out.println(tied + " modes place the sampled keys equally well (for some server lists two modes"
-          + " are the same placement); the first is shown. The clients' configuration, or more keys"
-          + " (--sample), tells them apart.");
-    }
-    if (best.hits() < total) {
-      out.println("No mode places every sampled key: the fleet was written by several placements or"
-          + " server lists (a resize, a migration), or by one Shardwise does not reproduce.");
-    }
-    out.println("best: " + best.name());
-    for (Map.Entry<String, String> p : best.properties().entrySet()) {
-      out.println(p.getKey() + "=" + p.getValue());
-    }
+    List<Detection.Score> scores =
+        sampled.size() == 0 ? List.of() : Detection.score(sampled, candidates, tags);
+    PrintWriter out = spec.commandLine().getOut();
+    int status = DetectReport.write(new DetectReport.Request(kind, nodes, only, top, tags), sampled, scores, read, out);
     out.flush();
-    return 0;
+    return status;
   }
 }

@@ -3,7 +3,6 @@ package io.shardwise.cli;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.ketama.PeerMode;
 import io.shardwise.routing.HashTag;
-import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -18,15 +17,27 @@ import java.util.Map;
  */
 final class Detection {
 
-  /** One mode's score. */
-  record Score(RouterSpec spec, HashTag tag, int hits, int total) {
+  /**
+   * One mode's score, with the router it was scored with; {@code relabeled}: the keys it would
+   * place with its servers relabeled one for one (0 if no such relabeling places more keys).
+   */
+  record Score(RouterSpec spec, HashTag tag, Router router, int hits, int relabeled, int total) {
 
     double share() {
       return total == 0 ? 0 : (double) hits / total;
     }
 
-    /** The configuration that selects this mode. */
-    Map<String, String> properties() {
+    /** Whether the mode places every sampled key where it was found. */
+    boolean placesEveryKey() {
+      return hits == total;
+    }
+
+    Writer writer() {
+      return Writer.of(spec);
+    }
+
+    /** The {@code shardwise.*} properties that select this mode: router, mode, hash tag. */
+    Map<String, String> routerProperties() {
       Map<String, String> p = new LinkedHashMap<>();
       p.put("shardwise.router", spec.type().id());
       switch (spec.type()) {
@@ -64,9 +75,16 @@ final class Detection {
 
   private Detection() {}
 
-  /** Every mode Shardwise can configure for this backend: ketama modes, its own routers, compat modes. */
-  static List<RouterSpec> candidates(boolean redis) {
+  /**
+   * Every mode Shardwise can configure for this backend, or only {@code writer}'s (all when
+   * null): the compat modes first, as they name the peers' own settings, then the ketama modes,
+   * then Shardwise's own routers. Within a writer the first mode is the one detect proposes.
+   */
+  static List<RouterSpec> candidates(boolean redis, Writer writer) {
     List<RouterSpec> specs = new ArrayList<>();
+    for (PeerMode mode : PeerMode.all(redis)) {
+      specs.add(RouterSpec.of(RouterSpec.Type.COMPAT).withCompatMode(mode.id()));
+    }
     for (String mode : List.of("libketama", "libmemcached", "twemproxy", "spymemcached", "spymemcached-weighted")) {
       specs.add(RouterSpec.of(RouterSpec.Type.KETAMA).withKetamaCompatibility(mode));
     }
@@ -75,41 +93,30 @@ final class Detection {
         specs.add(RouterSpec.of(type));
       }
     }
-    for (PeerMode mode : PeerMode.all(redis)) {
-      specs.add(RouterSpec.of(RouterSpec.Type.COMPAT).withCompatMode(mode.id()));
+    if (writer != null) {
+      specs.removeIf(s -> Writer.of(s) != writer);
     }
     return specs;
   }
 
   /**
-   * Scores every candidate on the sampled keys, best first (ties in candidate order). A candidate
-   * that cannot route these servers (weights on a router without weights) is left out.
-   *
-   * @param keys {@code keys.get(i)}: the keys found on {@code nodes.get(i)}
+   * Scores every candidate with every tag on the sample, best first (ties in candidate order,
+   * then tag order). A candidate that cannot route these servers (weights on a router without
+   * weights) is left out.
    */
-  static List<Score> score(List<Node> nodes, List<List<byte[]>> keys, List<RouterSpec> candidates, List<HashTag> tags) {
-    int total = 0;
-    for (List<byte[]> k : keys) {
-      total += k.size();
-    }
+  static List<Score> score(Sample sample, List<RouterSpec> candidates, List<HashTag> tags) {
     List<Score> scores = new ArrayList<>();
-    for (HashTag tag : tags) {
-      for (RouterSpec spec : candidates) {
-        Router router;
-        try {
-          router = spec.build(nodes);
-        } catch (IllegalArgumentException e) {
-          continue;
-        }
-        int hits = 0;
-        for (int i = 0; i < keys.size(); i++) {
-          for (byte[] key : keys.get(i)) {
-            if (router.primary(tag.hash(router.hasher(), key)) == i) {
-              hits++;
-            }
-          }
-        }
-        scores.add(new Score(spec, tag, hits, total));
+    for (RouterSpec spec : candidates) {
+      Router router;
+      try {
+        router = spec.build(sample.nodes());
+      } catch (IllegalArgumentException e) {
+        continue;
+      }
+      for (HashTag tag : tags) {
+        int[] placed = sample.placements(router, tag);
+        scores.add(new Score(spec, tag, router, sample.hits(placed),
+            sample.relabeledHits(placed, sample.mostlyOn(placed)), sample.size()));
       }
     }
     scores.sort(Comparator.comparingInt((Score s) -> -s.hits()));

@@ -11,12 +11,15 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 
 /**
- * Reads the names of keys already stored on one server, and nothing else: memcached's {@code
- * lru_crawler metadump all} (memcached 1.4.31 and later) or Redis's {@code SCAN}. Never writes,
- * never deletes, never reads a value.
+ * Reads the names of keys already stored on one server (memcached's {@code lru_crawler metadump
+ * all}, memcached 1.4.31 and later, or Redis's {@code SCAN}), and a few of their values. Never
+ * writes, never deletes. Values are read without counting as an access where the server allows
+ * it: memcached's meta get with {@code u} (1.6 and later) leaves the item's place in the LRU and
+ * its fetched mark as they were, Redis's {@code CLIENT NO-TOUCH} (7.2 and later) its idle time.
  */
 final class KeySampler {
 
@@ -30,12 +33,20 @@ final class KeySampler {
    * @throws IOException if the server cannot be reached or refuses the command
    */
   static List<byte[]> sample(Node node, boolean redis, int limit, Duration timeout) throws IOException {
+    return exchange(node, timeout, (in, out) -> redis ? scan(node, in, out, limit) : metadump(node, in, out, limit));
+  }
+
+  /** What is read from a server over one connection. */
+  private interface Exchange<T> {
+    T run(InputStream in, OutputStream out) throws IOException;
+  }
+
+  /** Runs {@code exchange} on a new connection to {@code node}; errors name the server. */
+  private static <T> T exchange(Node node, Duration timeout, Exchange<T> exchange) throws IOException {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress(node.host(), node.port()), (int) timeout.toMillis());
       socket.setSoTimeout((int) timeout.toMillis());
-      InputStream in = new BufferedInputStream(socket.getInputStream(), 1 << 16);
-      OutputStream out = socket.getOutputStream();
-      return redis ? scan(node, in, out, limit) : metadump(node, in, out, limit);
+      return exchange.run(new BufferedInputStream(socket.getInputStream(), 1 << 16), socket.getOutputStream());
     } catch (IOException e) {
       throw new IOException(node.address() + ": " + e.getMessage(), e);
     }
@@ -86,12 +97,89 @@ final class KeySampler {
     return b.toByteArray();
   }
 
+  /**
+   * The values of the first {@code limit} of {@code keys} on {@code node}; keys gone since they
+   * were sampled are left out. A server that cannot read values this way is named in the
+   * sample's problems, not an error.
+   *
+   * @throws IOException if the server cannot be reached
+   */
+  static ValueSample values(Node node, boolean redis, List<byte[]> keys, int limit, Duration timeout)
+      throws IOException {
+    List<byte[]> wanted = keys.subList(0, Math.min(limit, keys.size()));
+    if (wanted.isEmpty()) {
+      return ValueSample.NONE;
+    }
+    return exchange(node, timeout,
+        (in, out) -> redis ? redisValues(node, in, out, wanted) : memcachedValues(node, in, out, wanted));
+  }
+
+  /** {@code mg <key> b v f u}: the value and its flags, the key in base64, no LRU bump. */
+  private static ValueSample memcachedValues(Node node, InputStream in, OutputStream out, List<byte[]> keys)
+      throws IOException {
+    List<ValueSample.Value> values = new ArrayList<>();
+    for (byte[] key : keys) {
+      out.write(("mg " + Base64.getEncoder().encodeToString(key) + " b v f u\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      String line = readLine(in);
+      if (line.equals("EN")) {
+        continue; // expired or evicted since it was sampled
+      }
+      String[] tokens = line.split(" ");
+      if (!tokens[0].equals("VA") || tokens.length < 2) {
+        return new ValueSample(values, 0, false, List.of(node.address() + " refused meta get (memcached 1.6 or"
+            + " later reads values without bumping them): " + line));
+      }
+      int flags = 0;
+      for (String t : tokens) {
+        if (t.startsWith("f")) {
+          flags = Integer.parseUnsignedInt(t.substring(1));
+        }
+      }
+      values.add(new ValueSample.Value(readBlock(in, Integer.parseInt(tokens[1])), flags));
+    }
+    return new ValueSample(values, 0, false, List.of());
+  }
+
+  private static ValueSample redisValues(Node node, InputStream in, OutputStream out, List<byte[]> keys)
+      throws IOException {
+    writeCommand(out, bytes("CLIENT"), bytes("NO-TOUCH"), bytes("ON"));
+    boolean touched = in.read() != '+'; // before Redis 7.2: "unknown subcommand"
+    readLine(in);
+    List<ValueSample.Value> values = new ArrayList<>();
+    int notStrings = 0;
+    for (byte[] key : keys) {
+      writeCommand(out, bytes("GET"), key);
+      int type = in.read();
+      if (type == '-') {
+        String reply = readLine(in);
+        if (reply.startsWith("WRONGTYPE")) {
+          notStrings++;
+          continue;
+        }
+        return new ValueSample(values, notStrings, touched, List.of(node.address() + " refused GET: " + reply));
+      }
+      if (type != '$') {
+        throw new IOException("unexpected reply to GET starting with '" + (char) type + "'");
+      }
+      int length = Integer.parseInt(readLine(in));
+      if (length >= 0) {
+        values.add(new ValueSample.Value(readBlock(in, length), ValueSample.NO_FLAGS));
+      }
+    }
+    return new ValueSample(values, notStrings, touched && !values.isEmpty(), List.of());
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+
   private static List<byte[]> scan(Node node, InputStream in, OutputStream out, int limit)
       throws IOException {
     List<byte[]> keys = new ArrayList<>();
     String cursor = "0";
     do {
-      writeCommand(out, "SCAN", cursor, "COUNT", "1000");
+      writeCommand(out, bytes("SCAN"), bytes(cursor), bytes("COUNT"), bytes("1000"));
       int type = in.read();
       if (type == '-') {
         throw new IOException("Redis refused SCAN: " + readLine(in));
@@ -113,18 +201,25 @@ final class KeySampler {
     return keys;
   }
 
-  private static void writeCommand(OutputStream out, String... args) throws IOException {
-    StringBuilder sb = new StringBuilder().append('*').append(args.length).append("\r\n");
-    for (String a : args) {
-      sb.append('$').append(a.length()).append("\r\n").append(a).append("\r\n");
+  private static void writeCommand(OutputStream out, byte[]... args) throws IOException {
+    ByteArrayOutputStream command = new ByteArrayOutputStream();
+    command.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+    for (byte[] a : args) {
+      command.writeBytes(("$" + a.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+      command.writeBytes(a);
+      command.writeBytes(bytes("\r\n"));
     }
-    out.write(sb.toString().getBytes(StandardCharsets.US_ASCII));
+    command.writeTo(out);
     out.flush();
   }
 
   private static byte[] readBulk(InputStream in) throws IOException {
     expect(in, '$');
-    int length = Integer.parseInt(readLine(in));
+    return readBlock(in, Integer.parseInt(readLine(in)));
+  }
+
+  /** {@code length} bytes and the CRLF after them. */
+  private static byte[] readBlock(InputStream in, int length) throws IOException {
     byte[] data = in.readNBytes(length);
     if (data.length != length) {
       throw new IOException("connection closed in a reply");

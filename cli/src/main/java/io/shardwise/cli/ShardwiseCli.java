@@ -3,6 +3,8 @@ package io.shardwise.cli;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /** {@code bin/shardwise}: the command-line entry point. */
 @Command(
@@ -17,7 +19,9 @@ import picocli.CommandLine.Command;
       io.shardwise.simulator.SimulateCommand.class,
       CommandLine.HelpCommand.class
     })
-public final class ShardwiseCli {
+public final class ShardwiseCli implements Runnable {
+
+  @Spec CommandSpec spec;
 
   /** Exit code for bad input: a bad option value, a malformed server list, an unreadable file. */
   public static final int EXIT_USAGE = 2;
@@ -48,6 +52,12 @@ public final class ShardwiseCli {
           return EXIT_USAGE;
         });
     return cli.execute(args);
+  }
+
+  /** Without a subcommand: the usage, on standard output. */
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
   }
 
   private static String message(Exception e) {

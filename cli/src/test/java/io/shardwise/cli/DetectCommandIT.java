@@ -12,14 +12,19 @@ import io.shardwise.testing.RespClient;
 import io.shardwise.testing.ServerFleet;
 import io.shardwise.testing.ServerHandle;
 import io.shardwise.testing.Twemproxy;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -30,10 +35,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * {@code shardwise detect} on real fleets written through a real {@code nutcracker}: it names the
- * writer's mode at 100%, a Shardwise client configured with the properties it prints reads every
- * key, it reports both modes of a fleet written by two, and it leaves every server's item count as
- * it was.
+ * {@code shardwise detect} on real fleets written through a real {@code nutcracker}: it lists the
+ * modes of every client at 100% and asks which client wrote the fleet; with {@code --writer} it
+ * prints a configuration from which alone a Shardwise client reads every key; it gives hints and no
+ * configuration for a fleet of two placements; it proposes the codec the values need; and it
+ * leaves every item as it was (values, last access, fetched mark).
  */
 @Timeout(120)
 class DetectCommandIT {
@@ -74,14 +80,6 @@ class DetectCommandIT {
     return written;
   }
 
-  private static List<Long> memcachedItems() {
-    List<Long> counts = new ArrayList<>();
-    for (MemcachedServer s : MEMCACHED.servers()) {
-      counts.add(Long.parseLong(new MemcachedTextClient(s.host(), s.port(), IO).stats().get("curr_items")));
-    }
-    return counts;
-  }
-
   private static List<Long> redisKeys() {
     List<Long> counts = new ArrayList<>();
     for (RedisServer s : REDIS.servers()) {
@@ -91,22 +89,14 @@ class DetectCommandIT {
   }
 
   /**
-   * Builds a Shardwise client from the properties detect printed after "best:" and reads {@code
-   * expected} back: every key a hit with its value.
+   * Builds a Shardwise client from the {@code shardwise.*} lines detect printed, and nothing
+   * else, and reads {@code expected} back: every key a hit with its value.
    */
-  private void readBackWithTheDetectedProperties(String backend, List<? extends ServerHandle> servers,
-      Map<String, String> expected) throws Exception {
+  private void readBackWithTheDetectedConfiguration(Map<String, String> expected) throws Exception {
     Map<String, String> settings = new LinkedHashMap<>();
-    settings.put("shardwise.backend", backend);
-    settings.put("shardwise.servers", servers.stream().map(ServerHandle::address).collect(Collectors.joining(",")));
-    settings.put("shardwise.codec", "utf8");
-    String text = out.toString();
-    for (String line : text.substring(text.indexOf("\nbest: ") + 1).split("\n")) {
-      if (line.startsWith("shardwise.")) {
-        settings.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1));
-      }
-    }
-    assertThat(settings).containsKey("shardwise.router");
+    out.toString().lines().filter(l -> l.startsWith("shardwise.")).forEach(
+        line -> settings.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1)));
+    assertThat(settings).containsKeys("shardwise.backend", "shardwise.servers", "shardwise.router", "shardwise.codec");
     try (AsyncCacheClient<String> client = ShardwiseConfig.from(settings).build(String.class)) {
       MultiResult<String> read = client.getMulti(expected.keySet()).get(30, TimeUnit.SECONDS);
       assertThat(read.errors()).isEmpty();
@@ -117,58 +107,107 @@ class DetectCommandIT {
 
   /** The share printed for {@code mode}, or -1 if it is not among the printed modes. */
   private double share(String mode) {
-    Matcher m = Pattern.compile("^\\s*([0-9.]+)%\\s+\\d+\\s+" + Pattern.quote(mode) + "$", Pattern.MULTILINE)
+    Matcher m = Pattern.compile("^\\s*([0-9.]+)%\\s+\\d+\\s+\\S+\\s+" + Pattern.quote(mode) + "$", Pattern.MULTILINE)
         .matcher(out.toString());
     return m.find() ? Double.parseDouble(m.group(1)) : -1;
   }
 
+  /**
+   * Every item of every memcached server as {@code lru_crawler metadump all} shows it: key,
+   * expiry, last access, CAS, whether it was fetched, class, size.
+   */
+  private static Set<String> metadump() throws Exception {
+    Set<String> items = new TreeSet<>();
+    for (MemcachedServer s : MEMCACHED.servers()) {
+      for (int attempt = 0; ; attempt++) {
+        try (Socket socket = new Socket(s.host(), s.port())) {
+          socket.setSoTimeout((int) IO.toMillis());
+          socket.getOutputStream().write("lru_crawler metadump all\r\n".getBytes(StandardCharsets.US_ASCII));
+          BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+          String line = in.readLine();
+          if (line.startsWith("BUSY") && attempt < 100) {
+            Thread.sleep(50); // the crawler runs one dump at a time
+            continue;
+          }
+          for (; !line.equals("END"); line = in.readLine()) {
+            items.add(s.port() + " " + line);
+          }
+          break;
+        }
+      }
+    }
+    return items;
+  }
+
+  private List<String> properties() {
+    return out.toString().lines().filter(l -> l.startsWith("shardwise.")).collect(Collectors.toList());
+  }
+
   @Test
-  void namesTheModeOfAFleetWrittenByTwemproxyAndChangesNothing() throws Exception {
+  void listsEveryClientsModeAtFullShareAndWithTheWriterPrintsAWorkingConfigurationReadingNothingElse()
+      throws Exception {
     Map<String, String> written;
     try (Twemproxy proxy = Twemproxy.builder(MEMCACHED.servers()).hash("fnv1a_64").distribution("ketama").start()) {
       written = writeThrough(proxy, "user:", 3_000);
     }
-    List<Long> before = memcachedItems();
-    assertThat(before.stream().mapToLong(Long::longValue).sum()).isEqualTo(3_000);
+    Set<String> before = metadump();
+    assertThat(before).hasSize(3_000);
 
     int code = detect("memcached", MEMCACHED.servers());
 
     assertThat(err.toString()).isEmpty();
-    assertThat(code).isZero();
+    assertThat(code).as(out.toString()).isEqualTo(DetectReport.WHICH_WRITER);
     assertThat(out.toString()).startsWith("sampled 3000 keys: ");
+    // twemproxy's placement and libmemcached's weighted continuum are one for unnamed servers
     assertThat(share("compat twemproxy:fnv1a_64:ketama")).isEqualTo(100.0);
-    assertThat(out.toString())
-        .contains("best: compat twemproxy:fnv1a_64:ketama\n"
-            + "shardwise.router=compat\n"
-            + "shardwise.compat.mode=twemproxy:fnv1a_64:ketama\n");
-    assertThat(memcachedItems()).isEqualTo(before);
-    readBackWithTheDetectedProperties("memcached", MEMCACHED.servers(), written);
+    assertThat(share("compat libmemcached:fnv1a_64:consistent_weighted")).isEqualTo(100.0);
+    assertThat(out.toString()).contains("Run detect again with --writer twemproxy or --writer libmemcached");
+    assertThat(properties()).isEmpty();
+
+    out.getBuffer().setLength(0);
+    assertThat(detect("memcached", MEMCACHED.servers(), "--writer", "twemproxy")).as(out.toString())
+        .isEqualTo(DetectReport.FOUND);
+    assertThat(out.toString()).contains("read 30 values: 30 UTF-8 text; flags 0 (30)");
+    assertThat(properties()).containsExactly(
+        "shardwise.backend=memcached",
+        "shardwise.servers=" + MEMCACHED.servers().stream().map(ServerHandle::address).collect(Collectors.joining(",")),
+        "shardwise.router=compat",
+        "shardwise.compat.mode=twemproxy:fnv1a_64:ketama",
+        "shardwise.codec=utf8");
+    // keys, values, last access and fetched marks as they were: meta get with u reads values
+    // without touching them
+    assertThat(metadump()).isEqualTo(before);
+    readBackWithTheDetectedConfiguration(written);
   }
 
   @Test
-  void reportsBothModesOfAFleetWrittenByTwo() {
+  void aFleetWrittenByTwoPlacementsGetsHintsAndNoConfiguration() throws Exception {
     try (Twemproxy a = Twemproxy.builder(MEMCACHED.servers()).hash("murmur").distribution("ketama").start()) {
       writeThrough(a, "old:", 2_000);
     }
     try (Twemproxy b = Twemproxy.builder(MEMCACHED.servers()).hash("md5").distribution("ketama").start()) {
       writeThrough(b, "new:", 2_000);
     }
-    List<Long> before = memcachedItems();
+    Set<String> before = metadump();
 
-    assertThat(detect("memcached", MEMCACHED.servers(), "--top", "10")).isZero();
+    // --top 20: md5's placement is that of 8 modes, murmur's of one, with about the same share
+    assertThat(detect("memcached", MEMCACHED.servers(), "--top", "20")).as(out.toString())
+        .isEqualTo(DetectReport.NOT_FOUND);
 
     // Each mode places its own half and the third or so of the other half that it happens to
     // put on the same server.
-    double murmur = share("compat twemproxy:murmur:ketama");
-    double md5 = share("compat twemproxy:md5:ketama");
-    assertThat(murmur).isBetween(50.0, 90.0);
-    assertThat(md5).isBetween(50.0, 90.0);
-    assertThat(out.toString()).contains("No mode places every sampled key");
-    assertThat(memcachedItems()).isEqualTo(before);
+    assertThat(share("compat twemproxy:murmur:ketama")).isBetween(50.0, 90.0);
+    assertThat(properties()).isEmpty();
+    String writers = out.toString().lines().filter(l -> l.startsWith("  1. several writers: ")).findFirst()
+        .orElseThrow(() -> new AssertionError(out.toString()));
+    assertThat(writers).contains("compat twemproxy:murmur:ketama places").contains("together 100.00%");
+    assertThat(writers).containsPattern("(compat twemproxy:md5:ketama|ketama [a-z]+|compat libmemcached:md5:"
+        + "consistent_weighted|compat spymemcached:consistent:ketama_hash:spymemcached) places");
+    assertThat(metadump()).isEqualTo(before);
   }
 
   @Test
-  void findsARedisFleetWithItsHashTag() throws Exception {
+  void findsARedisFleetWithItsHashTagAndProposesTheCodecOfItsRawStrings() throws Exception {
     Map<String, String> written = new LinkedHashMap<>();
     try (Twemproxy proxy = Twemproxy.builder(REDIS.servers()).redis(true).hash("crc32a")
         .distribution("modula").hashTag("{}").start()) {
@@ -182,12 +221,14 @@ class DetectCommandIT {
     }
     List<Long> before = redisKeys();
 
-    assertThat(detect("redis", REDIS.servers())).isZero();
+    assertThat(detect("redis", REDIS.servers())).as(out.toString()).isEqualTo(DetectReport.FOUND);
 
     assertThat(share("compat twemproxy:crc32a:modula (hash tag {})")).isEqualTo(100.0);
-    assertThat(out.toString()).contains("shardwise.compat.mode=twemproxy:crc32a:modula\nshardwise.hash-tag={}\n");
+    assertThat(out.toString()).contains("codec: utf8: ").contains("'invalid stream header'");
+    assertThat(properties()).contains("shardwise.backend=redis", "shardwise.compat.mode=twemproxy:crc32a:modula",
+        "shardwise.hash-tag={}", "shardwise.codec=utf8");
     assertThat(redisKeys()).isEqualTo(before);
-    readBackWithTheDetectedProperties("redis", REDIS.servers(), written);
+    readBackWithTheDetectedConfiguration(written);
   }
 
   @Test

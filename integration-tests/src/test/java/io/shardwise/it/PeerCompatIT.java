@@ -7,6 +7,7 @@ import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.MultiResult;
 import io.shardwise.cli.ShardwiseCli;
 import io.shardwise.core.config.ShardwiseConfig;
+import io.shardwise.routing.ServerList;
 import io.shardwise.testing.MemcachedItem;
 import io.shardwise.testing.MemcachedServer;
 import io.shardwise.testing.RedisServer;
@@ -46,11 +47,11 @@ import redis.clients.jedis.ShardedJedis;
 
 /**
  * The compat router against the real peers: a real {@code nutcracker} for every twemproxy hash
- * and both distributions, libmemcached's tools, the real Xmemcached, spymemcached and Jedis {@code
- * ShardedJedis} clients. Each peer writes 20,000 keys (libmemcached's tools 2,000 with a hash
- * other than the default); {@code shardwise detect} names the peer's
- * mode at 100% on what it wrote; Shardwise configured with the properties detect prints reads
- * every key with its value; and what Shardwise writes, the peer reads, every key.
+ * and both distributions, libmemcached's tools, a program on the real libmemcached, the real
+ * Xmemcached, spymemcached and Jedis {@code ShardedJedis} clients. Each peer writes 20,000 keys
+ * (libmemcached's tools 2,000 with a hash other than the default); {@code shardwise detect} names
+ * the peer's mode at 100% on what it wrote; Shardwise configured with the properties detect prints
+ * reads every key with its value; and what Shardwise writes, the peer reads, every key.
  */
 @Timeout(240)
 class PeerCompatIT {
@@ -79,39 +80,36 @@ class PeerCompatIT {
   }
 
   /**
-   * A Shardwise client configured as a migrating user would: {@code shardwise detect} run on the
-   * fleet the peer wrote must name {@code mode} (with hash tag {@code tag}) at 100%, and the client
-   * is built from the {@code shardwise.*} properties it prints for its best mode, with {@code
-   * servers} and the UTF-8 codec.
+   * A Shardwise client configured as a migrating user would: {@code shardwise detect --writer
+   * <peer>} run on the fleet the peer wrote must name {@code mode} (with hash tag {@code tag}) at
+   * 100% and print a configuration; the client is built from the {@code shardwise.*} lines it
+   * prints (backend, servers, router, mode, hash tag, codec) and a timeout.
    */
   private static AsyncCacheClient<String> detected(String backend, String servers, String mode, String tag) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
+    String writer = mode.substring(0, mode.indexOf(':'));
     int code =
         ShardwiseCli.run(
-            new String[] {"detect", "--backend", backend, "--servers", servers, "--top", "1000"},
+            new String[] {"detect", "--backend", backend, "--servers", servers, "--writer", writer, "--top", "1000"},
             new PrintWriter(out, true),
             new PrintWriter(err, true));
     String report = out.toString();
     assertThat(code).as("detect: %s%s", err, report).isZero();
     String name = "compat " + mode + (tag.isEmpty() ? "" : " (hash tag " + tag + ")");
     Matcher share =
-        Pattern.compile("^\\s*([0-9.]+)%\\s+\\d+\\s+" + Pattern.quote(name) + "$", Pattern.MULTILINE)
+        Pattern.compile("^\\s*([0-9.]+)%\\s+\\d+\\s+" + writer + "\\s+" + Pattern.quote(name) + "$", Pattern.MULTILINE)
             .matcher(report);
     assertThat(share.find()).as("detect lists %s:%n%s", name, report).isTrue();
     assertThat(share.group(1)).as("detect's share for %s:%n%s", name, report).isEqualTo("100.00");
     Map<String, String> settings = new LinkedHashMap<>();
-    settings.put("shardwise.backend", backend);
-    settings.put("shardwise.servers", servers);
-    settings.put("shardwise.codec", "utf8");
+    report.lines().filter(l -> l.startsWith("shardwise.")).forEach(
+        line -> settings.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1)));
+    assertThat(settings).as("detect's configuration:%n%s", report)
+        .containsEntry("shardwise.backend", backend)
+        .containsKeys("shardwise.servers", "shardwise.router", "shardwise.codec");
+    assertThat(ServerList.parse(settings.get("shardwise.servers"))).isEqualTo(ServerList.parse(servers));
     settings.put("shardwise.timeout", CacheFleet.CLIENT_TIMEOUT.toMillis() + "ms");
-    int best = report.indexOf("\nbest: ");
-    assertThat(best).as("detect's best mode:%n%s", report).isPositive();
-    for (String line : report.substring(best + 1).split("\n")) {
-      if (line.startsWith("shardwise.")) {
-        settings.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1));
-      }
-    }
     return ready(ShardwiseConfig.from(settings).build(String.class));
   }
 
@@ -259,6 +257,54 @@ class PeerCompatIT {
     }
   }
 
+  /**
+   * A program on the real libmemcached ({@code lmorder.c}, kept with ring-ketama's libmemcached
+   * vectors) adds the servers, sets a consistent distribution and only then the hash: libmemcached
+   * keeps the continuum it built with its default hash and hashes the keys with the new one.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"ketama=1 hash=fnv1a_32", "distribution=consistent hash=jenkins"})
+  void libmemcachedWithTheHashSetAfterTheServersAndTheDistribution(String steps, @TempDir Path dir)
+      throws Exception {
+    CacheFleet fleet = CacheFleet.memcached(MEMCACHED);
+    fleet.reset();
+    String servers = fleet.serverList(4);
+    String hash = steps.substring(steps.lastIndexOf('=') + 1);
+    String mode = "libmemcached:" + hash + ":consistent:points=default";
+    List<String> lmorder = new ArrayList<>(List.of(libmemcachedProgram(dir), "servers=" + servers));
+    lmorder.addAll(List.of(steps.split(" ")));
+    Map<String, String> byPeer = values("lm-" + hash, KEYS);
+    StringBuilder lines = new StringBuilder();
+    byPeer.forEach((k, v) -> lines.append(k).append('\t').append(v).append('\n'));
+    run(append(lmorder, "set"), dir, lines.toString());
+    try (AsyncCacheClient<String> client = detected("memcached", servers, mode, "")) {
+      assertAllHits(client, byPeer);
+      Map<String, String> byShardwise = values("lms-" + hash, KEYS);
+      write(client, byShardwise);
+      String read = run(append(lmorder, "get"), dir, String.join("\n", byShardwise.keySet()) + "\n");
+      assertThat(read).as(mode).isEqualTo(String.join("\n", byShardwise.values()) + "\n");
+    }
+  }
+
+  /** Compiles {@code lmorder.c} against the installed libmemcached into {@code dir}. */
+  private static String libmemcachedProgram(Path dir) throws Exception {
+    Path source = Path.of("..", "ring-ketama", "src", "test", "resources", "peer-vectors", "libmemcached", "lmorder.c");
+    Path program = dir.resolve("lmorder");
+    Process gcc = new ProcessBuilder("gcc", "-O1", "-o", program.toString(), source.toString(), "-lmemcached")
+        .redirectErrorStream(true).start();
+    String out = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(gcc.waitFor())
+        .as("gcc %s (install gcc and libmemcached-dev; .ci/run does): %s", source, out)
+        .isZero();
+    return program.toString();
+  }
+
+  private static List<String> append(List<String> command, String last) {
+    List<String> all = new ArrayList<>(command);
+    all.add(last);
+    return all;
+  }
+
   /** The libmemcached tool: Debian names memcp, memcat memccp, memccat. */
   private static String tool(String name) {
     for (String dir : List.of("/usr/bin", "/usr/local/bin")) {
@@ -272,9 +318,20 @@ class PeerCompatIT {
   }
 
   private static String run(List<String> command) throws Exception {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    return run(new ProcessBuilder(command));
+  }
+
+  /** Runs {@code command} with {@code input} (through a file in {@code dir}) as its standard input. */
+  private static String run(List<String> command, Path dir, String input) throws Exception {
+    Path in = Files.createTempFile(dir, "input", ".txt");
+    Files.writeString(in, input, StandardCharsets.UTF_8);
+    return run(new ProcessBuilder(command).redirectInput(in.toFile()));
+  }
+
+  private static String run(ProcessBuilder command) throws Exception {
+    Process p = command.redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor()).as("%s: %s", command.get(0), out).isZero();
+    assertThat(p.waitFor()).as("%s: %s", command.command().get(0), out).isZero();
     return out;
   }
 

@@ -28,7 +28,12 @@ import java.util.Objects;
  *   <tr><td>{@code libmemcached:<hash>:modula}</td><td>{@code MEMCACHED_DISTRIBUTION_MODULA} (the
  *       default) with {@code MEMCACHED_BEHAVIOR_HASH} {@code <hash>}</td></tr>
  *   <tr><td>{@code libmemcached:<hash>:consistent}</td><td>{@code MEMCACHED_DISTRIBUTION_CONSISTENT}
- *       (or {@code _KETAMA}) without {@code KETAMA_WEIGHTED}</td></tr>
+ *       (or {@code _KETAMA}) without {@code KETAMA_WEIGHTED}, {@code MEMCACHED_BEHAVIOR_HASH} {@code
+ *       <hash>} set before the continuum was last built</td></tr>
+ *   <tr><td>{@code libmemcached:<hash>:consistent:points=<hash2>}</td><td>the same, but {@code
+ *       MEMCACHED_BEHAVIOR_HASH} set to {@code <hash>} after the continuum was last built (servers
+ *       added, distribution set) with {@code <hash2>}: libmemcached keeps the points of {@code
+ *       <hash2>} and hashes keys with {@code <hash>}</td></tr>
  *   <tr><td>{@code libmemcached:<hash>:consistent_weighted}</td><td>{@code
  *       MEMCACHED_DISTRIBUTION_CONSISTENT_WEIGHTED}, or a consistent distribution with {@code
  *       MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED}</td></tr>
@@ -65,6 +70,9 @@ public final class PeerMode {
     /** Jedis ShardedJedis: MurmurHash64A points, signed order. */
     SHARDED
   }
+
+  /** The fourth part of a libmemcached mode whose continuum has another hash than its keys. */
+  private static final String POINTS = "points=";
 
   private static final Map<String, PeerHash> TWEMPROXY_HASHES = new LinkedHashMap<>();
   private static final Map<String, PeerHash> SPYMEMCACHED_HASHES = new LinkedHashMap<>();
@@ -119,13 +127,20 @@ public final class PeerMode {
   private final Peer peer;
   private final Distribution distribution;
   private final PeerHash hash;
+  private final PeerHash pointHash;
   private final boolean libmemcachedFormat;
 
   private PeerMode(String id, Peer peer, Distribution distribution, PeerHash hash, boolean libmemcachedFormat) {
+    this(id, peer, distribution, hash, hash, libmemcachedFormat);
+  }
+
+  private PeerMode(String id, Peer peer, Distribution distribution, PeerHash hash, PeerHash pointHash,
+      boolean libmemcachedFormat) {
     this.id = id;
     this.peer = peer;
     this.distribution = distribution;
     this.hash = hash;
+    this.pointHash = pointHash;
     this.libmemcachedFormat = libmemcachedFormat;
   }
 
@@ -187,7 +202,17 @@ public final class PeerMode {
               break;
           }
         }
-        throw bad(text, "libmemcached:<hash>:<modula|consistent|consistent_weighted> with <hash> one of "
+        if (p.length == 4 && LIBMEMCACHED_HASHES.containsKey(p[1]) && p[2].equals("consistent")
+            && p[3].startsWith(POINTS) && LIBMEMCACHED_HASHES.containsKey(p[3].substring(POINTS.length()))) {
+          String points = p[3].substring(POINTS.length());
+          if (points.equals(p[1])) {
+            return of(p[0] + ":" + p[1] + ":" + p[2]); // one hash for both: the plain consistent mode
+          }
+          return new PeerMode(t, Peer.LIBMEMCACHED, Distribution.HASHED_CONTINUUM, LIBMEMCACHED_HASHES.get(p[1]),
+              LIBMEMCACHED_HASHES.get(points), false);
+        }
+        throw bad(text, "libmemcached:<hash>:<modula|consistent|consistent_weighted> or"
+            + " libmemcached:<hash>:consistent:points=<hash> with <hash> one of "
             + String.join(", ", LIBMEMCACHED_HASHES.keySet()));
       case "jedis":
         if (t.equals("jedis:sharded:murmur_hash")) {
@@ -218,6 +243,11 @@ public final class PeerMode {
       modes.add(of("libmemcached:" + h + ":modula"));
       modes.add(of("libmemcached:" + h + ":consistent"));
       modes.add(of("libmemcached:" + h + ":consistent_weighted"));
+      for (String points : LIBMEMCACHED_HASHES.keySet()) {
+        if (!points.equals(h)) {
+          modes.add(of("libmemcached:" + h + ":consistent:" + POINTS + points));
+        }
+      }
     }
     for (String h : SPYMEMCACHED_HASHES.keySet()) {
       modes.add(of("spymemcached:array_mod:" + h));
@@ -247,6 +277,14 @@ public final class PeerMode {
   /** The key hash of this mode. */
   public PeerHash hash() {
     return hash;
+  }
+
+  /**
+   * The hash of the continuum's points where each point is hashed on its own ({@code
+   * HASHED_CONTINUUM}): the key hash, except for {@code libmemcached:<hash>:consistent:points=<hash2>}.
+   */
+  PeerHash pointHash() {
+    return pointHash;
   }
 
   boolean libmemcachedFormat() {

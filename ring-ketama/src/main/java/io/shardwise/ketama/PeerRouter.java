@@ -39,9 +39,13 @@ import java.util.function.IntPredicate;
  *   <li><b>libmemcached modula</b> ({@code hash.cc}): {@code hash % n}; no weights.
  *   <li><b>libmemcached consistent</b> ({@code hosts.cc}, {@code update_continuum}): 100 points per
  *       server, {@code hash(S + "-" + i)} with the key hash, S = {@code host}, or {@code
- *       host:port} unless the port is 11211; no weights. {@code consistent_weighted}: the MD5
- *       continuum of {@link KetamaCompatibility#LIBMEMCACHED}, keys with the configured hash.
- *       Equal points: the first server in the list.
+ *       host:port} unless the port is 11211; no weights. libmemcached builds the points when a
+ *       server is added and when the distribution is set, with the key hash of that moment; a key
+ *       hash set later ({@code MEMCACHED_BEHAVIOR_HASH}) changes the keys' hash only, so the
+ *       points keep the earlier one: {@code consistent:points=<hash>} hashes the points with that
+ *       hash. {@code consistent_weighted}: the MD5 continuum of {@link
+ *       KetamaCompatibility#LIBMEMCACHED}, keys with the configured hash. Equal points: the first
+ *       server in the list.
  *   <li><b>Jedis {@code ShardedJedis}</b>: {@code 160 * weight} points per shard, MurmurHash64A of
  *       {@code "SHARD-" + i + "-NODE-" + n}, or {@code name + "*" + n} for a named shard, ordered as
  *       signed longs; equal points: the last shard wins.
@@ -239,7 +243,7 @@ public final class PeerRouter implements Router {
         } else {
           point = s + "-" + j;
         }
-        positions[count] = mode.hash().hash(point);
+        positions[count] = mode.pointHash().hash(point);
         owners[count++] = i;
       }
     }

@@ -217,6 +217,7 @@ public final class ShardwiseConfig {
               RouterSpec.DEFAULT_COMPAT_MODE.id(),
               "twemproxy:<hash>:<ketama|modula>,"
                   + " libmemcached:<hash>:<modula|consistent|consistent_weighted>,"
+                  + " libmemcached:<hash>:consistent:points=<hash>,"
                   + " spymemcached:array_mod:<alg>, spymemcached:consistent:<alg>:<format>,"
                   + " xmemcached:<array|ketama>:<alg>, jedis:sharded:murmur_hash (docs/routers.md)",
               "Router compat: the peer client or proxy, distribution and hash whose placement it"
