@@ -210,7 +210,11 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
 
   /**
    * The value of {@code key}, or else the value {@code valueLoader} produces, which is then stored.
-   * Concurrent calls for one key in this process share one load.
+   * Concurrent calls for one key in this process share one read and at most one load. Each call
+   * counts one get, as {@link #get(Object, Callable)} counts it: the call that reads counts a hit or
+   * a miss; a call that joins a read or load under way counts a hit once it completes with a value
+   * (it did not load, as a blocking caller that waited for another's load finds the value), and
+   * neither if it fails.
    */
   @Override
   @SuppressWarnings("unchecked")
@@ -219,7 +223,12 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
     CompletableFuture<Object> mine = new CompletableFuture<>();
     CompletableFuture<Object> running = loading.putIfAbsent(text, mine);
     if (running != null) {
-      return (CompletableFuture<T>) running.thenApply(v -> v);
+      return (CompletableFuture<T>)
+          running.thenApply(
+              v -> {
+                hits.increment();
+                return v;
+              });
     }
     stored(key)
         .thenComposeAsync(
