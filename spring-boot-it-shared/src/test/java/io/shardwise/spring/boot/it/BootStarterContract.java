@@ -22,7 +22,14 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -148,6 +155,53 @@ public abstract class BootStarterContract {
         .contains("\"name\":\"cache.gets\"");
     assertThat(Search.in(meters).name("shardwise.node.up").gauges()).hasSize(2);
     assertThat(Search.in(meters).name("shardwise.requests").timers()).isNotEmpty();
+  }
+
+  @Test
+  void syncCompletableFutureMethodsCountEveryCallAsTheBlockingFormDoes() throws Exception {
+    cacheManager.getCache("books"); // created, with its meters, on first use
+    double hits = count("books", "hit");
+    double misses = count("books", "miss");
+    int before = bookshop.loads();
+    ExecutorService callers = Executors.newFixedThreadPool(8);
+    try {
+      // 8 calls at once while the first call's load is held open, then 8 once the book is stored.
+      CompletableFuture<Void> release = new CompletableFuture<>();
+      List<CompletableFuture<Book>> first = together(callers, () -> bookshop.bookWhen(200, release));
+      release.complete(null);
+      for (CompletableFuture<Book> book : first) {
+        assertThat(book.get()).isEqualTo(new Book(200, "Book 200"));
+      }
+      for (CompletableFuture<Book> book : together(callers, () -> bookshop.bookWhen(200, release))) {
+        assertThat(book.get()).isEqualTo(new Book(200, "Book 200"));
+      }
+    } finally {
+      callers.shutdownNow();
+    }
+    assertThat(bookshop.loads() - before).isEqualTo(1);
+    assertThat(count("books", "miss") - misses).isEqualTo(1);
+    assertThat(count("books", "hit") - hits).isEqualTo(15);
+  }
+
+  /** 8 calls of {@code call} on {@code callers}, released at once; what each returned. */
+  private static <T> List<T> together(ExecutorService callers, Callable<T> call)
+      throws Exception {
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<T>> calls = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      calls.add(
+          callers.submit(
+              () -> {
+                start.await();
+                return call.call();
+              }));
+    }
+    start.countDown();
+    List<T> results = new ArrayList<>();
+    for (Future<T> f : calls) {
+      results.add(f.get());
+    }
+    return results;
   }
 
   @Test
