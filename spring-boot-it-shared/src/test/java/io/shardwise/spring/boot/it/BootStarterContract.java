@@ -3,6 +3,7 @@ package io.shardwise.spring.boot.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lettuce.core.RedisClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
 import io.shardwise.client.AsyncCacheClient;
@@ -82,6 +83,9 @@ public abstract class BootStarterContract {
   /** The Boot version the module runs, e.g. {@code "3.5."}. */
   protected abstract String bootVersionPrefix();
 
+  /** The Lettuce version the module's Boot manages, which its Redis checks run on. */
+  protected abstract String lettuceVersionPrefix();
+
   @BeforeEach
   void freshServers() {
     FLEET.restoreAll();
@@ -91,6 +95,9 @@ public abstract class BootStarterContract {
   @Test
   void theModuleRunsTheBootVersionItIsFor() {
     assertThat(SpringBootVersion.getVersion()).startsWith(bootVersionPrefix());
+    assertThat(RedisClient.class.getPackage().getImplementationVersion())
+        .as("the Lettuce the module's Boot manages")
+        .startsWith(lettuceVersionPrefix());
   }
 
   @Test
