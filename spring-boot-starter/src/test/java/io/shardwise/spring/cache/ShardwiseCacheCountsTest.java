@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardwise.spring.metrics.ShardwiseCacheMetrics;
+import io.shardwise.testing.Concurrently;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,11 +40,11 @@ class ShardwiseCacheCountsTest {
   private final ShardwiseCache cache =
       new ShardwiseCache(
           "books", fleet, CacheSettings.defaults().forCache("books"), Duration.ofMinutes(1));
-  private final ExecutorService callers = Executors.newFixedThreadPool(CALLERS);
+  private final ExecutorService threads = Executors.newFixedThreadPool(2);
 
   @AfterEach
-  void stopCallers() {
-    callers.shutdownNow();
+  void stopThreads() {
+    threads.shutdownNow();
   }
 
   @Test
@@ -52,7 +53,8 @@ class ShardwiseCacheCountsTest {
     CompletableFuture<String> load = new CompletableFuture<>();
     // 8 at once while the first caller's load is held open: 1 loads, 7 join its load.
     List<CompletableFuture<String>> first =
-        together(
+        Concurrently.call(
+            CALLERS,
             () ->
                 cache.retrieve(
                     "isbn-1",
@@ -66,7 +68,9 @@ class ShardwiseCacheCountsTest {
     }
     // 8 more once it is stored: each reads it, or joins a read under way.
     List<CompletableFuture<String>> second =
-        together(() -> cache.retrieve("isbn-1", () -> CompletableFuture.completedFuture("other")));
+        Concurrently.call(
+            CALLERS,
+            () -> cache.retrieve("isbn-1", () -> CompletableFuture.completedFuture("other")));
     for (CompletableFuture<String> f : second) {
       assertThat(f.get()).isEqualTo("Dune");
     }
@@ -85,7 +89,7 @@ class ShardwiseCacheCountsTest {
           return "Dune";
         };
     for (int round = 0; round < 2; round++) {
-      for (String title : together(() -> cache.get("isbn-1", loader))) {
+      for (String title : Concurrently.call(CALLERS, () -> cache.get("isbn-1", loader))) {
         assertThat(title).isEqualTo("Dune");
       }
     }
@@ -126,14 +130,7 @@ class ShardwiseCacheCountsTest {
 
   @Test
   void pendingGetsAreTheCallsWaitingForALoadUnderWay() {
-    // Replies and callbacks on the calling thread: each call has read, or joined, when it returns.
-    ShardwiseCache direct =
-        new ShardwiseCache(
-            "books",
-            fleet,
-            CacheSettings.defaults().forCache("books"),
-            Duration.ofMinutes(1),
-            Runnable::run);
+    ShardwiseCache direct = direct();
     CompletableFuture<String> load = new CompletableFuture<>();
     List<CompletableFuture<String>> calls = new ArrayList<>();
     for (int i = 0; i < CALLERS; i++) {
@@ -151,13 +148,7 @@ class ShardwiseCacheCountsTest {
 
   @Test
   void aFailedLoadAnswersTheCallsThatJoinedItWithoutCountingThem() {
-    ShardwiseCache direct =
-        new ShardwiseCache(
-            "books",
-            fleet,
-            CacheSettings.defaults().forCache("books"),
-            Duration.ofMinutes(1),
-            Runnable::run);
+    ShardwiseCache direct = direct();
     CompletableFuture<String> load = new CompletableFuture<>();
     CompletableFuture<String> loading = direct.retrieve("isbn-1", () -> load);
     CompletableFuture<String> joined = direct.retrieve("isbn-1", () -> load);
@@ -191,7 +182,7 @@ class ShardwiseCacheCountsTest {
     CountDownLatch loading = new CountDownLatch(1);
     AtomicReference<Thread> waiter = new AtomicReference<>();
     Future<String> loader =
-        callers.submit(
+        threads.submit(
             () ->
                 cache.get(
                     "isbn-1",
@@ -205,7 +196,7 @@ class ShardwiseCacheCountsTest {
                     }));
     loading.await();
     Future<String> second =
-        callers.submit(
+        threads.submit(
             () -> {
               waiter.set(Thread.currentThread());
               return cache.get("isbn-1", () -> "other");
@@ -218,27 +209,17 @@ class ShardwiseCacheCountsTest {
     assertThat(cache.hitCount()).isEqualTo(1);
   }
 
-  private double gets(SimpleMeterRegistry registry, String result) {
-    return registry.get("cache.gets").tag("result", result).functionCounter().count();
+  /** The cache with replies and callbacks on the calling thread: a call has read when it returns. */
+  private ShardwiseCache direct() {
+    return new ShardwiseCache(
+        "books",
+        fleet,
+        CacheSettings.defaults().forCache("books"),
+        Duration.ofMinutes(1),
+        Runnable::run);
   }
 
-  /** {@link #CALLERS} calls of {@code call}, released at once on their own threads. */
-  private <T> List<T> together(Callable<T> call) throws Exception {
-    CountDownLatch start = new CountDownLatch(1);
-    List<Future<T>> calls = new ArrayList<>();
-    for (int i = 0; i < CALLERS; i++) {
-      calls.add(
-          callers.submit(
-              () -> {
-                start.await();
-                return call.call();
-              }));
-    }
-    start.countDown();
-    List<T> results = new ArrayList<>();
-    for (Future<T> f : calls) {
-      results.add(f.get());
-    }
-    return results;
+  private double gets(SimpleMeterRegistry registry, String result) {
+    return registry.get("cache.gets").tag("result", result).functionCounter().count();
   }
 }

@@ -15,6 +15,7 @@ import io.shardwise.spring.boot.it.BookshopApplication.Bookshop;
 import io.shardwise.spring.cache.ShardwiseCache;
 import io.shardwise.spring.cache.ShardwiseCacheErrorHandler;
 import io.shardwise.spring.cache.ShardwiseCacheManager;
+import io.shardwise.testing.Concurrently;
 import io.shardwise.testing.MemcachedServer;
 import io.shardwise.testing.RedisServer;
 import io.shardwise.testing.ServerFleet;
@@ -23,14 +24,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -174,46 +169,22 @@ public abstract class BootStarterContract {
     double hits = count("books", "hit");
     double misses = count("books", "miss");
     int before = bookshop.loads();
-    ExecutorService callers = Executors.newFixedThreadPool(8);
-    try {
-      // 8 calls at once while the first call's load is held open, then 8 once the book is stored.
-      CompletableFuture<Void> release = new CompletableFuture<>();
-      List<CompletableFuture<Book>> first = together(callers, () -> bookshop.bookWhen(200, release));
-      release.complete(null);
-      for (CompletableFuture<Book> book : first) {
-        assertThat(book.get()).isEqualTo(new Book(200, "Book 200"));
-      }
-      for (CompletableFuture<Book> book : together(callers, () -> bookshop.bookWhen(200, release))) {
-        assertThat(book.get()).isEqualTo(new Book(200, "Book 200"));
-      }
-    } finally {
-      callers.shutdownNow();
+    // 8 calls at once while the first call's load is held open, then 8 once the book is stored.
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    List<CompletableFuture<Book>> first =
+        Concurrently.call(8, () -> bookshop.bookWhen(200, release));
+    release.complete(null);
+    for (CompletableFuture<Book> book : first) {
+      assertThat(book.get()).isEqualTo(new Book(200, "Book 200"));
+    }
+    for (CompletableFuture<Book> book :
+        Concurrently.call(8, () -> bookshop.bookWhen(200, release))) {
+      assertThat(book.get()).isEqualTo(new Book(200, "Book 200"));
     }
     assertThat(bookshop.loads() - before).isEqualTo(1);
     assertThat(count("books", "miss") - misses).isEqualTo(1);
     assertThat(count("books", "hit") - hits).isEqualTo(15);
     assertThat(count("books", "pending")).isZero();
-  }
-
-  /** 8 calls of {@code call} on {@code callers}, released at once; what each returned. */
-  private static <T> List<T> together(ExecutorService callers, Callable<T> call)
-      throws Exception {
-    CountDownLatch start = new CountDownLatch(1);
-    List<Future<T>> calls = new ArrayList<>();
-    for (int i = 0; i < 8; i++) {
-      calls.add(
-          callers.submit(
-              () -> {
-                start.await();
-                return call.call();
-              }));
-    }
-    start.countDown();
-    List<T> results = new ArrayList<>();
-    for (Future<T> f : calls) {
-      results.add(f.get());
-    }
-    return results;
   }
 
   @Test
