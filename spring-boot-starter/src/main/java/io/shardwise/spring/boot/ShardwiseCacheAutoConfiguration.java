@@ -4,6 +4,8 @@ import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.spring.cache.ShardwiseCacheErrorHandler;
 import io.shardwise.spring.cache.ShardwiseCacheManager;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -35,7 +37,9 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  * its cache). Runs before Spring Boot's cache auto-configuration, which then backs off.
  *
  * <p>The caches named by {@code spring.cache.cache-names} are created at start-up; others are still
- * created when first named. Every {@link ShardwiseCacheManagerBuilderCustomizer} bean sees the
+ * created when first named. Boot's {@code spring.cache.redis.*} keys configure only Boot's Redis
+ * cache manager: when set, one warning at start-up names each of them and the {@code
+ * shardwise.cache.*} key to set instead. Every {@link ShardwiseCacheManagerBuilderCustomizer} bean sees the
  * builder before it builds. With {@code shardwise.cache.failures-as-misses=true}, a {@link
  * ShardwiseCacheErrorHandler} handles cache failures.
  */
@@ -56,12 +60,15 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 @Conditional(ShardwiseCacheAutoConfiguration.NoBootCacheType.class)
 public class ShardwiseCacheAutoConfiguration {
 
+  private static final Logger LOG = LoggerFactory.getLogger(ShardwiseCacheAutoConfiguration.class);
+
   @Bean
   ShardwiseCacheManager cacheManager(
       AsyncCacheClient<Object> client,
       ShardwiseSettings settings,
       Environment environment,
       ObjectProvider<ShardwiseCacheManagerBuilderCustomizer> customizers) {
+    BootRedisCacheKeys.warning(environment).ifPresent(LOG::warn);
     ShardwiseCacheManager.Builder builder = ShardwiseCacheManager.builder(client, settings.cache());
     builder.initialCacheNames(
         Binder.get(environment)

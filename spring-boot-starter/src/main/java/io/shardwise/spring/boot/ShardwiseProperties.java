@@ -890,7 +890,7 @@ public class ShardwiseProperties {
      */
     private String useKeyPrefix = "true";
 
-    /** Whether the caches' cache.gets, cache.puts and cache.evictions meters are registered. */
+    /** Whether the caches' meters (cache.gets, cache.puts, cache.removals, ...) are registered. */
     private String enableStatistics = "true";
 
     /**

@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.cache.support.AbstractValueAdaptingCache;
@@ -55,13 +56,15 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
   private final String prefix;
   private final Generation generation;
   private final Executor callbacks;
-  private final Object[] locks = new Object[LOCK_STRIPES];
+  private final ReentrantLock[] locks = new ReentrantLock[LOCK_STRIPES];
   private final ConcurrentHashMap<String, CompletableFuture<Object>> loading =
       new ConcurrentHashMap<>();
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
   private final LongAdder puts = new LongAdder();
-  private final LongAdder evictions = new LongAdder();
+  private final LongAdder removals = new LongAdder();
+  private final LongAdder pending = new LongAdder();
+  private final LongAdder lockWaitNanos = new LongAdder();
 
   /**
    * A cache named {@code name} over {@code client}.
@@ -96,7 +99,7 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
     this.prefix = spec.keyPrefix();
     this.generation = new Generation(client, prefix + "generation", generationRefresh);
     for (int i = 0; i < locks.length; i++) {
-      locks[i] = new Object();
+      locks[i] = new ReentrantLock();
     }
   }
 
@@ -152,14 +155,34 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
     return puts.sum();
   }
 
-  /** Calls of {@code evict} and {@code evictIfPresent} that completed. */
-  public long evictionCount() {
-    return evictions.sum();
+  /**
+   * Calls of {@code evict} and {@code evictIfPresent} that completed, whether or not the key had a
+   * value. A {@link #clear()} removes no key and is not counted.
+   */
+  public long removalCount() {
+    return removals.sum();
+  }
+
+  /**
+   * Gets under way: calls that have started to read and are not yet answered by a hit, a miss or a
+   * failure (for example calls that wait for another call's load of their key).
+   */
+  public long pendingCount() {
+    return pending.sum();
+  }
+
+  /**
+   * Time that calls of {@link #get(Object, Callable)} have spent waiting for a key's lock, in total
+   * since the cache was created: the lock held while one call loads a key's value, in this process.
+   */
+  public Duration lockWaitTime() {
+    return Duration.ofNanos(lockWaitNanos.sum());
   }
 
   @Override
   protected @Nullable Object lookup(Object key) {
-    return counted(read(key));
+    pending.increment();
+    return counted(readOrFail(key));
   }
 
   private @Nullable Object read(Object key) {
@@ -167,22 +190,52 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
     return await(client.get(storageKey(g, key)));
   }
 
+  /** {@link #read}; a failure answers the pending get. */
+  private @Nullable Object readOrFail(Object key) {
+    try {
+      return read(key);
+    } catch (RuntimeException | Error e) {
+      pending.decrement();
+      throw e;
+    }
+  }
+
+  /** Answers a pending get with what it read: a hit, or a miss. */
   private @Nullable Object counted(@Nullable Object stored) {
+    pending.decrement();
     (stored != null ? hits : misses).increment();
     return stored;
+  }
+
+  /** The stored value of {@code key}, read for a get now pending; a failed read answers it. */
+  private CompletableFuture<@Nullable Object> storedForGet(Object key) {
+    pending.increment();
+    return stored(key)
+        .whenComplete(
+            (stored, failure) -> {
+              if (failure != null) {
+                pending.decrement();
+              }
+            });
   }
 
   @Override
   @SuppressWarnings("unchecked")
   public <T> @Nullable T get(Object key, Callable<T> valueLoader) {
-    Object stored = read(key);
+    pending.increment();
+    Object stored = readOrFail(key);
     if (stored != null) {
-      hits.increment();
-      return (T) fromStoreValue(stored);
+      return (T) fromStoreValue(counted(stored));
     }
-    synchronized (locks[Math.floorMod(keyText(key).hashCode(), LOCK_STRIPES)]) {
+    ReentrantLock lock = locks[Math.floorMod(keyText(key).hashCode(), LOCK_STRIPES)];
+    if (!lock.tryLock()) {
+      long start = System.nanoTime();
+      lock.lock();
+      lockWaitNanos.add(System.nanoTime() - start);
+    }
+    try {
       // One get of the caller counts once: a miss, or a hit if another thread loaded meanwhile.
-      stored = counted(read(key));
+      stored = counted(readOrFail(key));
       if (stored != null) {
         return (T) fromStoreValue(stored);
       }
@@ -194,12 +247,14 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
       }
       put(key, value);
       return value;
+    } finally {
+      lock.unlock();
     }
   }
 
   @Override
   public @Nullable CompletableFuture<?> retrieve(Object key) {
-    return stored(key)
+    return storedForGet(key)
         .thenApplyAsync(
             v ->
                 counted(v) == null
@@ -210,7 +265,11 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
 
   /**
    * The value of {@code key}, or else the value {@code valueLoader} produces, which is then stored.
-   * Concurrent calls for one key in this process share one load.
+   * Concurrent calls for one key in this process share one read and at most one load. Each call
+   * counts one get, as {@link #get(Object, Callable)} counts it: the call that reads counts a hit or
+   * a miss; a call that joins a read or load under way counts a hit once it completes with a value
+   * (it did not load, as a blocking caller that waited for another's load finds the value), and
+   * neither if it fails.
    */
   @Override
   @SuppressWarnings("unchecked")
@@ -219,9 +278,17 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
     CompletableFuture<Object> mine = new CompletableFuture<>();
     CompletableFuture<Object> running = loading.putIfAbsent(text, mine);
     if (running != null) {
-      return (CompletableFuture<T>) running.thenApply(v -> v);
+      pending.increment();
+      return (CompletableFuture<T>)
+          running.whenComplete(
+              (value, failure) -> {
+                pending.decrement();
+                if (failure == null) {
+                  hits.increment();
+                }
+              });
     }
-    stored(key)
+    storedForGet(key)
         .thenComposeAsync(
             stored ->
                 counted(stored) != null
@@ -280,7 +347,7 @@ public final class ShardwiseCache extends AbstractValueAdaptingCache {
   public boolean evictIfPresent(Object key) {
     long g = await(generation.current());
     boolean removed = await(client.delete(storageKey(g, key)));
-    evictions.increment();
+    removals.increment();
     return removed;
   }
 

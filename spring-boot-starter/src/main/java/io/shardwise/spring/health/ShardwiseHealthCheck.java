@@ -20,14 +20,15 @@ import java.util.stream.Collectors;
 
 /**
  * Health of the fleet, free of any Spring Boot type so that the indicators of Boot 4 ({@link
- * ShardwiseHealthIndicator}) and Boot 3.5 ({@link Boot3HealthIndicator}) show the same: pings every
- * server through the client and shows each one's state.
+ * ShardwiseHealthIndicator}) and Boot 3.5 ({@link Boot3HealthIndicator}) show the same: pings
+ * every server the client routes to, through the client, and shows each server's ping and its
+ * state in the client's view.
  *
  * <pre>
  * "shardwise": {
  *   "status": "UP",
  *   "details": {
- *     "backend": "memcached", "up": 2, "servers": 3,
+ *     "backend": "memcached", "up": 1, "servers": 3,
  *     "serverList": "10.0.0.1:11211,10.0.0.2:11211,10.0.0.3:11211",
  *     "lastTopologyChange": {"at": "...", "summary": "2 -> 3 nodes (+1 -0), 33.1% of keys move",
  *                            "before": "10.0.0.1:11211,10.0.0.2:11211",
@@ -35,19 +36,31 @@ import java.util.stream.Collectors;
  *     "topology": {"phase": "warming", "phaseEnds": "...", "warmUpReads": 5120,
  *                  "warmUpHits": 5093, "warmUpCopies": 5093},
  *     "nodes": {
- *       "10.0.0.1:11211": {"status": "UP", "state": "HEALTHY", "since": "...",
+ *       "10.0.0.1:11211": {"status": "UP", "state": "HEALTHY", "ping": "ok", "since": "...",
  *                          "latency": "0.41ms"},
- *       "10.0.0.2:11211": {"status": "DOWN", "state": "PROBING", "since": "...",
+ *       "10.0.0.2:11211": {"status": "DOWN", "state": "PROBING",
+ *                          "ping": "not sent: the client has taken it out and probes it itself",
+ *                          "since": "...",
  *                          "reason": "answers, but stays out: its rejoin step ... failed: ...",
- *                          "journaledKeys": 1874, "error": "..."},
+ *                          "journaledKeys": 1874},
+ *       "10.0.0.3:11211": {"status": "DOWN", "state": "HEALTHY", "ping": "failed", "since": "...",
+ *                          "reason": "did not answer this check's ping, but the client still
+ *                                     routes its keys to it: it is ejected after ...",
+ *                          "error": "..."},
  *       ...
  * </pre>
  *
  * <p>A server is UP when it answers the ping and the client routes to it ({@code HEALTHY}); DOWN
  * otherwise. The fleet is UP while at least one server is: requests for a down server's keys go to
  * other servers (failure mode {@code redistribute}) or fail fast, and neither makes the application
- * unhealthy; it is DOWN when no server is. The pings count towards ejecting a server, like any
- * request.
+ * unhealthy; it is DOWN when no server is.
+ *
+ * <p>A ping is a request like any other: a failed one counts towards ejecting its server, and in
+ * {@code shardwise.errors{operation=ping}}. So a dead server the application sends nothing to is
+ * ejected after {@code failure-threshold} checks, and reads {@code DOWN} with state {@code HEALTHY}
+ * and {@code ping} failed until then. A server the client has taken out ({@code EJECTED}, {@code
+ * PROBING}) is not pinged: the client probes it on its own schedule and readmits it, and the check
+ * shows its state and the client's reason.
  *
  * <p>{@code serverList} is the list in force, in the server-list syntax; {@code lastTopologyChange}
  * the last time it changed at runtime (a watched file, a DNS name, a refreshed property, a call of
@@ -55,11 +68,21 @@ import java.util.stream.Collectors;
  * (settling, warming) and the warm-up's reads on previous servers, hits there and copies made,
  * absent when nothing is moving and nothing was warmed.
  *
- * <p>{@code reason} says why a server is out, or why a failing one was kept in (see {@link
- * io.shardwise.client.NodeStatus#detail()}); {@code journaledKeys} counts the keys written
- * elsewhere while it is out, which are deleted on it before it serves again.
+ * <p>{@code reason} says why a server is out, why a failing one was kept in (see {@link
+ * io.shardwise.client.NodeStatus#detail()}), or that a server the client routes to failed the
+ * ping; {@code journaledKeys} counts the keys written elsewhere while it is out, which are deleted
+ * on it before it serves again.
  */
 public final class ShardwiseHealthCheck {
+
+  /** {@code ping} of a server the client has taken out: its own probes check it. */
+  static final String NOT_PINGED = "not sent: the client has taken it out and probes it itself";
+
+  /** {@code reason} of a server the client routes to that did not answer the ping. */
+  static final String STILL_ROUTED =
+      "did not answer this check's ping, but the client still routes its keys to it: it is ejected"
+          + " after shardwise.failure-threshold node failures in a row, requests and these pings"
+          + " alike";
 
   private final AsyncCacheClient<?> client;
   private final String backend;
@@ -88,9 +111,19 @@ public final class ShardwiseHealthCheck {
   /** Whether the fleet is up, and the details to show. */
   public record Result(boolean up, Map<String, Object> details) {}
 
-  /** Pings every server, waiting at most the time given at construction. */
+  /**
+   * Pings every server the client routes to, waiting at most the time given at construction, and
+   * reports every server of the list in force.
+   */
   public Result check() {
-    Map<Node, CompletableFuture<Duration>> pings = client.pingAll();
+    List<Node> servers = client.nodes();
+    Map<Node, NodeStatus> before = client.nodeStatus();
+    Map<Node, CompletableFuture<Duration>> pings = new LinkedHashMap<>();
+    for (Node server : servers) {
+      if (state(before.get(server)) == NodeState.HEALTHY) {
+        pings.put(server, ping(server));
+      }
+    }
     long deadline = System.nanoTime() + wait.toNanos();
     Map<Node, Object> results = new LinkedHashMap<>();
     for (Map.Entry<Node, CompletableFuture<Duration>> ping : pings.entrySet()) {
@@ -107,42 +140,49 @@ public final class ShardwiseHealthCheck {
             ping.getKey(), new TimeoutException("no answer within " + wait.toMillis() + "ms"));
       }
     }
+    // The states after the pings: a ping may have been the failure that ejected its server.
     Map<Node, NodeStatus> states = client.nodeStatus();
     Map<String, Object> nodes = new LinkedHashMap<>();
     int up = 0;
-    for (Map.Entry<Node, Object> r : results.entrySet()) {
-      NodeStatus status = states.get(r.getKey());
-      NodeState state = status == null ? NodeState.HEALTHY : status.state();
-      Map<String, Object> node = new LinkedHashMap<>();
-      boolean answered = r.getValue() instanceof Duration;
+    for (Node server : servers) {
+      NodeStatus status = states.get(server);
+      NodeState state = state(status);
+      Object result = results.get(server);
+      boolean answered = result instanceof Duration;
       boolean nodeUp = answered && state == NodeState.HEALTHY;
       up += nodeUp ? 1 : 0;
+      Map<String, Object> node = new LinkedHashMap<>();
       node.put("status", nodeUp ? "UP" : "DOWN");
       node.put("state", state.name());
-      node.put("address", r.getKey().address());
+      node.put("ping", result == null ? NOT_PINGED : answered ? "ok" : "failed");
+      node.put("address", server.address());
       if (status != null) {
         node.put("since", status.since().toString());
-        if (!status.detail().isEmpty()) {
-          node.put("reason", status.detail());
-        }
-        if (status.journaledKeys() > 0) {
-          node.put("journaledKeys", status.journaledKeys());
-        }
+      }
+      String reason = status == null ? "" : status.detail();
+      if (reason.isEmpty() && result != null && !answered && state == NodeState.HEALTHY) {
+        reason = STILL_ROUTED;
+      }
+      if (!reason.isEmpty()) {
+        node.put("reason", reason);
+      }
+      if (status != null && status.journaledKeys() > 0) {
+        node.put("journaledKeys", status.journaledKeys());
       }
       if (answered) {
         node.put(
             "latency",
             String.format(
-                java.util.Locale.ROOT, "%.2fms", ((Duration) r.getValue()).toNanos() / 1e6));
-      } else {
-        node.put("error", String.valueOf(((Throwable) r.getValue()).getMessage()));
+                java.util.Locale.ROOT, "%.2fms", ((Duration) result).toNanos() / 1e6));
+      } else if (result != null) {
+        node.put("error", String.valueOf(((Throwable) result).getMessage()));
       }
-      nodes.put(r.getKey().name(), node);
+      nodes.put(server.name(), node);
     }
     Map<String, Object> details = new LinkedHashMap<>();
     details.put("backend", backend);
     details.put("up", up);
-    details.put("servers", results.size());
+    details.put("servers", servers.size());
     details.put("serverList", serverList(client.nodes()));
     details.put("nodes", nodes);
     if (lastChange != null) {
@@ -154,6 +194,20 @@ public final class ShardwiseHealthCheck {
       details.put("topology", describe(topology));
     }
     return new Result(up > 0, details);
+  }
+
+  private CompletableFuture<Duration> ping(Node server) {
+    try {
+      return client.ping(server);
+    } catch (RuntimeException e) {
+      // E.g. removed from the list between the two reads of it.
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** A server's state in the client's view; one the view does not list yet is routed to. */
+  private static NodeState state(NodeStatus status) {
+    return status == null ? NodeState.HEALTHY : status.state();
   }
 
   private static String serverList(List<Node> servers) {

@@ -1,21 +1,29 @@
 package io.shardwise.spring.metrics;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.cache.CacheMeterBinder;
 import io.shardwise.spring.cache.ShardwiseCache;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The standard cache meters of one {@link ShardwiseCache}, the ones Spring Boot binds for Redis and
- * Caffeine caches: {@code cache.gets} ({@code result=hit|miss}), {@code cache.puts} and {@code
- * cache.evictions}, tagged {@code cache} (the cache's name) plus the tags given (the starter adds
- * {@code cache.manager}, the cache manager's bean name, as Boot does). There is no {@code
- * cache.size}: the entries are spread over the servers and no server can count one cache's.
+ * The cache meters of one {@link ShardwiseCache}, with the names and types Spring Boot's {@code
+ * RedisCacheMetrics} binds for a Redis cache: {@code cache.gets} ({@code result=hit|miss|pending}),
+ * {@code cache.puts}, {@code cache.removals} and {@code cache.lock.duration}, tagged {@code cache}
+ * (the cache's name) plus the tags given (the starter adds {@code cache.manager}, the cache
+ * manager's bean name, as Boot does).
  *
  * <p>The counts are the cache's own ({@link ShardwiseCache#hitCount()} and the others): one get per
- * read of the cache, whatever failover did underneath; {@code cache.evictions} counts {@code evict}
- * calls (entries never leave a Shardwise cache by size). The per-server meters of {@link
- * ShardwiseMetrics} stay as they are.
+ * call of the cache, whatever failover did underneath. {@code cache.gets{result=pending}} is the
+ * number of gets under way, so it goes down as well as up, as Boot's is. {@code cache.removals}
+ * counts {@code evict} calls; a clear removes no key and is not counted. {@code
+ * cache.lock.duration} is the time blocking {@code get(key, valueLoader)} calls waited for a key's
+ * lock in this process. Like Boot's Redis meters there is no {@code cache.evictions} (entries never
+ * leave a Shardwise cache by size) and no {@code cache.size} (the entries are spread over the
+ * servers and no server can count one cache's). The per-server meters of {@link ShardwiseMetrics}
+ * stay as they are.
  */
 public final class ShardwiseCacheMetrics extends CacheMeterBinder<ShardwiseCache> {
 
@@ -40,10 +48,10 @@ public final class ShardwiseCacheMetrics extends CacheMeterBinder<ShardwiseCache
     return cache == null ? 0L : cache.missCount();
   }
 
+  /** None: a Shardwise cache never evicts an entry by size; {@code evict} calls are removals. */
   @Override
   protected Long evictionCount() {
-    ShardwiseCache cache = getCache();
-    return cache == null ? 0L : cache.evictionCount();
+    return null;
   }
 
   @Override
@@ -53,5 +61,27 @@ public final class ShardwiseCacheMetrics extends CacheMeterBinder<ShardwiseCache
   }
 
   @Override
-  protected void bindImplementationSpecificMetrics(MeterRegistry registry) {}
+  protected void bindImplementationSpecificMetrics(MeterRegistry registry) {
+    ShardwiseCache cache = getCache();
+    if (cache == null) {
+      return;
+    }
+    FunctionCounter.builder("cache.removals", cache, ShardwiseCache::removalCount)
+        .tags(getTagsWithCacheName())
+        .description("Cache removals")
+        .register(registry);
+    FunctionCounter.builder("cache.gets", cache, ShardwiseCache::pendingCount)
+        .tags(getTagsWithCacheName())
+        .tag("result", "pending")
+        .description("The number of pending requests")
+        .register(registry);
+    TimeGauge.builder(
+            "cache.lock.duration",
+            cache,
+            TimeUnit.NANOSECONDS,
+            c -> c.lockWaitTime().toNanos())
+        .tags(getTagsWithCacheName())
+        .description("The time the cache has spent waiting on a lock")
+        .register(registry);
+  }
 }

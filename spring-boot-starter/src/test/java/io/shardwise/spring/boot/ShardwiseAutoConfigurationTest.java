@@ -20,18 +20,24 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.cache.autoconfigure.CacheAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.cache.CacheManager;
 import org.springframework.cache.annotation.EnableCaching;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.util.StringUtils;
 
 /** The auto-configuration's logic, without servers: properties, messages, backing off, metadata. */
+@ExtendWith(OutputCaptureExtension.class)
 class ShardwiseAutoConfigurationTest {
 
   /** Nothing listens there: the settings are checked before any connection would be made. */
@@ -266,6 +272,78 @@ class ShardwiseAutoConfigurationTest {
             context ->
                 assertThat(context.getBean(CacheManager.class))
                     .isNotInstanceOf(ShardwiseCacheManager.class));
+  }
+
+  @Test
+  void bootsRedisCacheKeysAreNamedWithTheShardwiseKeyToSetInstead() {
+    Map<String, Object> spring = new LinkedHashMap<>();
+    spring.put("spring.cache.redis.time-to-live", "10m");
+    spring.put("spring.cache.redis.keyPrefix", "app:");
+    spring.put("spring.cache.redis.cache-null-values", "false");
+    spring.put("spring.cache.redis.use-key-prefix", "false");
+    spring.put("spring.cache.redis.no-such-key", "x");
+    spring.put("spring.cache.cache-names", "books");
+    StandardEnvironment environment = new StandardEnvironment();
+    environment.getPropertySources().addFirst(new MapPropertySource("test", spring));
+    environment
+        .getPropertySources()
+        .addFirst(
+            new SystemEnvironmentPropertySource(
+                "test-" + StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                Map.of(
+                    "SPRING_CACHE_REDIS_ENABLESTATISTICS", "false",
+                    "SPRING_CACHE_REDIS_TIMETOLIVE", "5m")));
+
+    assertThat(BootRedisCacheKeys.warning(environment))
+        .hasValue(
+            String.join(
+                "\n",
+                "spring.cache.redis.* configures Spring Boot's Redis cache manager, but the"
+                    + " Shardwise cache manager serves the caches of this application; these keys"
+                    + " are ignored:",
+                "ignored key spring.cache.redis.cache-null-values (set"
+                    + " shardwise.cache.cache-null-values instead)",
+                "ignored key spring.cache.redis.enable-statistics (set"
+                    + " shardwise.cache.enable-statistics instead)",
+                "ignored key spring.cache.redis.key-prefix (set shardwise.cache.key-prefix"
+                    + " instead)",
+                "ignored key spring.cache.redis.no-such-key (no shardwise.cache.* key does the"
+                    + " same)",
+                "ignored key spring.cache.redis.time-to-live (set shardwise.cache.ttl instead)",
+                "ignored key spring.cache.redis.use-key-prefix (set shardwise.cache.use-key-prefix"
+                    + " instead)"));
+    assertThat(BootRedisCacheKeys.warning(new StandardEnvironment())).isEmpty();
+  }
+
+  @Test
+  void bootsRedisCacheKeysAreWarnedOfOnceWhenTheShardwiseCacheManagerServes(
+      CapturedOutput output) {
+    String warning = "spring.cache.redis.* configures Spring Boot's Redis cache manager";
+    runner
+        .withUserConfiguration(OwnClient.class)
+        .withPropertyValues(
+            "spring.cache.redis.time-to-live=10m", "spring.cache.redis.key-prefix=app:")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(CacheManager.class))
+                  .isInstanceOf(ShardwiseCacheManager.class);
+            });
+    assertThat(StringUtils.countOccurrencesOf(output.getAll(), warning)).isEqualTo(1);
+    assertThat(output.getAll())
+        .contains(
+            "ignored key spring.cache.redis.time-to-live (set shardwise.cache.ttl instead)",
+            "ignored key spring.cache.redis.key-prefix (set shardwise.cache.key-prefix instead)");
+
+    // Boot's cache manager serves (here its simple one), or nothing is set: no warning.
+    runner
+        .withUserConfiguration(OwnClient.class)
+        .withPropertyValues("spring.cache.type=simple", "spring.cache.redis.time-to-live=10m")
+        .run(context -> assertThat(context).hasNotFailed());
+    runner
+        .withUserConfiguration(OwnClient.class)
+        .run(context -> assertThat(context).hasNotFailed());
+    assertThat(StringUtils.countOccurrencesOf(output.getAll(), warning)).isEqualTo(1);
   }
 
   @Test

@@ -17,17 +17,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
- * An in-memory fleet of counters behind the client API, for the generation's logic: each node
- * holds its own keys; a node can be down (its requests fail), ejected (its state says so), or
- * wiped (a restart). Keys go to their primary only, as when the failure mode is fail-fast. TTLs are
- * ignored. Only what {@link Generation} uses is implemented.
+ * An in-memory fleet behind the client API, for the generation's logic and the cache's counts: each
+ * node holds its own keys (counters and values); a node can be down (its requests fail), ejected
+ * (its state says so), or wiped (a restart). Keys go to their primary only, as when the failure mode
+ * is fail-fast. TTLs are ignored. Only what {@link Generation} and {@link ShardwiseCache} use is
+ * implemented; replies are complete when returned.
  */
 final class FakeFleet implements AsyncCacheClient<Object> {
 
   private final List<Node> nodes = new ArrayList<>();
-  private final List<Map<String, Long>> data = new ArrayList<>();
+  private final List<Map<String, Object>> data = new ArrayList<>();
   private final boolean[] down;
   private final NodeState[] states;
   final AtomicInteger requests = new AtomicInteger();
@@ -63,7 +65,7 @@ final class FakeFleet implements AsyncCacheClient<Object> {
 
   /** What node {@code node} holds for {@code key}, or null. */
   synchronized Long raw(int node, String key) {
-    return data.get(node).get(key);
+    return (Long) data.get(node).get(key);
   }
 
   synchronized void put(int node, String key, long value) {
@@ -85,28 +87,50 @@ final class FakeFleet implements AsyncCacheClient<Object> {
   @Override
   public synchronized CompletableFuture<Long> incr(
       String key, long delta, long initial, Duration ttl) {
-    requests.incrementAndGet();
-    int node = primary(key);
-    if (down[node]) {
-      return CompletableFuture.failedFuture(
-          new NodeUnavailableException(nodes.get(node), "down (test)"));
-    }
-    Map<String, Long> held = data.get(node);
-    Long value = held.get(key);
-    long result = value == null ? initial : value + delta;
-    held.put(key, result);
-    return CompletableFuture.completedFuture(result);
+    return on(
+        key,
+        held -> {
+          Long value = (Long) held.get(key);
+          long result = value == null ? initial : value + delta;
+          held.put(key, result);
+          return result;
+        });
   }
 
   @Override
   public synchronized CompletableFuture<Boolean> delete(String key) {
+    return on(key, held -> held.remove(key) != null);
+  }
+
+  @Override
+  public synchronized CompletableFuture<Object> get(String key) {
+    return on(key, held -> held.get(key));
+  }
+
+  @Override
+  public synchronized CompletableFuture<Void> set(String key, Object value, Duration ttl) {
+    return on(
+        key,
+        held -> {
+          held.put(key, value);
+          return null;
+        });
+  }
+
+  @Override
+  public synchronized CompletableFuture<Boolean> add(String key, Object value, Duration ttl) {
+    return on(key, held -> held.putIfAbsent(key, value) == null);
+  }
+
+  /** One request for {@code key} on its primary: failed when that node is down. */
+  private <T> CompletableFuture<T> on(String key, Function<Map<String, Object>, T> request) {
     requests.incrementAndGet();
     int node = primary(key);
     if (down[node]) {
       return CompletableFuture.failedFuture(
           new NodeUnavailableException(nodes.get(node), "down (test)"));
     }
-    return CompletableFuture.completedFuture(data.get(node).remove(key) != null);
+    return CompletableFuture.completedFuture(request.apply(data.get(node)));
   }
 
   @Override
@@ -129,28 +153,13 @@ final class FakeFleet implements AsyncCacheClient<Object> {
   }
 
   @Override
-  public CompletableFuture<Object> get(String key) {
-    throw new UnsupportedOperationException();
-  }
-
-  @Override
   public CompletableFuture<MultiResult<Object>> getMulti(Collection<String> keys) {
-    throw new UnsupportedOperationException();
-  }
-
-  @Override
-  public CompletableFuture<Void> set(String key, Object value, Duration ttl) {
     throw new UnsupportedOperationException();
   }
 
   @Override
   public CompletableFuture<MultiResult<Boolean>> setMulti(
       Map<String, ? extends Object> values, Duration ttl) {
-    throw new UnsupportedOperationException();
-  }
-
-  @Override
-  public CompletableFuture<Boolean> add(String key, Object value, Duration ttl) {
     throw new UnsupportedOperationException();
   }
 

@@ -273,22 +273,47 @@ abstract class SpringBootContract {
         (Map<String, Map<String, Object>>) after.getDetails().get("nodes");
     assertThat(nodes.get(fleet().server(1).address()))
         .containsEntry("status", "DOWN")
+        .containsEntry("ping", "failed")
         .containsKey("error");
     assertThat(nodes.get(fleet().server(0).address()))
         .containsEntry("status", "UP")
         .containsEntry("state", "HEALTHY")
+        .containsEntry("ping", "ok")
         .containsKey("since");
 
     // Each health check pings once: a few more and the dead server is ejected, with the reason.
     Map<String, Object> dead = nodes.get(fleet().server(1).address());
     for (int i = 0; i < 20 && "HEALTHY".equals(dead.get("state")); i++) {
-      @SuppressWarnings("unchecked")
-      Map<String, Map<String, Object>> again =
-          (Map<String, Map<String, Object>>) health.health().getDetails().get("nodes");
-      dead = again.get(fleet().server(1).address());
+      assertThat(dead)
+          .as("DOWN while still routed to, and why")
+          .containsEntry("ping", "failed")
+          .containsKey("reason");
+      dead = node(health.health(), fleet().server(1).address());
     }
     assertThat(dead.get("state")).isNotEqualTo("HEALTHY");
     assertThat((String) dead.get("reason")).contains("consecutive failures");
+
+    // Out of rotation, it is left to the client's own probes: more checks send it no ping.
+    double pingErrors = pingErrors(fleet().server(1).address());
+    for (int i = 0; i < 5; i++) {
+      assertThat(node(health.health(), fleet().server(1).address()))
+          .containsEntry("status", "DOWN")
+          .hasEntrySatisfying("ping", ping -> assertThat((String) ping).startsWith("not sent"));
+    }
+    assertThat(pingErrors(fleet().server(1).address())).isEqualTo(pingErrors);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> node(Health health, String name) {
+    return ((Map<String, Map<String, Object>>) health.getDetails().get("nodes")).get(name);
+  }
+
+  /** Failed pings of {@code node}, as shardwise.errors counts them. */
+  private double pingErrors(String node) {
+    return meters.find("shardwise.errors").tags("node", node, "operation", "ping").counters()
+        .stream()
+        .mapToDouble(c -> c.count())
+        .sum();
   }
 
   @Test

@@ -9,4 +9,10 @@ class SpringBoot3IT extends BootStarterContract {
   protected String bootVersionPrefix() {
     return "3.5.";
   }
+
+  /** What Boot 3.5.7 manages: the lowest Lettuce the Redis backend supports. */
+  @Override
+  protected String lettuceVersionPrefix() {
+    return "6.6.";
+  }
 }

@@ -9,4 +9,10 @@ class SpringBoot4IT extends BootStarterContract {
   protected String bootVersionPrefix() {
     return "4.";
   }
+
+  /** What Boot 4.0.7 manages, and what the Redis backend is compiled against. */
+  @Override
+  protected String lettuceVersionPrefix() {
+    return "6.8.";
+  }
 }

@@ -4,6 +4,7 @@ import io.shardwise.spring.boot.ShardwiseCacheManagerBuilderCustomizer;
 import io.shardwise.spring.boot.ShardwiseClientBuilderCustomizer;
 import java.io.Serializable;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -62,6 +63,16 @@ public class BookshopApplication {
     public Book book(long id) {
       loads.incrementAndGet();
       return new Book(id, "Book " + id);
+    }
+
+    /**
+     * Cached with {@code sync = true} through the cache's async methods: concurrent calls for one
+     * id share one load, which completes once {@code release} does.
+     */
+    @Cacheable(cacheNames = "books", key = "#p0", sync = true)
+    public CompletableFuture<Book> bookWhen(long id, CompletableFuture<?> release) {
+      loads.incrementAndGet();
+      return release.thenApply(x -> new Book(id, "Book " + id));
     }
 
     @CachePut(cacheNames = "books", key = "#p0.id()")

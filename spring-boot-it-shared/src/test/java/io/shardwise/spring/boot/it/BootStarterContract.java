@@ -3,6 +3,7 @@ package io.shardwise.spring.boot.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lettuce.core.RedisClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
 import io.shardwise.client.AsyncCacheClient;
@@ -14,6 +15,7 @@ import io.shardwise.spring.boot.it.BookshopApplication.Bookshop;
 import io.shardwise.spring.cache.ShardwiseCache;
 import io.shardwise.spring.cache.ShardwiseCacheErrorHandler;
 import io.shardwise.spring.cache.ShardwiseCacheManager;
+import io.shardwise.testing.Concurrently;
 import io.shardwise.testing.MemcachedServer;
 import io.shardwise.testing.RedisServer;
 import io.shardwise.testing.ServerFleet;
@@ -23,6 +25,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -75,6 +78,9 @@ public abstract class BootStarterContract {
   /** The Boot version the module runs, e.g. {@code "3.5."}. */
   protected abstract String bootVersionPrefix();
 
+  /** The Lettuce version the module's Boot manages, which its Redis checks run on. */
+  protected abstract String lettuceVersionPrefix();
+
   @BeforeEach
   void freshServers() {
     FLEET.restoreAll();
@@ -84,6 +90,9 @@ public abstract class BootStarterContract {
   @Test
   void theModuleRunsTheBootVersionItIsFor() {
     assertThat(SpringBootVersion.getVersion()).startsWith(bootVersionPrefix());
+    assertThat(RedisClient.class.getPackage().getImplementationVersion())
+        .as("the Lettuce the module's Boot manages")
+        .startsWith(lettuceVersionPrefix());
   }
 
   @Test
@@ -119,11 +128,11 @@ public abstract class BootStarterContract {
 
   @Test
   void bootsCacheMetersCountTheCallsMade() throws Exception {
+    cacheManager.getCache("books"); // created, with its meters, on first use
     double hits = count("books", "hit");
     double misses = count("books", "miss");
     double puts = meters.get("cache.puts").tag("cache", "books").functionCounter().count();
-    double evictions =
-        meters.get("cache.evictions").tag("cache", "books").functionCounter().count();
+    double removals = meters.get("cache.removals").tag("cache", "books").functionCounter().count();
 
     for (long id = 100; id < 103; id++) {
       bookshop.book(id);
@@ -137,9 +146,13 @@ public abstract class BootStarterContract {
     assertThat(meters.get("cache.puts").tag("cache", "books").functionCounter().count() - puts)
         .isEqualTo(3);
     assertThat(
-            meters.get("cache.evictions").tag("cache", "books").functionCounter().count()
-                - evictions)
+            meters.get("cache.removals").tag("cache", "books").functionCounter().count()
+                - removals)
         .isEqualTo(1);
+    // The other meters Boot binds for a Redis cache; no cache.evictions, as for Boot's Redis cache.
+    assertThat(count("books", "pending")).isZero();
+    assertThat(meters.get("cache.lock.duration").tag("cache", "books").timeGauge()).isNotNull();
+    assertThat(Search.in(meters).name("cache.evictions").meters()).isEmpty();
     assertThat(
             meters.get("cache.gets").tag("cache", "books").meter().getId().getTag("cache.manager"))
         .isEqualTo("cacheManager");
@@ -148,6 +161,30 @@ public abstract class BootStarterContract {
         .contains("\"name\":\"cache.gets\"");
     assertThat(Search.in(meters).name("shardwise.node.up").gauges()).hasSize(2);
     assertThat(Search.in(meters).name("shardwise.requests").timers()).isNotEmpty();
+  }
+
+  @Test
+  void syncCompletableFutureMethodsCountEveryCallAsTheBlockingFormDoes() throws Exception {
+    cacheManager.getCache("books"); // created, with its meters, on first use
+    double hits = count("books", "hit");
+    double misses = count("books", "miss");
+    int before = bookshop.loads();
+    // 8 calls at once while the first call's load is held open, then 8 once the book is stored.
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    List<CompletableFuture<Book>> first =
+        Concurrently.call(8, () -> bookshop.bookWhen(200, release));
+    release.complete(null);
+    for (CompletableFuture<Book> book : first) {
+      assertThat(book.get()).isEqualTo(new Book(200, "Book 200"));
+    }
+    for (CompletableFuture<Book> book :
+        Concurrently.call(8, () -> bookshop.bookWhen(200, release))) {
+      assertThat(book.get()).isEqualTo(new Book(200, "Book 200"));
+    }
+    assertThat(bookshop.loads() - before).isEqualTo(1);
+    assertThat(count("books", "miss") - misses).isEqualTo(1);
+    assertThat(count("books", "hit") - hits).isEqualTo(15);
+    assertThat(count("books", "pending")).isZero();
   }
 
   @Test
