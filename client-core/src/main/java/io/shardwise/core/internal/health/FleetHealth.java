@@ -69,18 +69,7 @@ public final class FleetHealth implements AutoCloseable {
     this.failures = new Failures(backend);
     this.options = options;
     this.metrics = metrics;
-    this.breakerConfig =
-        CircuitBreakerConfig.custom()
-            // Open after `threshold` failures in a row: a window of that many calls, all failed.
-            .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-            .slidingWindowSize(options.failureThreshold())
-            .minimumNumberOfCalls(options.failureThreshold())
-            .failureRateThreshold(100f)
-            // Readmission is by probe only: the circuit never half-opens on a timer.
-            .automaticTransitionFromOpenToHalfOpenEnabled(false)
-            .waitDurationInOpenState(Duration.ofDays(365))
-            .writableStackTraceEnabled(false)
-            .build();
+    this.breakerConfig = NodeHealth.breakerConfig(options.failureThreshold());
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(
             r -> {

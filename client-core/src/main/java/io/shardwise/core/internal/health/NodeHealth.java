@@ -4,6 +4,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.shardwise.client.NodeState;
 import io.shardwise.client.NodeStatus;
+import java.time.Duration;
 import java.time.Instant;
 
 /** One node's circuit and state, kept by {@link FleetHealth}. */
@@ -37,5 +38,22 @@ final class NodeHealth {
 
   boolean available() {
     return state == NodeState.HEALTHY;
+  }
+
+  /**
+   * The circuit of every node: open after {@code threshold} failures in a row (a window of that
+   * many calls, all failed); readmission is by probe only, so the circuit never half-opens on a
+   * timer.
+   */
+  static CircuitBreakerConfig breakerConfig(int threshold) {
+    return CircuitBreakerConfig.custom()
+        .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+        .slidingWindowSize(threshold)
+        .minimumNumberOfCalls(threshold)
+        .failureRateThreshold(100f)
+        .automaticTransitionFromOpenToHalfOpenEnabled(false)
+        .waitDurationInOpenState(Duration.ofDays(365))
+        .writableStackTraceEnabled(false)
+        .build();
   }
 }

@@ -1,0 +1,322 @@
+package io.shardwise.core.config;
+
+import static io.shardwise.core.config.ConfigKeys.*;
+import static io.shardwise.core.config.ShardwiseConfig.*;
+
+import io.shardwise.bounded.BoundedLoadSelector;
+import io.shardwise.core.BoundedOptions;
+import io.shardwise.core.ClientBuilder;
+import io.shardwise.core.FailoverOptions;
+import io.shardwise.core.FailureMode;
+import io.shardwise.core.RejoinPolicy;
+import io.shardwise.core.RouterSpec;
+import io.shardwise.core.TopologyOptions;
+import io.shardwise.ketama.HashRingRouter;
+import io.shardwise.ketama.PeerMode;
+import io.shardwise.routers.MaglevRouter;
+import io.shardwise.routers.MultiProbeRouter;
+import io.shardwise.routing.HashTag;
+import io.shardwise.routing.Node;
+import io.shardwise.spi.BackendProvider;
+import io.shardwise.spi.SettingsReader;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Reads and checks every {@code shardwise.*} key through its entry of the table ({@link
+ * ConfigKeys}), then the rules between keys (one server source, the router's own keys, the settle
+ * phase of a watched source, window and resolution); every problem goes to the reader, which
+ * reports them all at once.
+ */
+final class ConfigReader {
+  String backend;
+  BackendProvider provider;
+  final Map<String, String> backendSettings = new LinkedHashMap<>();
+  List<Node> servers;
+  Path serversFile;
+  String serversDns;
+  Duration serversRefreshInterval;
+  RouterSpec router = RouterSpec.DEFAULT;
+  HashTag hashTag = HashTag.NONE;
+  String hashTagText = "none";
+  Duration timeout;
+  Duration connectWait;
+  int maxValueBytes;
+  String codec;
+  FailoverOptions failover;
+  TopologyOptions topology;
+  boolean boundedEnabled;
+  double boundedEpsilon;
+  int boundedProbeLimit;
+  String boundedScope;
+  Duration boundedWindow;
+  Duration boundedResolution;
+  Duration boundedSpillTtl;
+  int boundedHotThreshold;
+
+  ConfigReader(SettingsReader r, Map<String, BackendProvider> providers) {
+    readBackend(r, providers);
+    ServerSource source = new ServerSource(r);
+    servers = source.servers;
+    serversFile = source.file;
+    serversDns = source.dns;
+    serversRefreshInterval = source.refreshInterval;
+    readRouter(r);
+    readHashTag(r);
+    timeout = TIMEOUT_KEY.duration(r, DEFAULT_TIMEOUT);
+    connectWait = CONNECT_WAIT_KEY.duration(r, ClientBuilder.DEFAULT_CONNECT_WAIT);
+    maxValueBytes = (int) MAX_VALUE_SIZE_KEY.bytes(r, 0);
+    readCodec(r);
+    readFailover(r);
+    readTopology(r);
+    boundedEnabled = BOUNDED_ENABLED_KEY.bool(r, false);
+    boundedEpsilon = BOUNDED_EPSILON_KEY.decimal(r, BoundedLoadSelector.DEFAULT_EPSILON);
+    boundedProbeLimit = BOUNDED_PROBE_LIMIT_KEY.integer(r, BoundedLoadSelector.DEFAULT_PROBE_LIMIT);
+    boundedScope = BOUNDED_SCOPE_KEY.choice(r, "hot");
+    readBoundedWindow(r);
+    boundedSpillTtl = BOUNDED_SPILL_TTL_KEY.duration(r, BoundedOptions.DEFAULT_SPILL_TTL);
+    boundedHotThreshold = BOUNDED_HOT_THRESHOLD_KEY.integer(r, BoundedOptions.DEFAULT_HOT_THRESHOLD);
+    readBackendKeys(r);
+  }
+
+  private void readBoundedWindow(SettingsReader r) {
+    int before = r.problems().size();
+    boundedWindow = BOUNDED_WINDOW_KEY.duration(r, BoundedOptions.DEFAULT_WINDOW);
+    boundedResolution = BOUNDED_RESOLUTION_KEY.duration(r, BoundedOptions.DEFAULT_RESOLUTION);
+    if (r.problems().size() > before) {
+      boundedWindow = BoundedOptions.DEFAULT_WINDOW;
+      boundedResolution = BoundedOptions.DEFAULT_RESOLUTION;
+      return;
+    }
+    long window = boundedWindow.toNanos();
+    long resolution = boundedResolution.toNanos();
+    if (resolution > window || window % resolution != 0) {
+      r.problem(
+          BOUNDED_WINDOW,
+          "must be a whole multiple of "
+              + PREFIX
+              + BOUNDED_RESOLUTION
+              + " ("
+              + SettingsReader.format(boundedResolution)
+              + ") but was "
+              + SettingsReader.format(boundedWindow));
+    } else if (window / resolution > 1000) {
+      r.problem(
+          BOUNDED_WINDOW,
+          "must hold at most 1000 steps of "
+              + PREFIX
+              + BOUNDED_RESOLUTION
+              + " ("
+              + SettingsReader.format(boundedResolution)
+              + ") but holds "
+              + window / resolution);
+    } else {
+      return;
+    }
+    boundedWindow = BoundedOptions.DEFAULT_WINDOW;
+    boundedResolution = BoundedOptions.DEFAULT_RESOLUTION;
+  }
+
+  private void readBackend(SettingsReader r, Map<String, BackendProvider> providers) {
+    List<String> names = new ArrayList<>(BUILT_IN_BACKENDS.keySet());
+    providers.keySet().stream().filter(n -> !names.contains(n)).forEach(names::add);
+    Optional<String> value = r.required(BACKEND, "expected one of " + String.join(", ", names));
+    if (value.isEmpty()) {
+      return;
+    }
+    String name = value.get().toLowerCase(Locale.ROOT);
+    provider = providers.get(name);
+    if (provider != null) {
+      backend = name;
+    } else if (BUILT_IN_BACKENDS.containsKey(name)) {
+      r.problem(
+          BACKEND,
+          "'" + value.get() + "' needs " + BUILT_IN_BACKENDS.get(name) + " on the classpath");
+    } else {
+      r.problem(
+          BACKEND,
+          "'" + value.get() + "' is not allowed; expected one of " + String.join(", ", names));
+    }
+  }
+
+  private void readRouter(SettingsReader r) {
+    String type = ROUTER_KEY.choice(r, "ketama");
+    String compatibility = KETAMA_COMPATIBILITY_KEY.choice(r, "libketama");
+    int points = RING_POINTS_KEY.integer(r, HashRingRouter.DEFAULT_POINTS_PER_NODE);
+    int probes = MULTIPROBE_PROBES_KEY.integer(r, MultiProbeRouter.DEFAULT_PROBES);
+    int tableSize = MAGLEV_TABLE_SIZE_KEY.integer(r, MaglevRouter.DEFAULT_TABLE_SIZE);
+    if (r.isSet(MAGLEV_TABLE_SIZE)
+        && tableSize != MaglevRouter.DEFAULT_TABLE_SIZE
+        && !isPrime(tableSize)) {
+      r.problem(MAGLEV_TABLE_SIZE, "must be a prime but was " + tableSize);
+      tableSize = MaglevRouter.DEFAULT_TABLE_SIZE;
+    }
+    onlyFor(r, KETAMA_COMPATIBILITY, "ketama", type);
+    onlyFor(r, COMPAT_MODE, "compat", type);
+    PeerMode compatMode = RouterSpec.DEFAULT_COMPAT_MODE;
+    if (r.isSet(COMPAT_MODE)) {
+      try {
+        compatMode = PeerMode.of(r.text(COMPAT_MODE, compatMode.id()));
+      } catch (IllegalArgumentException e) {
+        r.problem(COMPAT_MODE, e.getMessage());
+      }
+    }
+    onlyFor(r, RING_POINTS, "ring", type);
+    onlyFor(r, MULTIPROBE_PROBES, "multiprobe", type);
+    onlyFor(r, MAGLEV_TABLE_SIZE, "maglev", type);
+    router =
+        RouterSpec.of(type)
+            .withKetamaCompatibility(compatibility)
+            .withRingPoints(points)
+            .withProbes(probes)
+            .withTableSize(tableSize)
+            .withCompatMode(compatMode.id());
+    if (servers != null) {
+      try {
+        router.build(servers); // weights on a router without weights, a table too small, ...
+      } catch (IllegalArgumentException e) {
+        r.problem(ROUTER, type + " cannot route these servers: " + e.getMessage());
+      }
+    }
+  }
+
+  private static void onlyFor(SettingsReader r, String key, String routerType, String chosen) {
+    if (r.isSet(key) && !routerType.equals(chosen)) {
+      r.problem(
+          key,
+          "applies to router " + routerType + " only, but " + PREFIX + ROUTER + " is " + chosen);
+    }
+  }
+
+  private void readHashTag(SettingsReader r) {
+    Optional<String> value = r.text(HASH_TAG);
+    if (value.isEmpty() || value.get().equalsIgnoreCase("none")) {
+      return;
+    }
+    try {
+      hashTag = HashTag.of(value.get());
+      hashTagText = value.get();
+    } catch (IllegalArgumentException e) {
+      r.problem(
+          HASH_TAG,
+          "'"
+              + value.get()
+              + "' is not allowed; expected two distinct printable ASCII characters such as {},"
+              + " or none");
+    }
+  }
+
+  private void readCodec(SettingsReader r) {
+    codec = CODEC_KEY.choice(r, null);
+    if ("spymemcached".equals(codec) && "redis".equals(backend)) {
+      r.problem(
+          CODEC,
+          "'spymemcached' needs the flags memcached stores beside a value, which redis does not"
+              + " keep; expected one of utf8, bytes, java with backend redis");
+      codec = null;
+    }
+  }
+
+  /**
+   * The topology options. With a watched source, clients see a change up to one refresh interval
+   * apart (more with DNS caching), so the settle phase is at least two intervals by default.
+   */
+  private void readTopology(SettingsReader r) {
+    Duration defaultSettle = TopologyOptions.DEFAULT_SETTLE;
+    if (r.isSet(SERVERS_FILE) || r.isSet(SERVERS_DNS)) {
+      Duration twice = serversRefreshInterval.multipliedBy(2);
+      defaultSettle = twice.compareTo(defaultSettle) > 0 ? twice : defaultSettle;
+      defaultSettle =
+          defaultSettle.compareTo(MAX_TOPOLOGY_WAIT) > 0 ? MAX_TOPOLOGY_WAIT : defaultSettle;
+    }
+    Duration settle = TOPOLOGY_SETTLE_KEY.duration(r, defaultSettle);
+    Duration warmUp = TOPOLOGY_WARM_UP_KEY.duration(r, TopologyOptions.DEFAULT_WARM_UP);
+    Duration copyTtl = TOPOLOGY_COPY_TTL_KEY.duration(r, TopologyOptions.DEFAULT_COPY_TTL);
+    try {
+      topology = new TopologyOptions(settle, warmUp, copyTtl, connectWait);
+    } catch (IllegalArgumentException e) {
+      r.problem(TOPOLOGY_SETTLE, e.getMessage());
+      topology = TopologyOptions.defaults();
+    }
+  }
+
+  private void readFailover(SettingsReader r) {
+    FailoverOptions.Builder b = FailoverOptions.builder();
+    b.failureMode(FailureMode.of(FAILURE_MODE_KEY.choice(r, "redistribute")));
+    b.failureThreshold(FAILURE_THRESHOLD_KEY.integer(r, FailoverOptions.DEFAULT_FAILURE_THRESHOLD));
+    b.retryAttempts(RETRY_ATTEMPTS_KEY.integer(r, FailoverOptions.DEFAULT_RETRY_ATTEMPTS));
+    b.rejoinPolicy(RejoinPolicy.of(REJOIN_KEY.choice(r, "journal")));
+    b.journalCapacity(JOURNAL_CAPACITY_KEY.integer(r, FailoverOptions.DEFAULT_JOURNAL_CAPACITY));
+    b.failoverTtl(FAILOVER_TTL_KEY.duration(r, FailoverOptions.DEFAULT_FAILOVER_TTL));
+    b.maxEjectedPercent(MAX_EJECTED_PERCENT_KEY.integer(r, FailoverOptions.DEFAULT_MAX_EJECTED_PERCENT));
+    Duration interval = PROBE_INTERVAL_KEY.duration(r, FailoverOptions.DEFAULT_PROBE_INTERVAL);
+    Duration maxInterval = PROBE_MAX_INTERVAL_KEY.duration(r, FailoverOptions.DEFAULT_MAX_PROBE_INTERVAL);
+    if (maxInterval.compareTo(interval) < 0) {
+      r.problem(
+          PROBE_MAX_INTERVAL,
+          "must be >= "
+              + PREFIX
+              + PROBE_INTERVAL
+              + " ("
+              + SettingsReader.format(interval)
+              + ") but was "
+              + SettingsReader.format(maxInterval));
+      maxInterval = interval;
+    }
+    b.probeInterval(interval).maxProbeInterval(maxInterval);
+    b.probeTimeout(PROBE_TIMEOUT_KEY.duration(r, FailoverOptions.DEFAULT_PROBE_TIMEOUT));
+    failover = b.build();
+  }
+
+  /** The chosen backend's keys go to its provider; other backends' keys are problems. */
+  private void readBackendKeys(SettingsReader r) {
+    if (provider != null) {
+      for (String key : provider.keys()) {
+        String full = backend + "." + key;
+        Optional<String> value =
+            provider.secretKeys().contains(key) || SettingsReader.looksSecret(key)
+                ? r.secret(full)
+                : r.text(full);
+        value.ifPresent(v -> backendSettings.put(key, v));
+      }
+      provider.validate(backendSettings).forEach(r::problem);
+    }
+    for (String key : r.unreadKeys()) {
+      String normalized = SettingsReader.normalize(key);
+      for (String other : BUILT_IN_BACKENDS.keySet()) {
+        if (normalized.startsWith(other + ".") && !other.equals(backend) && backend != null) {
+          r.problem(
+              key,
+              "applies to backend "
+                  + other
+                  + " only, but "
+                  + PREFIX
+                  + BACKEND
+                  + " is "
+                  + backend);
+          r.ignore(key);
+        } else if (normalized.startsWith(other + ".") && backend == null) {
+          r.ignore(key); // the backend itself is the problem
+        }
+      }
+    }
+  }
+
+  private static boolean isPrime(int n) {
+    if (n < 2) {
+      return false;
+    }
+    for (int d = 2; (long) d * d <= n; d++) {
+      if (n % d == 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+}
