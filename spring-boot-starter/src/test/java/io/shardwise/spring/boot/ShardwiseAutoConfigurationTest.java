@@ -491,6 +491,31 @@ class ShardwiseAutoConfigurationTest {
         });
   }
 
+  /** The metadata gives every core key the type the loader's table gives it ({@link ConfigKey#type()}). */
+  @Test
+  void theMetadataTypeOfEveryCoreKeyIsTheTablesType() throws Exception {
+    java.util.List<Map<String, Object>> list;
+    try (InputStream in =
+        getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+      list = JsonPath.read(in, "$.properties[*]");
+    }
+    Map<String, String> types = new HashMap<>();
+    list.forEach(p -> types.put((String) p.get("name"), (String) p.get("type")));
+    for (ConfigKey key : ShardwiseConfig.keys()) {
+      String type = types.get(key.fullName());
+      assertThat(type).as(key.fullName() + " in the metadata").isNotNull();
+      switch (key.type()) {
+        case DURATION -> assertThat(type).as(key.fullName()).isEqualTo("java.time.Duration");
+        case BOOLEAN -> assertThat(type).as(key.fullName()).isEqualTo("java.lang.Boolean");
+        case INTEGER -> assertThat(type).as(key.fullName()).isEqualTo("java.lang.Integer");
+        case DECIMAL -> assertThat(type).as(key.fullName()).isEqualTo("java.lang.Double");
+        case BYTES -> assertThat(type).as(key.fullName()).isEqualTo("org.springframework.util.unit.DataSize");
+        case CHOICE -> assertThat(type).as(key.fullName()).matches("java\\.lang\\.String|io\\.shardwise\\..*");
+        case TEXT -> assertThat(type).as(key.fullName()).startsWith("java.");
+      }
+    }
+  }
+
   /** The enum constant Boot's relaxed binding reads {@code value} as: fail-fast is FAIL_FAST. */
   private static String relaxed(String value) {
     return value.replace('-', '_').toUpperCase(java.util.Locale.ROOT);
