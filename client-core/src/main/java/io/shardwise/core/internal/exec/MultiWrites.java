@@ -187,7 +187,7 @@ public final class MultiWrites {
 
   /**
    * Stores {@code keys} on topology {@code t}: one batch per node, and one per node for redirected
-   * keys; with {@code targets}, records the node each key was sent to.
+   * keys (with the failover TTL); with {@code targets}, records the node each key was sent to.
    */
   private CompletableFuture<Void> storeAll(
       Topology t,
@@ -197,23 +197,14 @@ public final class MultiWrites {
       Map<String, Boolean> stored,
       Map<String, ShardwiseException> errors,
       Map<String, Member> targets) {
-    if (keys.isEmpty()) {
-      return CompletableFuture.completedFuture(null);
-    }
-    List<CompletableFuture<Void>> parts = new ArrayList<>();
-    try (Fence fence = failback.fence()) {
-      WritePlan plan = new WritePlan(t, keys, fence);
-      plan.targets(keys, targets);
-      synchronized (stored) {
-        errors.putAll(plan.unavailable);
-      }
-      Duration capped = failback.cap(ttl);
-      for (int i = 0; i < plan.byNode.size(); i++) {
-        parts.add(storeBatch(t, i, plan.byNode.get(i), encoded, ttl, stored, errors));
-        parts.add(storeBatch(t, i, plan.redirectedByNode.get(i), encoded, capped, stored, errors));
-      }
-    }
-    return Requests.allOf(parts);
+    Duration capped = failback.cap(ttl);
+    return planned(
+        t,
+        keys,
+        stored,
+        errors,
+        targets,
+        (node, batch, redirected) -> storeBatch(t, node, batch, encoded, redirected ? capped : ttl, stored, errors));
   }
 
   /** One setMulti batch to one node; each key's outcome goes to {@code stored} or {@code errors}. */
@@ -257,6 +248,27 @@ public final class MultiWrites {
       Map<String, Boolean> deleted,
       Map<String, ShardwiseException> errors,
       Map<String, Member> targets) {
+    return planned(t, keys, deleted, errors, targets, (node, batch, redirected) -> deleteBatch(t, node, batch, deleted, errors));
+  }
+
+  /** Sends one batch of a multi-key write to one node; {@code redirected}: its keys' own node is out. */
+  @FunctionalInterface
+  private interface Batch {
+    CompletableFuture<Void> send(int node, List<String> keys, boolean redirected);
+  }
+
+  /**
+   * Routes {@code keys} on {@code t} under one fence ({@link WritePlan}), notes the keys with no
+   * node in {@code errors} (under the lock of {@code results}) and the node of the others in {@code
+   * targets}, and sends each node's batches, held in the fence until they are handed over.
+   */
+  private CompletableFuture<Void> planned(
+      Topology t,
+      Collection<String> keys,
+      Map<String, Boolean> results,
+      Map<String, ShardwiseException> errors,
+      Map<String, Member> targets,
+      Batch batch) {
     if (keys.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
@@ -264,12 +276,16 @@ public final class MultiWrites {
     try (Fence fence = failback.fence()) {
       WritePlan plan = new WritePlan(t, keys, fence);
       plan.targets(keys, targets);
-      synchronized (deleted) {
+      synchronized (results) {
         errors.putAll(plan.unavailable);
       }
       for (int i = 0; i < plan.byNode.size(); i++) {
-        parts.add(deleteBatch(t, i, plan.byNode.get(i), deleted, errors));
-        parts.add(deleteBatch(t, i, plan.redirectedByNode.get(i), deleted, errors));
+        if (plan.byNode.get(i) != null) {
+          parts.add(batch.send(i, plan.byNode.get(i), false));
+        }
+        if (plan.redirectedByNode.get(i) != null) {
+          parts.add(batch.send(i, plan.redirectedByNode.get(i), true));
+        }
       }
     }
     return Requests.allOf(parts);
