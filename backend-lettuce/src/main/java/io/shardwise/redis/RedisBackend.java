@@ -299,6 +299,25 @@ public final class RedisBackend implements Backend {
     return Backend.super.isNodeFailure(t);
   }
 
+  /**
+   * Timeouts are soft evidence (see {@link Backend#isTimeout}): a request that got no reply in
+   * time, and a connection that could not be made in time (Lettuce's connection initialization or
+   * a connect attempt timing out, also as the cause of a request failing because its node is not
+   * connected yet). A slow or starved client looks the same from here, so such failures are
+   * subject to the stall rule and the ejection cap; a refused or lost connection is not a timeout.
+   */
+  @Override
+  public boolean isTimeout(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof java.util.concurrent.TimeoutException
+          || t instanceof io.lettuce.core.RedisCommandTimeoutException
+          || t instanceof io.netty.channel.ConnectTimeoutException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** False: Redis keeps no flags beside a value; values read back have flags 0. */
   @Override
   public boolean storesFlags() {

@@ -36,6 +36,32 @@ class RedisFailuresTest {
   }
 
   @Test
+  void aConnectionNotMadeInTimeIsSoftEvidenceAndARefusedOneIsNot() {
+    RedisBackend backend = RedisBackend.create();
+    try {
+      Throwable initTimedOut =
+          new RedisUnavailableException(
+              SERVER + ": GET failed: not connected yet; connecting in the background (1 attempts so far)",
+              new RedisConnectionException(
+                  "unable to connect", new RedisCommandTimeoutException("Connection initialization timed out after 1 second(s)")));
+      Throwable connectTimedOut =
+          new RedisUnavailableException(
+              SERVER + ": GET failed: not connected yet", new io.netty.channel.ConnectTimeoutException("connection timed out"));
+      Throwable refused =
+          new RedisUnavailableException(
+              SERVER + ": GET failed: not connected yet",
+              new RedisConnectionException("unable to connect", new ConnectException("Connection refused")));
+      assertThat(backend.isNodeFailure(initTimedOut)).isTrue();
+      assertThat(backend.isTimeout(initTimedOut)).as("initialization timed out").isTrue();
+      assertThat(backend.isTimeout(connectTimedOut)).as("connect timed out").isTrue();
+      assertThat(backend.isTimeout(refused)).as("refused").isFalse();
+      assertThat(backend.isTimeout(translate(new RedisCommandTimeoutException("timed out")))).isTrue();
+    } finally {
+      backend.close();
+    }
+  }
+
+  @Test
   void errorReplyKeepsTheReplyAndIsNoNodeFailure() {
     RedisCommandExecutionException lettuce =
         new RedisCommandExecutionException(

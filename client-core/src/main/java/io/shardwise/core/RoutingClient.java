@@ -131,6 +131,11 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     }
   }
 
+  /** What sees this process's stalls (for the blocking view's safety net). */
+  DeadlineScanner deadlines() {
+    return deadlines;
+  }
+
   // ---- single-key operations -----------------------------------------------------------------
 
   @Override

@@ -5,6 +5,7 @@ import io.shardwise.client.CacheClient;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.internal.exec.PendingGetMulti;
+import io.shardwise.core.internal.health.DeadlineScanner;
 import io.shardwise.routing.Node;
 import java.time.Duration;
 import java.util.Collection;
@@ -25,19 +26,42 @@ final class SyncCacheClient<V> implements CacheClient<V> {
    * makes at most a few rounds; a wait this long means a future was never completed.
    */
   private final long limitNanos;
+  /** How long to wait again when the process seems to have just stalled. */
+  private static final long RECHECK_NANOS = 10_000_000L;
 
   SyncCacheClient(RoutingClient<V> async, Duration timeout) {
     this.async = async;
     this.limitNanos = timeout.toNanos() * 4 + 1_000_000_000L;
   }
 
+  /**
+   * Waits for {@code future}, at most {@link #limitNanos} of the time this process ran: time it
+   * spent stalled (a pause, a starved CPU, seen by the client's {@code DeadlineScanner}) does not
+   * count, as it does not count against a request's own timeout, so that a stall ends in each
+   * request's own outcome (a reply, or the timeout it gets once the process runs again).
+   */
   private <T> T await(CompletableFuture<T> future) {
+    long stalledAtStart = async.deadlines().stalledNanos();
+    long deadline = System.nanoTime() + limitNanos;
     try {
-      return future.get(limitNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new ShardwiseException(
-          "no result within " + java.time.Duration.ofNanos(limitNanos).toMillis()
-              + " ms although every request times out sooner: a backend left a request incomplete", e);
+      while (true) {
+        DeadlineScanner scanner = async.deadlines();
+        long wait = deadline + (scanner.stalledNanos() - stalledAtStart) - System.nanoTime();
+        if (wait <= 0) {
+          if (!scanner.seemsStalledNow()) {
+            throw new ShardwiseException(
+                "no result within " + java.time.Duration.ofNanos(limitNanos).toMillis()
+                    + " ms of running time although every request times out sooner: a backend left a"
+                    + " request incomplete");
+          }
+          wait = RECHECK_NANOS; // just after a pause the scanner has not counted it yet
+        }
+        try {
+          return future.get(wait, java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+          // the limit, or a stall that moved it: check again
+        }
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ShardwiseException("interrupted while waiting for a cache operation", e);

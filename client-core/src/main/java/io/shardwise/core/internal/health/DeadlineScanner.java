@@ -86,6 +86,24 @@ public final class DeadlineScanner implements AutoCloseable {
         || clock.getAsLong() - lastTickNanos > SCAN_NANOS + STALL_NANOS;
   }
 
+  /**
+   * Whether this process seems stalled now: the scanner is late, as it is just after a pause,
+   * before it has run and counted the pause.
+   */
+  public boolean seemsStalledNow() {
+    return clock.getAsLong() - lastTickNanos > SCAN_NANOS + STALL_NANOS;
+  }
+
+  /** The request timeout this scanner enforces. */
+  public long timeoutNanos() {
+    return timeoutNanos;
+  }
+
+  /** Total time this process was seen stalled so far. */
+  public long stalledNanos() {
+    return stalledNanos;
+  }
+
   /** Stalls seen so far. */
   long stalls() {
     return stalls;

@@ -184,11 +184,18 @@ public final class FleetHealth implements AutoCloseable {
 
   /** Records the outcome of one request on a node's circuit; returns its latency. */
   public long record(Member m, long startNanos, Throwable failure) {
-    long took = System.nanoTime() - startNanos;
+    return record(m, startNanos, System.nanoTime(), failure);
+  }
+
+  /** {@link #record(Member, long, Throwable)} of a request that ended at {@code endNanos}. */
+  long record(Member m, long startNanos, long endNanos, Throwable failure) {
+    long took = endNanos - startNanos;
     NodeHealth h = m.health;
     if (failure != null && failures.isNodeFailure(failure)) {
       boolean timeout = failures.isTimeout(failure);
-      if (timeout && stalls != null && stalls.stalledSince(startNanos)) {
+      // A timeout that came back at once (a connection not made in time) speaks of the time before
+      // the request: a stall in the timeout before it is the client's own trouble too.
+      if (timeout && stalls != null && stalls.stalledSince(took < stalls.timeoutNanos() / 2 ? startNanos - stalls.timeoutNanos() : startNanos)) {
         // This process stopped running while the request waited: no evidence against the server.
         metrics.ejectionAvoided(h.member.node, "stall");
         return took;
