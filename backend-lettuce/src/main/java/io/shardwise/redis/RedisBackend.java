@@ -318,6 +318,12 @@ public final class RedisBackend implements Backend {
     return false;
   }
 
+  /** True: a Redis server is reached by its host name or address. */
+  @Override
+  public boolean resolvesHosts() {
+    return true;
+  }
+
   /** False: Redis keeps no flags beside a value; values read back have flags 0. */
   @Override
   public boolean storesFlags() {

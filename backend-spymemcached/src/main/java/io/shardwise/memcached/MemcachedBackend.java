@@ -325,6 +325,12 @@ public final class MemcachedBackend implements Backend {
         .maxValueBytes(key.getBytes(java.nio.charset.StandardCharsets.UTF_8).length, flags);
   }
 
+  /** True: a memcached server is reached by its host name or address. */
+  @Override
+  public boolean resolvesHosts() {
+    return true;
+  }
+
   /** True: memcached keeps the 32-bit flags beside the value. */
   @Override
   public boolean storesFlags() {

@@ -109,7 +109,10 @@ public interface AsyncCacheClient<V> extends AutoCloseable {
    *
    * <p>A bad list (empty, duplicate servers, a router that cannot be built for it) fails the
    * returned future with an {@link IllegalArgumentException} naming the problem, and the old list
-   * stays in force. Changes are applied one at a time, in the order they are made.
+   * stays in force. A list with an added server whose host does not resolve to an address now fails
+   * it with an {@link IllegalStateException} naming the host, and the old list stays too: the list
+   * may be right and the name service down, so a watched source offers it again at its next read.
+   * Changes are applied one at a time, in the order they are made.
    *
    * @return completes with the change once the new list is in force
    */

@@ -58,6 +58,17 @@ public interface Backend extends AutoCloseable {
   boolean storesFlags();
 
   /**
+   * Whether this backend's nodes are network servers whose host names must resolve to an address
+   * before a connection is made (true for the built-in backends). The client then refuses, before
+   * connecting anything, a server list with a host that does not resolve: at build, and in a change
+   * of the list, which leaves the list in force and may be offered again. The default: false, for
+   * backends whose nodes are not reached through the name service.
+   */
+  default boolean resolvesHosts() {
+    return false;
+  }
+
+  /**
    * Whether a failure of one of this backend's futures means the node itself failed (it is
    * unreachable, lost the connection, or did not answer in time) rather than the request (the
    * server answered with an error: value too large, wrong type, no permission). Node failures

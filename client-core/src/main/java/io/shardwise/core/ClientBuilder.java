@@ -240,6 +240,12 @@ public final class ClientBuilder<V> {
     if (servers == null) {
       throw new IllegalArgumentException("servers are required");
     }
+    List<String> unresolved = backend.resolvesHosts() ? ServerListChecks.unresolvedHosts(servers) : List.of();
+    if (!unresolved.isEmpty()) {
+      throw new IllegalArgumentException(
+          "servers must resolve to an address but " + String.join(", ", unresolved)
+              + (unresolved.size() == 1 ? " does" : " do") + " not; nothing was connected");
+    }
     ServerListChecks.checkDistinctServers(servers);
     ValueCodec<V> codec = this.codec;
     if (!codecChosen && !backend.storesFlags()) {

@@ -229,6 +229,14 @@ final class InMemoryBackend implements Backend {
     return rules == KeyRules.MEMCACHED;
   }
 
+  /** Whether hosts must resolve, as for the built-in backends; false: node names are only names. */
+  volatile boolean resolves;
+
+  @Override
+  public boolean resolvesHosts() {
+    return resolves;
+  }
+
   @Override
   public void close() {
     closed = true;

@@ -244,6 +244,26 @@ class TopologyChangeTest {
   }
 
   @Test
+  void aListWithAHostThatDoesNotResolveIsNotAppliedForNowAndNothingIsConnected() {
+    InMemoryBackend own = new InMemoryBackend(KeyRules.MEMCACHED);
+    own.resolves = true;
+    assertThatThrownBy(() -> ShardwiseClient.builder().backend(own).servers("127.0.0.1:1,nohost.invalid:2").build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("nohost.invalid does not");
+    assertThat(own.stores).isEmpty();
+    try (AsyncCacheClient<String> resolving =
+        ShardwiseClient.builder().backend(own).servers("127.0.0.1:1,127.0.0.1:2").codec(Codecs.utf8()).build()) {
+      List<Node> old = resolving.nodes();
+      assertThatThrownBy(() -> resolving.updateServers(ServerList.parse("127.0.0.1:1,127.0.0.1:2,nohost.invalid:3")).join())
+          .hasCauseInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("nohost.invalid does not resolve to an address")
+          .hasMessageContaining("the current list stays in force");
+      assertThat(resolving.nodes()).isEqualTo(old);
+      assertThat(own.stores.keySet()).extracting(Node::host).doesNotContain("nohost.invalid");
+    }
+  }
+
+  @Test
   void manySuccessiveChangesLeaveOnlyTheCurrentNodesOpen() throws Exception {
     InMemoryBackend own = new InMemoryBackend(KeyRules.MEMCACHED);
     try (AsyncCacheClient<String> quick =

@@ -60,6 +60,11 @@ abstract class ForwardingBackend implements Backend {
   }
 
   @Override
+  public boolean resolvesHosts() {
+    return delegate.resolvesHosts();
+  }
+
+  @Override
   public boolean isNodeFailure(Throwable failure) {
     return delegate.isNodeFailure(failure);
   }

@@ -70,6 +70,9 @@ final class ServerSource {
         break;
     }
     set.stream().skip(1).forEach(r::text); // reported above, not as unknown
+    if (servers != null) {
+      checkAddresses(r, source);
+    }
   }
 
   private void readServerList(SettingsReader r) {
@@ -124,6 +127,30 @@ final class ServerSource {
       this.dns = value.strip();
     } catch (java.net.UnknownHostException e) {
       r.problem(SERVERS_DNS, e.getMessage());
+    }
+  }
+
+  /**
+   * The checks that need the name service: every host resolves now, and no two entries reach the
+   * same address and port (two spellings of one server).
+   */
+  private void checkAddresses(SettingsReader r, String key) {
+    List<String> unresolved = ServerListChecks.unresolvedHosts(servers);
+    if (!unresolved.isEmpty()) {
+      r.problem(
+          key,
+          String.join(", ", unresolved)
+              + (unresolved.size() == 1 ? " does" : " do")
+              + " not resolve to an address; expected a host name the name service knows, or an IP"
+              + " address");
+      servers = null;
+      return;
+    }
+    try {
+      ServerListChecks.checkDistinctServers(servers);
+    } catch (IllegalArgumentException e) {
+      r.problem(key, e.getMessage());
+      servers = null;
     }
   }
 }

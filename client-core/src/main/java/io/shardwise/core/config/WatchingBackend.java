@@ -81,6 +81,11 @@ final class WatchingBackend implements Backend {
   }
 
   @Override
+  public boolean resolvesHosts() {
+    return backend.resolvesHosts();
+  }
+
+  @Override
   public boolean isNodeFailure(Throwable failure) {
     return backend.isNodeFailure(failure);
   }

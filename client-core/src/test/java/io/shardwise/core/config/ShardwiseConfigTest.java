@@ -55,6 +55,19 @@ class ShardwiseConfigTest {
   }
 
   @Test
+  void oneServerUnderTwoSpellingsAndAHostThatDoesNotResolveAreProblemsOfTheServersKey() {
+    assertThat(problems("servers", "127.0.0.1:11211,localhost:11211", "rejoin", "hope").problems())
+        .containsExactly(
+            "shardwise.servers: server list must not name a server twice but entry 1 (127.0.0.1:11211)"
+                + " and entry 2 (localhost:11211) both reach 127.0.0.1:11211",
+            "shardwise.rejoin: 'hope' is not allowed; expected one of journal, flush, keep");
+    assertThat(problems("servers", "127.0.0.1:11211,nohost.invalid:11211").problems())
+        .containsExactly(
+            "shardwise.servers: nohost.invalid does not resolve to an address; expected a host name"
+                + " the name service knows, or an IP address");
+  }
+
+  @Test
   void defaultsAreTheDocumentedOnes() {
     ShardwiseConfig config = ShardwiseConfig.from(minimal());
     Map<String, String> settings = config.settings();

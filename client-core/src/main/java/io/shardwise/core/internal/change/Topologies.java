@@ -137,6 +137,19 @@ public final class Topologies implements AutoCloseable {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(refused(servers, e));
     }
+    Set<String> known = ChangeHistory.identities(current.get().nodes);
+    List<String> unresolved =
+        backend.resolvesHosts()
+            ? ServerListChecks.unresolvedHosts(list.stream().filter(n -> !known.contains(Member.identity(n))).toList())
+            : List.of();
+    if (!unresolved.isEmpty()) {
+      // Not an IllegalArgumentException: the list is not wrong, and a watched source offers it again.
+      return CompletableFuture.failedFuture(
+          new IllegalStateException(
+              "new server list " + servers + " not applied for now, the current list stays in force: "
+                  + String.join(", ", unresolved) + (unresolved.size() == 1 ? " does" : " do")
+                  + " not resolve to an address (a source offers it again at its next read)"));
+    }
     if (closed) {
       return CompletableFuture.failedFuture(new IllegalStateException("the client is closed"));
     }

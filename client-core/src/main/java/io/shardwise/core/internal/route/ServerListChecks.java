@@ -54,6 +54,25 @@ public final class ServerListChecks {
   }
 
   /**
+   * The hosts of {@code nodes} that do not resolve to an address now, as written ({@code
+   * cache-9.example.com}), in order; IP addresses resolve without a lookup. Empty when every host
+   * resolves.
+   */
+  public static List<String> unresolvedHosts(List<Node> nodes) {
+    List<String> out = new java.util.ArrayList<>();
+    for (Node node : nodes) {
+      try {
+        InetAddress.getAllByName(node.host());
+      } catch (UnknownHostException | SecurityException e) {
+        if (!out.contains(node.host())) {
+          out.add(node.host());
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
    * Throws {@link IllegalArgumentException} if a line of {@code serverList} has an empty entry
    * between two servers ({@code a:11211,,b:11211}), a likely typo that would otherwise be skipped.
    */
