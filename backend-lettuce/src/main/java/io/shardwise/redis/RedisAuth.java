@@ -1,6 +1,7 @@
 package io.shardwise.redis;
 
 import io.shardwise.client.Secret;
+import io.shardwise.spi.KeyRules;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -81,7 +82,7 @@ public final class RedisAuth {
                 + " at index "
                 + i
                 + ": '"
-                + username
+                + KeyRules.printable(username)
                 + "'");
       }
     }

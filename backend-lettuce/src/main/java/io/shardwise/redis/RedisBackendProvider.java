@@ -3,6 +3,7 @@ package io.shardwise.redis;
 import io.shardwise.client.Secret;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.BackendProvider;
+import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.SettingsReader;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -183,7 +184,7 @@ public final class RedisBackendProvider implements BackendProvider {
         reader.problem(
             USERNAME,
             "'"
-                + username.get()
+                + KeyRules.printable(username.get())
                 + "' is not allowed; expected an ACL user name without spaces or control"
                 + " characters");
       }

@@ -5,6 +5,7 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.netty.channel.ChannelException;
 import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
@@ -82,7 +83,7 @@ final class RedisFailures {
   private static String describe(Throwable t) {
     String message = t.getMessage();
     if (message == null || message.isEmpty()) {
-      return t.getClass().getSimpleName();
+      return withoutMessage(t);
     }
     if (message.startsWith("Currently not connected")) {
       return "not connected; reconnecting in the background (" + message + ")";
@@ -91,5 +92,25 @@ final class RedisFailures {
       return "connection lost while the request was in flight";
     }
     return message;
+  }
+
+  /**
+   * Words for a failure that carries no message. Netty's and Lettuce's own types (such as the
+   * {@code StacklessClosedChannelException} of a channel closed under a request) are internals
+   * of the connection, so they are named by what happened, not by their class; any other type
+   * (a bug, say) keeps its class name, which is then the most useful thing to show.
+   */
+  static String withoutMessage(Throwable t) {
+    if (t instanceof ClosedChannelException) {
+      return "connection closed";
+    }
+    if (t instanceof CancellationException) {
+      return "cancelled";
+    }
+    String type = t.getClass().getName();
+    if (type.startsWith("io.netty.") || type.startsWith("io.lettuce.")) {
+      return "connection failed";
+    }
+    return t.getClass().getSimpleName();
   }
 }

@@ -1060,7 +1060,7 @@ final class RedisNodeConnection implements NodeConnection {
         message = c.getMessage();
       }
     }
-    return message != null ? message : t.getClass().getSimpleName();
+    return message != null ? message : RedisFailures.withoutMessage(t);
   }
 
   private static Long parseCounter(byte[] reply) {

@@ -194,7 +194,9 @@ final class RedisSecurityDiagnosis {
       // A command of a Lua script refused by the ACL: Redis 7.0 replies ERR, not NOPERM.
       return new SecurityFailure(
           SecurityFailure.Kind.PERMISSION,
-          "permission denied for " + who() + " in the script it runs (" + reply + ")",
+          "permission denied for " + who() + " in the script that incr and decr run ("
+              + withoutScriptTrailer(reply)
+              + "); counters need the commands of that script, see docs/security.md",
           cause);
     }
     if (code.equals("NOPERM")) {
@@ -210,6 +212,14 @@ final class RedisSecurityDiagnosis {
           cause);
     }
     return null;
+  }
+
+  /**
+   * {@code reply} without the trailer Redis appends to errors inside a script ({@code script:
+   * <sha1>, on @user_script:<line>.}), which says nothing to the user of a counter.
+   */
+  static String withoutScriptTrailer(String reply) {
+    return reply.replaceFirst("\\s*script: [0-9a-f]{40}, on @user_script:\\d+\\.?$", "");
   }
 
   private SecurityFailure ofTlsHandshake(SSLException ssl, Throwable failure) {

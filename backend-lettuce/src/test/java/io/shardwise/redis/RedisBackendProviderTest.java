@@ -138,6 +138,10 @@ class RedisBackendProviderTest {
         .containsExactly(
             "shardwise.redis.username: 'two words' is not allowed; expected an ACL user name"
                 + " without spaces or control characters");
+    assertThat(problems("username", "ops\u001b[2J", "password", PASSWORD))
+        .containsExactly(
+            "shardwise.redis.username: 'ops\\x1b[2J' is not allowed; expected an ACL user name"
+                + " without spaces or control characters");
   }
 
   @Test

@@ -7,8 +7,10 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisLoadingException;
+import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.IOException;
 import java.net.ConnectException;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
@@ -126,5 +128,25 @@ class RedisFailuresTest {
     // echo -n "abc" | sha1sum
     assertThat(IncrScript.sha1Hex("abc")).isEqualTo("a9993e364706816aba3e25717850c26c9cd0d89d");
     assertThat(IncrScript.SHA1).hasSize(40).matches("[0-9a-f]+");
+  }
+
+  @Test
+  void aChannelClosedUnderARequestIsNamedWithoutNettysClassName() {
+    // A real closed channel: Netty fails the write with its message-less
+    // StacklessClosedChannelException, as it does for a request on a Redis connection that closed.
+    EmbeddedChannel channel = new EmbeddedChannel();
+    channel.close();
+    Throwable closed = channel.writeAndFlush("GET").cause();
+    assertThat(closed).isInstanceOf(ClosedChannelException.class);
+    assertThat(closed.getClass().getName()).startsWith("io.netty.");
+
+    Throwable t = translate(new CompletionException(closed));
+    assertThat(t)
+        .isInstanceOf(RedisUnavailableException.class)
+        .hasMessage("redis 127.0.0.1:6390: GET failed: connection closed")
+        .hasCause(closed);
+    assertThat(RedisFailures.withoutMessage(new IllegalStateException()))
+        .as("a type that is not the connection's keeps its name")
+        .isEqualTo("IllegalStateException");
   }
 }

@@ -142,18 +142,29 @@ public enum KeyRules {
     if (key == null) {
       return "null";
     }
-    String cut =
-        key.length() <= SHORT ? key : key.substring(0, 32) + "..." + key.substring(key.length() - 6);
-    StringBuilder sb = new StringBuilder(cut.length() + 8);
-    for (int i = 0; i < cut.length(); i++) {
-      char c = cut.charAt(i);
+    return printable(
+        key.length() <= SHORT ? key : key.substring(0, 32) + "..." + key.substring(key.length() - 6));
+  }
+
+  /**
+   * {@code text} with control characters escaped as a backslash, {@code x} and two hex digits,
+   * and lone surrogates as a backslash, {@code u} and four, for messages that echo what was given
+   * (a key, a user name).
+   */
+  public static String printable(String text) {
+    if (text == null) {
+      return "null";
+    }
+    StringBuilder sb = new StringBuilder(text.length() + 8);
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
       if (c < ' ' || c == 0x7f || (c >= 0x80 && c <= 0x9f)) {
         sb.append(String.format("\\x%02x", (int) c));
       } else if (Character.isSurrogate(c)
           && !(Character.isHighSurrogate(c)
-              && i + 1 < cut.length()
-              && Character.isLowSurrogate(cut.charAt(i + 1)))
-          && !(Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(cut.charAt(i - 1)))) {
+              && i + 1 < text.length()
+              && Character.isLowSurrogate(text.charAt(i + 1)))
+          && !(Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(text.charAt(i - 1)))) {
         sb.append(String.format("\\u%04X", (int) c));
       } else {
         sb.append(c);
