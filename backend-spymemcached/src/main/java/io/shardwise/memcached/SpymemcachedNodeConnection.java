@@ -552,17 +552,14 @@ final class SpymemcachedNodeConnection implements NodeConnection {
               existed.put(e.getKey(), e.getValue().result.join());
             }
           }
-          if (firstFailure != null) {
+          if (failed == deletes.size()) {
             batch.abort(
                 summarize(
                     batch,
-                    failed
-                        + " of "
-                        + deletes.size()
-                        + " deletes failed; first: "
-                        + firstFailure.getMessage(),
+                    failed + " of " + deletes.size() + " deletes failed; first: " + firstFailure.getMessage(),
                     firstFailure));
           } else {
+            // Each key's outcome is its own: the keys whose delete failed are left out.
             batch.result.complete(existed);
           }
         });

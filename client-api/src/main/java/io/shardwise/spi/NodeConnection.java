@@ -49,7 +49,11 @@ public interface NodeConnection extends AutoCloseable {
   /** True if the key existed. */
   CompletableFuture<Boolean> delete(String key);
 
-  /** Deletes every key in one batch; each key maps to whether it existed. */
+  /**
+   * Deletes every key in one batch; each key maps to whether it existed. A key whose own delete
+   * failed is left out of the map; the future fails only when the batch as a whole failed (no
+   * delete succeeded).
+   */
   CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys);
 
   /** True if the key existed. */

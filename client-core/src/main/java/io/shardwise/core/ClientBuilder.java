@@ -36,6 +36,15 @@ public final class ClientBuilder<V> {
   /** Longest wait in {@link #build()} for the first connection attempts. */
   public static final Duration DEFAULT_CONNECT_WAIT = Duration.ofSeconds(2);
 
+  /**
+   * Most keys in one request to one server (see {@link #batchSize(int)}): 1,000, the size of the
+   * client's own batches of old-copy deletes. For comparison, spymemcached folds at most 4,096 gets
+   * into one binary-protocol request, and the Redis documentation on pipelining suggests batches of
+   * about 10,000 commands. A part of 1,000 keys of 100 bytes takes a few milliseconds on a local
+   * server ({@code docs/configuration.md}, Batches), far within any sensible timeout.
+   */
+  public static final int DEFAULT_BATCH_SIZE = 1000;
+
   private Backend backend;
   private List<Node> servers;
   private Function<List<Node>, Router> router = RouterSpec.DEFAULT::build;
@@ -44,6 +53,7 @@ public final class ClientBuilder<V> {
   private Duration timeout;
   private Duration connectWait = DEFAULT_CONNECT_WAIT;
   private int maxValueBytes = -1;
+  private int batchSize = DEFAULT_BATCH_SIZE;
   private FailoverOptions failover = FailoverOptions.defaults();
   private final List<NodeEventListener> listeners = new ArrayList<>();
   private ClientMetrics metrics = ClientMetrics.NONE;
@@ -67,6 +77,7 @@ public final class ClientBuilder<V> {
     this.timeout = from.timeout;
     this.connectWait = from.connectWait;
     this.maxValueBytes = from.maxValueBytes;
+    this.batchSize = from.batchSize;
     this.failover = from.failover;
     this.listeners.addAll(from.listeners);
     this.metrics = from.metrics;
@@ -156,6 +167,22 @@ public final class ClientBuilder<V> {
       throw new IllegalArgumentException("max value size must be >= 0 bytes but was " + bytes);
     }
     this.maxValueBytes = bytes;
+    return this;
+  }
+
+  /**
+   * Most keys in one request to one server (default {@value #DEFAULT_BATCH_SIZE}). A getMulti,
+   * setMulti or deleteMulti with more keys (or, for setMulti, more than 1 MiB of values) for one
+   * server sends them in parts of at most this size, one part after another, each with its own
+   * timeout, so that a large batch is not judged by one timeout and each key's outcome is that of
+   * its part. After a part failed on its server (a timeout, a lost connection) the parts not sent
+   * yet are not sent: their keys fail with a {@code NodeUnavailableException}.
+   */
+  public ClientBuilder<V> batchSize(int keys) {
+    if (keys < 1) {
+      throw new IllegalArgumentException("batch size must be >= 1 key but was " + keys);
+    }
+    this.batchSize = keys;
     return this;
   }
 
@@ -298,6 +325,7 @@ public final class ClientBuilder<V> {
             nanoClock,
             topologyOptions,
             new LongestTtl(failover.failoverTtl(), topologyOptions.copyTtl(), bounded.spillTtl()));
-    return new RoutingClient<>(backend, topology, health, codec, requestTimeout, max, routerDescription, metrics, settings);
+    return new RoutingClient<>(
+        backend, topology, health, codec, requestTimeout, max, batchSize, routerDescription, metrics, settings);
   }
 }

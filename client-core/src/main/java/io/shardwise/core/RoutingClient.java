@@ -83,6 +83,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       ValueCodec<V> codec,
       Duration timeout,
       int maxValueBytes,
+      int batchSize,
       String routerDescription,
       ClientMetrics metrics,
       Topologies.Settings settings) {
@@ -106,7 +107,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     FailoverOptions failover = health.options();
     Routes routes = new Routes(failover.failureMode());
     int retries = failover.failureMode() == FailureMode.RETRY ? failover.retryAttempts() : 0;
-    this.requests = new Requests(health, metrics, deadlines, timeout, retries);
+    this.requests = new Requests(health, metrics, deadlines, timeout, retries, batchSize);
     this.reads = new Reads(requests, routes, warmUp, metrics);
     this.writes = new Writes(requests, routes, health.failback(), warmUp, metrics);
     this.multiGets = new MultiGets<>(requests, routes, warmUp, metrics, codec);
@@ -230,6 +231,19 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   @Override
   public CompletableFuture<MultiResult<Boolean>> setMulti(Map<String, ? extends V> entries, Duration ttl) {
+    return startSetMulti(entries, ttl).done();
+  }
+
+  /** A batch in flight, and the most parts one node's share of it is sent in ({@link Requests#partsBound}). */
+  record PendingBatch<T>(CompletableFuture<T> done, long parts) {}
+
+  /** The most parts one node's share of a batch of {@code keys} keys, {@code valueBytes} of values, is sent in. */
+  long partsBound(int keys, long valueBytes) {
+    return requests.partsBound(keys, valueBytes);
+  }
+
+  /** Validates and encodes every entry, sends the batches, and returns at once. */
+  PendingBatch<MultiResult<Boolean>> startSetMulti(Map<String, ? extends V> entries, Duration ttl) {
     checkOpen();
     if (entries == null) {
       throw new IllegalArgumentException("the map of values must not be null; pass an empty map for none");
@@ -238,14 +252,17 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     ttls.record(ttl);
     // Validate and encode everything before the first byte is sent.
     Map<String, CachedValue> encoded = new LinkedHashMap<>();
+    long bytes = 0;
     for (Map.Entry<String, ? extends V> e : entries.entrySet()) {
       if (e.getKey() == null) {
         throw new IllegalArgumentException("the map of values must not hold a null key");
       }
       keyRules.validate(e.getKey());
-      encoded.put(e.getKey(), encode(e.getKey(), e.getValue()));
+      CachedValue value = encode(e.getKey(), e.getValue());
+      bytes += value.length();
+      encoded.put(e.getKey(), value);
     }
-    return multiWrites.setMulti(enter(), encoded, ttl);
+    return new PendingBatch<>(multiWrites.setMulti(enter(), encoded, ttl), requests.partsBound(encoded.size(), bytes));
   }
 
   @Override

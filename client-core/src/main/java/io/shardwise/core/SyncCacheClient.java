@@ -23,15 +23,33 @@ final class SyncCacheClient<V> implements CacheClient<V> {
   private final RoutingClient<V> async;
   /**
    * A safety net only: every request fails after the timeout in its backend, and an operation
-   * makes at most a few rounds; a wait this long means a future was never completed.
+   * makes at most a few rounds of requests to each node, each round of a batch at most one
+   * request per part of it; a wait of {@link #limitNanos} means a future was never completed.
    */
-  private final long limitNanos;
+  private final long timeoutNanos;
   /** How long to wait again when the process seems to have just stalled. */
   private static final long RECHECK_NANOS = 10_000_000L;
 
   SyncCacheClient(RoutingClient<V> async, Duration timeout) {
     this.async = async;
-    this.limitNanos = timeout.toNanos() * 4 + 1_000_000_000L;
+    this.timeoutNanos = timeout.toNanos();
+  }
+
+  /**
+   * The longest running time an operation whose batch goes to a node in at most {@code parts}
+   * parts may take: 4 rounds of {@code parts} timeouts each, and 1 s.
+   */
+  private long limitNanos(long parts) {
+    long rounds = 4 * Math.max(1, parts);
+    // At most a quarter of the range of a long (73 years), so that the waits computed from it as
+    // differences of System.nanoTime() never overflow.
+    long most = Long.MAX_VALUE / 4;
+    return rounds > (most - 1_000_000_000L) / timeoutNanos ? most : rounds * timeoutNanos + 1_000_000_000L;
+  }
+
+
+  private <T> T await(CompletableFuture<T> future) {
+    return await(future, 1);
   }
 
   /**
@@ -40,7 +58,8 @@ final class SyncCacheClient<V> implements CacheClient<V> {
    * count, as it does not count against a request's own timeout, so that a stall ends in each
    * request's own outcome (a reply, or the timeout it gets once the process runs again).
    */
-  private <T> T await(CompletableFuture<T> future) {
+  private <T> T await(CompletableFuture<T> future, long parts) {
+    long limitNanos = limitNanos(parts);
     long stalledAtStart = async.deadlines().stalledNanos();
     long deadline = System.nanoTime() + limitNanos;
     try {
@@ -86,7 +105,7 @@ final class SyncCacheClient<V> implements CacheClient<V> {
   public MultiResult<V> getMulti(Collection<String> keys) {
     // The result is built here, on the calling thread (see PendingGetMulti).
     PendingGetMulti<V> pending = async.startGetMulti(keys);
-    await(pending.done);
+    await(pending.done, async.partsBound(keys.size(), 0));
     return pending.result();
   }
 
@@ -97,7 +116,8 @@ final class SyncCacheClient<V> implements CacheClient<V> {
 
   @Override
   public MultiResult<Boolean> setMulti(Map<String, ? extends V> values, Duration ttl) {
-    return await(async.setMulti(values, ttl));
+    RoutingClient.PendingBatch<MultiResult<Boolean>> pending = async.startSetMulti(values, ttl);
+    return await(pending.done(), pending.parts());
   }
 
   @Override
@@ -112,7 +132,7 @@ final class SyncCacheClient<V> implements CacheClient<V> {
 
   @Override
   public MultiResult<Boolean> deleteMulti(Collection<String> keys) {
-    return await(async.deleteMulti(keys));
+    return await(async.deleteMulti(keys), keys == null ? 1 : async.partsBound(keys.size(), 0));
   }
 
   @Override

@@ -59,8 +59,21 @@ final class InMemoryBackend implements Backend {
       this.node = node;
     }
 
+    /** Request number {@link #failRequest} (counting from 1) fails with {@link #failRequestWith}. */
+    volatile int failRequest;
+    volatile Throwable failRequestWith;
+    /** Every reply comes this long after its request, when set. */
+    volatile long delayMillis;
+
     private <T> CompletableFuture<T> reply(java.util.function.Supplier<T> work) {
-      requests.incrementAndGet();
+      int number = requests.incrementAndGet();
+      if (number == failRequest) {
+        return CompletableFuture.failedFuture(failRequestWith);
+      }
+      if (delayMillis > 0) {
+        return CompletableFuture.supplyAsync(
+            work, CompletableFuture.delayedExecutor(delayMillis, java.util.concurrent.TimeUnit.MILLISECONDS));
+      }
       if (closed) {
         return CompletableFuture.failedFuture(new IllegalStateException(node + ": the connection is closed"));
       }

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
 
 /**
  * A backend decorator that counts, per node, the requests the routing client hands to each node
@@ -21,6 +22,11 @@ final class CountingBackend extends ForwardingBackend {
   private final Map<Node, AtomicInteger> getMultiCalls = new ConcurrentHashMap<>();
   private final Map<Node, AtomicInteger> getMultiKeys = new ConcurrentHashMap<>();
   private final Map<Node, AtomicInteger> otherCalls = new ConcurrentHashMap<>();
+  private final AtomicInteger setMultiCalls = new AtomicInteger();
+  private final AtomicInteger deleteMultiCalls = new AtomicInteger();
+  private final AtomicInteger largestBatch = new AtomicInteger();
+  /** Told the number of each {@code setMulti} request (from 1) before it is sent, when set. */
+  volatile IntConsumer beforeSetMulti = n -> {};
 
   CountingBackend(Backend delegate) {
     super(delegate);
@@ -41,10 +47,28 @@ final class CountingBackend extends ForwardingBackend {
     return snapshot(otherCalls);
   }
 
+  /** {@code setMulti} requests, all nodes. */
+  int setMultiCalls() {
+    return setMultiCalls.get();
+  }
+
+  /** {@code deleteMulti} requests, all nodes. */
+  int deleteMultiCalls() {
+    return deleteMultiCalls.get();
+  }
+
+  /** The most keys of any one getMulti, setMulti or deleteMulti request. */
+  int largestBatch() {
+    return largestBatch.get();
+  }
+
   void clear() {
     getMultiCalls.clear();
     getMultiKeys.clear();
     otherCalls.clear();
+    setMultiCalls.set(0);
+    deleteMultiCalls.set(0);
+    largestBatch.set(0);
   }
 
   private static Map<Node, Integer> snapshot(Map<Node, AtomicInteger> counts) {
@@ -88,6 +112,7 @@ final class CountingBackend extends ForwardingBackend {
     public CompletableFuture<Map<String, CachedValue>> getMulti(List<String> keys) {
       count(getMultiCalls, delegate.node(), 1);
       count(getMultiKeys, delegate.node(), keys.size());
+      largestBatch.accumulateAndGet(keys.size(), Math::max);
       return delegate.getMulti(keys);
     }
 
@@ -101,6 +126,8 @@ final class CountingBackend extends ForwardingBackend {
     public CompletableFuture<Map<String, Throwable>> setMulti(
         Map<String, CachedValue> values, Duration ttl) {
       other();
+      largestBatch.accumulateAndGet(values.size(), Math::max);
+      beforeSetMulti.accept(setMultiCalls.incrementAndGet());
       return delegate.setMulti(values, ttl);
     }
 
@@ -119,6 +146,8 @@ final class CountingBackend extends ForwardingBackend {
     @Override
     public CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys) {
       other();
+      largestBatch.accumulateAndGet(keys.size(), Math::max);
+      deleteMultiCalls.incrementAndGet();
       return delegate.deleteMulti(keys);
     }
 

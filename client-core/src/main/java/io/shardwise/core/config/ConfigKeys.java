@@ -183,6 +183,15 @@ final class ConfigKeys {
               + "fail before any I/O.")
           .build();
 
+  static final ConfigKey BATCH_SIZE_KEY =
+      key(BATCH_SIZE, Type.INTEGER)
+          .byDefault(ClientBuilder.DEFAULT_BATCH_SIZE)
+          .between(1, Integer.MAX_VALUE, ">= 1")
+          .doing("Most keys in one request to one server; a larger getMulti, setMulti or deleteMulti "
+              + "(or a setMulti of more than 1 MiB of values) goes to a server in parts, one after "
+              + "another, each with its own timeout.")
+          .build();
+
   static final ConfigKey CODEC_KEY =
       key(CODEC, Type.CHOICE)
           .byDefault("(spymemcached for memcached, java for redis)")
@@ -343,6 +352,7 @@ final class ConfigKeys {
           TIMEOUT_KEY,
           CONNECT_WAIT_KEY,
           MAX_VALUE_SIZE_KEY,
+          BATCH_SIZE_KEY,
           CODEC_KEY,
           FAILURE_MODE_KEY,
           FAILURE_THRESHOLD_KEY,

@@ -48,6 +48,7 @@ final class ConfigReader {
   Duration timeout;
   Duration connectWait;
   int maxValueBytes;
+  int batchSize;
   String codec;
   FailoverOptions failover;
   TopologyOptions topology;
@@ -72,6 +73,7 @@ final class ConfigReader {
     timeout = TIMEOUT_KEY.duration(r, DEFAULT_TIMEOUT);
     connectWait = CONNECT_WAIT_KEY.duration(r, ClientBuilder.DEFAULT_CONNECT_WAIT);
     maxValueBytes = (int) MAX_VALUE_SIZE_KEY.bytes(r, 0);
+    batchSize = BATCH_SIZE_KEY.integer(r, ClientBuilder.DEFAULT_BATCH_SIZE);
     readCodec(r);
     readFailover(r);
     readTopology(r);

@@ -51,6 +51,7 @@ final class ConfigSettings {
     put(s, TIMEOUT, SettingsReader.format(c.timeout()));
     put(s, CONNECT_WAIT, SettingsReader.format(c.connectWait()));
     put(s, MAX_VALUE_SIZE, c.maxValueBytes().isPresent() ? Integer.toString(c.maxValueBytes().getAsInt()) : "backend default");
+    put(s, BATCH_SIZE, Integer.toString(c.batchSize()));
     put(s, CODEC, c.codec());
     put(s, FAILURE_MODE, c.failover().failureMode().id());
     put(s, FAILURE_THRESHOLD, Integer.toString(c.failover().failureThreshold()));

@@ -95,6 +95,7 @@ public final class ShardwiseConfig {
   public static final String TIMEOUT = "timeout";
   public static final String CONNECT_WAIT = "connect-wait";
   public static final String MAX_VALUE_SIZE = "max-value-size";
+  public static final String BATCH_SIZE = "batch-size";
   public static final String CODEC = "codec";
   public static final String FAILURE_MODE = "failure-mode";
   public static final String FAILURE_THRESHOLD = "failure-threshold";
@@ -139,6 +140,7 @@ public final class ShardwiseConfig {
   private final Duration timeout;
   private final Duration connectWait;
   private final int maxValueBytes;
+  private final int batchSize;
   private final String codec;
   private final FailoverOptions failover;
   private final TopologyOptions topology;
@@ -165,6 +167,7 @@ public final class ShardwiseConfig {
     this.timeout = p.timeout;
     this.connectWait = p.connectWait;
     this.maxValueBytes = p.maxValueBytes;
+    this.batchSize = p.batchSize;
     this.codec = p.codec;
     this.failover = p.failover;
     this.topology = p.topology;
@@ -320,6 +323,7 @@ public final class ShardwiseConfig {
               .hashTag(hashTag)
               .timeout(timeout)
               .connectWait(connectWait)
+              .batchSize(batchSize)
               .failover(failover)
               .topology(topology)
               .bounded(bounded());
@@ -409,6 +413,11 @@ public final class ShardwiseConfig {
   }
 
   /** The largest value accepted, if set; else the backend's default applies. */
+  /** Most keys in one request to one server ({@code shardwise.batch-size}). */
+  public int batchSize() {
+    return batchSize;
+  }
+
   public OptionalInt maxValueBytes() {
     return maxValueBytes > 0 ? OptionalInt.of(maxValueBytes) : OptionalInt.empty();
   }

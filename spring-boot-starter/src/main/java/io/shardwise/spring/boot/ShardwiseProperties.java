@@ -71,6 +71,13 @@ public class ShardwiseProperties {
   private String maxValueSize;
 
   /**
+   * Most keys in one request to one server, at least 1; a larger getMulti, setMulti or deleteMulti
+   * (or a setMulti of more than 1 MiB of values) goes to a server in parts, each with its own
+   * timeout.
+   */
+  private String batchSize = "1000";
+
+  /**
    * How values are turned into bytes: spymemcached, utf8, bytes or java. Default: spymemcached for
    * memcached, java for Redis.
    */
@@ -196,6 +203,14 @@ public class ShardwiseProperties {
 
   public void setMaxValueSize(String maxValueSize) {
     this.maxValueSize = maxValueSize;
+  }
+
+  public String getBatchSize() {
+    return batchSize;
+  }
+
+  public void setBatchSize(String batchSize) {
+    this.batchSize = batchSize;
   }
 
   public String getCodec() {

@@ -129,15 +129,16 @@ final class MovingGets<V> {
     bySource.forEach(
         (source, batch) ->
             parts.add(
-                requests.send(source, "warmUpGetMulti", c -> c.getMulti(batch))
-                    .handle(
-                        (found, failure) -> {
-                          if (failure != null) {
-                            stillMissing.addAll(batch); // the source could not say: try the next one
-                            return null;
-                          }
+                requests
+                    .inParts(source, batch, null, part -> requests.send(source, "warmUpGetMulti", c -> c.getMulti(part)))
+                    .thenAccept(
+                        reply -> {
                           for (String key : batch) {
-                            CachedValue cv = found.get(key);
+                            if (reply.failure(key) != null) {
+                              stillMissing.add(key); // the source could not say: try the next one
+                              continue;
+                            }
+                            CachedValue cv = reply.replies().get(key);
                             MovedKeys.Move move = moves.get(key);
                             warmUp.read(source, move.owner, cv != null);
                             if (cv == null) {
@@ -154,7 +155,6 @@ final class MovingGets<V> {
                               warmUp.copy(key, cv, generations.get(key), source, move.owner, requests);
                             }
                           }
-                          return null;
                         })));
     return Requests.allOf(parts)
         .thenCompose(x -> fromSources(moves, new ArrayList<>(stillMissing), round + 1, warmed, generations, copyToOwner));

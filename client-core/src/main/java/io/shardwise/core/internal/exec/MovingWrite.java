@@ -102,20 +102,21 @@ final class MovingWrite {
     staleCopies.forEach(
         (stale, keys) ->
             parts.add(
-                requests.send(stale, "moveDelete", c -> c.deleteMulti(keys))
-                    .handle(
-                        (r, failure) -> {
-                          if (failure != null) {
-                            ShardwiseException e = requests.movedCopyKept(stale, failure);
-                            synchronized (results) {
-                              for (String k : keys) {
-                                if (results.remove(k) != null) {
-                                  errors.put(k, e);
-                                }
+                requests
+                    .inParts(stale, keys, null, part -> requests.send(stale, "moveDelete", c -> c.deleteMulti(part)))
+                    .thenAccept(
+                        reply -> {
+                          if (reply.failedCount(keys.size()) == 0) {
+                            return;
+                          }
+                          synchronized (results) {
+                            for (String k : keys) {
+                              Throwable failure = reply.failure(k);
+                              if (failure != null && results.remove(k) != null) {
+                                errors.put(k, requests.movedCopyKept(stale, failure));
                               }
                             }
                           }
-                          return null;
                         })));
     return Requests.allOf(parts)
         .thenCompose(

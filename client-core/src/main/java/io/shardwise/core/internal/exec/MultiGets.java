@@ -125,11 +125,15 @@ public final class MultiGets<V> {
     }
   }
 
-  /** Sends one getMulti request per node of {@code t}, and returns at once. */
+  /**
+   * Sends one getMulti request per node of {@code t} (in parts, for a node with more keys than the
+   * batch size: {@link Requests#inParts}), and returns at once.
+   */
   PendingGetMulti<V> plain(Topology t, Set<String> distinct) {
     ReadPlan plan = new ReadPlan(t, distinct);
-    // Per node, its reply (the map of hits) or its failure; read once all parts are done.
-    Object[] replies = new Object[plan.byNode.size()];
+    // Per node, its reply; read once all parts are done.
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    NodeReply<CachedValue>[] replies = new NodeReply[plan.byNode.size()];
     List<CompletableFuture<Void>> parts = new ArrayList<>();
     for (int i = 0; i < plan.byNode.size(); i++) {
       List<String> nodeKeys = plan.byNode.get(i);
@@ -138,14 +142,15 @@ public final class MultiGets<V> {
       }
       int node = i;
       parts.add(
-          requests.send(t, node, "getMulti", c -> c.getMulti(nodeKeys))
-              .handle(
-                  (found, failure) -> {
-                    if (failure == null) {
-                      metrics.reads(t.nodes.get(node), found.size(), nodeKeys.size() - found.size());
+          requests.inParts(t.members[node], nodeKeys, null, keys -> requests.send(t, node, "getMulti", c -> c.getMulti(keys)))
+              .thenAccept(
+                  reply -> {
+                    int answered = nodeKeys.size() - reply.failedCount(nodeKeys.size());
+                    if (answered > 0) {
+                      int hits = reply.replies().size();
+                      metrics.reads(t.nodes.get(node), hits, answered - hits);
                     }
-                    replies[node] = failure != null ? failure : found;
-                    return null;
+                    replies[node] = reply;
                   }));
     }
     if (plan.spilledReads.isEmpty()) {
@@ -168,7 +173,7 @@ public final class MultiGets<V> {
    * in the reply of its node, unless the second round of a bounded getMulti read it again.
    */
   private MultiResult<V> assemble(
-      Set<String> distinct, ReadPlan plan, Object[] replies, Map<String, Object> secondRound) {
+      Set<String> distinct, ReadPlan plan, NodeReply<CachedValue>[] replies, Map<String, Object> secondRound) {
     MultiResult.Builder<V> result = MultiResult.builder(distinct.size());
     int index = 0;
     for (String key : distinct) {
@@ -194,13 +199,13 @@ public final class MultiGets<V> {
         result.miss(key);
         continue;
       }
-      Object reply = replies[node];
-      if (reply instanceof Throwable failure) {
+      NodeReply<CachedValue> reply = replies[node];
+      Throwable failure = reply.failure(key);
+      if (failure != null) {
         result.error(key, requests.asShardwise(plan.t.members[node], failure));
         continue;
       }
-      @SuppressWarnings("unchecked")
-      CachedValue cv = ((Map<String, CachedValue>) reply).get(key);
+      CachedValue cv = reply.replies().get(key);
       if (cv == null) {
         result.miss(key);
         continue;
@@ -224,7 +229,7 @@ public final class MultiGets<V> {
    * of each hit is left where it spilled. Each such key's new outcome goes to {@code secondRound}.
    */
   private CompletableFuture<Void> readSpilledMisses(
-      ReadPlan plan, Object[] replies, Map<String, Object> secondRound) {
+      ReadPlan plan, NodeReply<CachedValue>[] replies, Map<String, Object> secondRound) {
     Map<Integer, List<String>> byPrimary = new LinkedHashMap<>();
     Map<String, Integer> spillNode = new HashMap<>();
     for (int node = 0; node < plan.byNode.size(); node++) {
@@ -232,10 +237,10 @@ public final class MultiGets<V> {
       if (nodeKeys == null) {
         continue;
       }
-      Object reply = replies[node];
+      NodeReply<CachedValue> reply = replies[node];
       for (String key : nodeKeys) {
         Integer primary = plan.spilledReads.get(key);
-        if (primary != null && (reply instanceof Throwable || !((Map<?, ?>) reply).containsKey(key))) {
+        if (primary != null && (reply.failure(key) != null || !reply.replies().containsKey(key))) {
           byPrimary.computeIfAbsent(primary, p -> new ArrayList<>()).add(key);
           spillNode.put(key, node);
         }
@@ -254,15 +259,21 @@ public final class MultiGets<V> {
             }
           }
           parts.add(
-              requests.send(plan.t, primary, "getMultiFallback", c -> c.getMulti(keys))
-                  .handle(
-                      (found, failure) -> {
+              requests
+                  .inParts(
+                      plan.t.members[primary],
+                      keys,
+                      null,
+                      part -> requests.send(plan.t, primary, "getMultiFallback", c -> c.getMulti(part)))
+                  .thenAccept(
+                      reply -> {
                         for (String key : keys) {
+                          Throwable failure = reply.failure(key);
                           if (failure != null) {
                             secondRound.put(key, requests.asShardwise(plan.t.members[primary], failure));
                             continue;
                           }
-                          CachedValue cv = found.get(key);
+                          CachedValue cv = reply.replies().get(key);
                           if (cv == null) {
                             secondRound.put(key, SECOND_ROUND_MISS);
                             continue;
@@ -279,7 +290,6 @@ public final class MultiGets<V> {
                                 spill, generations.get(key), key, plan.t.members[spillNode.get(key)], cv, requests);
                           }
                         }
-                        return null;
                       }));
         });
     return Requests.allOf(parts);

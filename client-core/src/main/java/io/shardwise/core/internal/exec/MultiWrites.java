@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 /**
  * Executes setMulti and deleteMulti: every key is routed as a single write is (its node, or
@@ -183,8 +184,6 @@ public final class MultiWrites {
     }
   }
 
-
-
   /**
    * Stores {@code keys} on topology {@code t}: one batch per node, and one per node for redirected
    * keys (with the failover TTL); with {@code targets}, records the node each key was sent to.
@@ -219,16 +218,28 @@ public final class MultiWrites {
     if (nodeKeys == null) {
       return CompletableFuture.completedFuture(null);
     }
-    Map<String, CachedValue> batch = new LinkedHashMap<>();
-    for (String key : nodeKeys) {
-      batch.put(key, encoded.get(key));
-    }
-    return sendBatch(t, node, nodeKeys, "setMulti", c -> c.setMulti(batch, ttl), (failed, key) -> !failed.containsKey(key))
-        .handle(
-            (failedKeys, failure) -> {
+    return sendBatch(
+            t,
+            node,
+            nodeKeys,
+            "setMulti",
+            key -> encoded.get(key).length(),
+            part -> {
+              Map<String, CachedValue> batch = new LinkedHashMap<>();
+              for (String key : part) {
+                batch.put(key, encoded.get(key));
+              }
+              return c -> c.setMulti(batch, ttl);
+            },
+            (reply, key) -> !reply.replies().containsKey(key))
+        .thenAccept(
+            reply -> {
               synchronized (stored) {
                 for (String key : nodeKeys) {
-                  Throwable keyFailure = failure != null ? failure : failedKeys.get(key);
+                  Throwable keyFailure = reply.failure(key);
+                  if (keyFailure == null) {
+                    keyFailure = reply.replies().get(key);
+                  }
                   if (keyFailure == null) {
                     stored.put(key, Boolean.TRUE);
                   } else {
@@ -236,10 +247,8 @@ public final class MultiWrites {
                   }
                 }
               }
-              return null;
             });
   }
-
 
   /** Deletes {@code keys} on topology {@code t}, one batch per node; {@code targets} as {@link #storeAll}. */
   private CompletableFuture<Void> deleteAll(
@@ -297,12 +306,13 @@ public final class MultiWrites {
     if (nodeKeys == null) {
       return CompletableFuture.completedFuture(null);
     }
-    return sendBatch(t, node, nodeKeys, "deleteMulti", c -> c.deleteMulti(nodeKeys), (done, key) -> done.get(key) != null)
-        .handle(
-            (result, failure) -> {
+    return sendBatch(t, node, nodeKeys, "deleteMulti", null, part -> c -> c.deleteMulti(part), (reply, key) -> reply.replies().get(key) != null)
+        .thenAccept(
+            reply -> {
               synchronized (deleted) {
                 for (String key : nodeKeys) {
-                  Boolean existed = failure == null ? result.get(key) : null;
+                  Throwable failure = reply.failure(key);
+                  Boolean existed = failure == null ? reply.replies().get(key) : null;
                   if (existed != null) {
                     deleted.put(key, existed);
                   } else {
@@ -310,57 +320,56 @@ public final class MultiWrites {
                         key,
                         failure != null
                             ? requests.asShardwise(t.members[node], failure)
-                            : new NodeException(t.nodes.get(node), "no result for this key", null));
+                            : new NodeException(t.nodes.get(node), "the delete of this key failed on the node, while others of the same batch went through", null));
                   }
                 }
               }
-              return null;
             });
   }
 
-
   /**
-   * Sends a batch write (set or delete: each leaves no older value of its key) to {@code node}; if
-   * some of its keys are marked old there, as {@link #sendWrite} does for one key: handed over in
-   * the order of the node's old-copy deletes, and the marks of the keys it wrote cleared after.
+   * Sends a batch write (set or delete: each leaves no older value of its key) to {@code node}, in
+   * parts ({@link Requests#inParts}). If some of its keys are marked old there, each part is handed
+   * over as {@link Writes} hands over a write of one such key: in the order of the node's old-copy
+   * deletes; the marks of the keys it wrote are cleared once all parts are done.
+   *
+   * @param bytes the size of each key's value, or null
+   * @param opFor the request of one part
+   * @param written whether the reply says that {@code key} was written
    */
-  private <T> CompletableFuture<T> sendBatch(
+  private <X> CompletableFuture<NodeReply<X>> sendBatch(
       Topology t,
       int node,
       List<String> keys,
       String operation,
-      Function<NodeConnection, CompletableFuture<T>> op,
-      java.util.function.BiPredicate<T, String> written) {
-    DirtyCopies dirty = t.members[node].oldCopies();
-    if (dirty.isEmpty()) {
-      return requests.send(t, node, operation, op);
-    }
+      ToIntFunction<String> bytes,
+      Function<List<String>, Function<NodeConnection, CompletableFuture<Map<String, X>>>> opFor,
+      BiPredicate<NodeReply<X>, String> written) {
+    Member member = t.members[node];
+    DirtyCopies dirty = member.oldCopies();
     Map<String, Long> marked = new HashMap<>();
-    for (String key : keys) {
-      Long stamp = dirty.stamp(key);
-      if (stamp != null) {
-        marked.put(key, stamp);
+    if (!dirty.isEmpty()) {
+      for (String key : keys) {
+        Long stamp = dirty.stamp(key);
+        if (stamp != null) {
+          marked.put(key, stamp);
+        }
       }
     }
     if (marked.isEmpty()) {
-      return requests.send(t, node, operation, op);
+      return requests.inParts(member, keys, bytes, part -> requests.send(t, node, operation, opFor.apply(part)));
     }
-    return dirty
-        .handOff(() -> requests.send(t, node, operation, op))
+    return requests
+        .inParts(member, keys, bytes, part -> dirty.handOff(() -> requests.send(t, node, operation, opFor.apply(part))))
         .whenComplete(
-            (result, failure) -> {
-              if (failure != null) {
-                return;
-              }
-              marked.forEach(
-                  (key, stamp) -> {
-                    if (written.test(result, key)) {
-                      dirty.cleared(key, stamp);
-                    }
-                  });
-            });
+            (reply, x) ->
+                marked.forEach(
+                    (key, stamp) -> {
+                      if (reply.failure(key) == null && written.test(reply, key)) {
+                        dirty.cleared(key, stamp);
+                      }
+                    }));
   }
-
 
   /** A result whose parts iterate in the order the caller gave the keys. */
   private static <T> MultiResult<T> ordered(

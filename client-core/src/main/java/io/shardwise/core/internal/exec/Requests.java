@@ -3,6 +3,7 @@ package io.shardwise.core.internal.exec;
 import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.NodeException;
 import io.shardwise.client.NodeTimeoutException;
+import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.internal.health.DeadlineScanner;
 import io.shardwise.core.internal.health.FleetHealth;
@@ -12,11 +13,15 @@ import io.shardwise.core.internal.route.Topology;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 /**
  * Sends the requests the routes decide: one request to one member with the deadline watched,
@@ -31,14 +36,43 @@ public final class Requests implements Sender {
   private final DeadlineScanner deadlines;
   private final Duration timeout;
   private final int retries;
+  private final int batchKeys;
 
-  /** {@code retries}: extra attempts on the same node after a node failure (0 for none). */
-  public Requests(FleetHealth health, ClientMetrics metrics, DeadlineScanner deadlines, Duration timeout, int retries) {
+  /**
+   * Most bytes of values in one part of a batch ({@link #inParts}), unless one value alone is
+   * larger: 1 MiB, memcached's default item size limit, which a loopback or LAN link moves in a
+   * few milliseconds, far within any sensible timeout.
+   */
+  public static final int PART_BYTES = 1 << 20;
+
+  /**
+   * @param retries extra attempts on the same node after a node failure (0 for none)
+   * @param batchKeys most keys in one request to one node ({@link #inParts})
+   */
+  public Requests(
+      FleetHealth health, ClientMetrics metrics, DeadlineScanner deadlines, Duration timeout, int retries, int batchKeys) {
+    if (batchKeys < 1) {
+      throw new IllegalArgumentException("batchKeys must be >= 1 but was " + batchKeys);
+    }
     this.health = health;
     this.metrics = metrics;
     this.deadlines = deadlines;
     this.timeout = timeout;
     this.retries = retries;
+    this.batchKeys = batchKeys;
+  }
+
+  /**
+   * The most parts one node's share of a batch of {@code keys} keys with {@code valueBytes} bytes
+   * of values in all can be sent in ({@link #inParts}): a bound for how long the batch may take,
+   * one timeout per part.
+   */
+  public long partsBound(int keys, long valueBytes) {
+    long byCount = Math.max(1, (keys + (long) batchKeys - 1) / batchKeys);
+    // A part closed by size holds, with the next part, more than PART_BYTES: at most two such
+    // parts per PART_BYTES of values, plus one.
+    long bySize = valueBytes <= PART_BYTES ? 0 : 2 * ((valueBytes + PART_BYTES - 1) / PART_BYTES) + 1;
+    return byCount + bySize;
   }
 
   /** Whether requests are retried on their node (the retry failure mode). */
@@ -130,6 +164,152 @@ public final class Requests implements Sender {
             }
           }
         });
+  }
+
+  /**
+   * Sends a batch of {@code keys} to {@code m} as parts of at most the batch size in keys and
+   * {@link #PART_BYTES} of values, one part after another, each a request of its own (sent by
+   * {@code part}, which records it and watches its deadline): a batch of any size is never judged
+   * by one timeout, and every key's outcome is that of its own part. A part that fails on the node
+   * (a timeout, a lost connection) ends the batch there: the keys of the parts not sent yet fail
+   * with a {@link NodeUnavailableException} saying so, instead of each part waiting out its own
+   * timeout on a node that has stopped answering. The future never fails.
+   *
+   * @param bytes the size of each key's value (for stores), or null
+   * @param part sends one part and returns the node's reply for its keys
+   */
+  public <X> CompletableFuture<NodeReply<X>> inParts(
+      Member m,
+      List<String> keys,
+      ToIntFunction<String> bytes,
+      Function<List<String>, CompletableFuture<Map<String, X>>> part) {
+    List<List<String>> parts = split(keys, bytes);
+    if (parts == null) {
+      CompletableFuture<Map<String, X>> sent;
+      try {
+        sent = part.apply(keys);
+      } catch (RuntimeException e) {
+        sent = CompletableFuture.failedFuture(e);
+      }
+      return sent.handle((reply, failure) -> failure == null ? NodeReply.of(reply) : NodeReply.failed(failure));
+    }
+    return new PartRun<>(m, parts, part).start();
+  }
+
+  /** {@code keys} cut into parts, or null when they fit in one. */
+  private List<List<String>> split(List<String> keys, ToIntFunction<String> bytes) {
+    if (bytes == null && keys.size() <= batchKeys) {
+      return null;
+    }
+    List<List<String>> parts = new ArrayList<>();
+    int from = 0;
+    long size = 0;
+    for (int i = 0; i < keys.size(); i++) {
+      int b = bytes == null ? 0 : bytes.applyAsInt(keys.get(i));
+      if (i > from && (i - from == batchKeys || size + b > PART_BYTES)) {
+        parts.add(keys.subList(from, i));
+        from = i;
+        size = 0;
+      }
+      size += b;
+    }
+    if (parts.isEmpty()) {
+      return null;
+    }
+    parts.add(keys.subList(from, keys.size()));
+    return parts;
+  }
+
+  /**
+   * The parts of one batch to one node, sent one after another. Only one part is in flight, so the
+   * fields are used by one thread at a time, each completion happening before the next send.
+   */
+  private final class PartRun<X> {
+    private final Member m;
+    private final List<List<String>> parts;
+    private final Function<List<String>, CompletableFuture<Map<String, X>>> send;
+    private final Map<String, X> replies = new HashMap<>();
+    private final Map<String, Throwable> failed = new HashMap<>();
+    private final CompletableFuture<NodeReply<X>> done = new CompletableFuture<>();
+    private int next;
+
+    PartRun(Member m, List<List<String>> parts, Function<List<String>, CompletableFuture<Map<String, X>>> send) {
+      this.m = m;
+      this.parts = parts;
+      this.send = send;
+    }
+
+    CompletableFuture<NodeReply<X>> start() {
+      advance();
+      return done;
+    }
+
+    /**
+     * Sends the next parts; a part that completes at once is taken in this loop rather than in a
+     * nested call, so that a batch of many parts does not grow the stack.
+     */
+    private void advance() {
+      while (next < parts.size()) {
+        List<String> keys = parts.get(next++);
+        CompletableFuture<Map<String, X>> sent;
+        try {
+          sent = send.apply(keys);
+        } catch (RuntimeException e) {
+          sent = CompletableFuture.failedFuture(e);
+        }
+        if (!sent.isDone()) {
+          sent.whenComplete(
+              (reply, failure) -> {
+                if (take(keys, reply, failure)) {
+                  advance();
+                } else {
+                  finish();
+                }
+              });
+          return;
+        }
+        Map<String, X> reply = null;
+        Throwable failure = null;
+        try {
+          reply = sent.join();
+        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+          failure = e;
+        }
+        if (!take(keys, reply, failure)) {
+          break;
+        }
+      }
+      finish();
+    }
+
+    /** Records a part's outcome; false when the rest of the batch is not to be sent. */
+    private boolean take(List<String> keys, Map<String, X> reply, Throwable failure) {
+      if (failure == null) {
+        replies.putAll(reply);
+        return true;
+      }
+      for (String key : keys) {
+        failed.put(key, failure);
+      }
+      if (!health.isNodeFailure(failure) || next == parts.size()) {
+        return true;
+      }
+      ShardwiseException cause = asShardwise(m, failure);
+      NodeUnavailableException notSent =
+          new NodeUnavailableException(
+              m.node, "not sent: an earlier part of this batch failed on this node (" + cause.getMessage() + ")", cause);
+      for (int i = next; i < parts.size(); i++) {
+        for (String key : parts.get(i)) {
+          failed.put(key, notSent);
+        }
+      }
+      next = parts.size();
+      return false;
+    }
+
+    private void finish() {
+      done.complete(new NodeReply<>(replies, failed, null));
+    }
   }
 
   /** {@code failure} as the exception a caller gets: a {@link ShardwiseException} naming {@code m}. */
