@@ -30,6 +30,8 @@ final class InMemoryBackend implements Backend {
     final Map<String, CachedValue> data = new ConcurrentHashMap<>();
     final AtomicInteger requests = new AtomicInteger();
     final AtomicInteger multiGets = new AtomicInteger();
+    /** Single-key gets received (pings and other requests are not counted). */
+    final AtomicInteger gets = new AtomicInteger();
     final AtomicInteger flushes = new AtomicInteger();
     /** The TTL each key was last written with. */
     final Map<String, Duration> ttls = new ConcurrentHashMap<>();
@@ -96,6 +98,7 @@ final class InMemoryBackend implements Backend {
 
     @Override
     public CompletableFuture<CachedValue> get(String key) {
+      gets.incrementAndGet();
       return reply(() -> data.get(key));
     }
 

@@ -24,8 +24,8 @@ import org.HdrHistogram.Recorder;
  */
 final class VersionedLoad {
 
-  /** One failed operation. */
-  record Failure(long atNanos, int thread, String key, Node primary, Throwable error) {}
+  /** One failed operation: when it started and when it failed. */
+  record Failure(long startNanos, long atNanos, int thread, String key, Node primary, Throwable error) {}
 
   /** One read that returned a value it must not have. */
   record BadRead(long atNanos, String key, String value, long minVersion, Node primary) {}
@@ -100,7 +100,7 @@ final class VersionedLoad {
         }
       } catch (RuntimeException e) {
         if (failureCount.incrementAndGet() <= KEPT_FAILURES) {
-          failures.add(new Failure(clock.getAsLong(), thread, key, primary, e));
+          failures.add(new Failure(start, clock.getAsLong(), thread, key, primary, e));
         }
       }
       long micros = (clock.getAsLong() - start) / 1000;
