@@ -66,6 +66,11 @@ final class SyncCacheClient<V> implements CacheClient<V> {
       while (true) {
         DeadlineScanner scanner = async.deadlines();
         long wait = deadline + (scanner.stalledNanos() - stalledAtStart) - System.nanoTime();
+        if (wait <= 0 && !scanner.seemsStalledNow()) {
+          // Read again now that the scanner is known to be on time: a stall it counted between
+          // the two reads above moves the limit too.
+          wait = deadline + (scanner.stalledNanos() - stalledAtStart) - System.nanoTime();
+        }
         if (wait <= 0) {
           if (!scanner.seemsStalledNow()) {
             throw new ShardwiseException(

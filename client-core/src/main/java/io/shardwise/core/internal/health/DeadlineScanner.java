@@ -82,13 +82,15 @@ public final class DeadlineScanner implements AutoCloseable {
    * request sent then may have timed out because of the client, not of its server.
    */
   boolean stalledSince(long startNanos) {
-    return stalls > 0 && lastStallEndNanos - startNanos > 0
-        || clock.getAsLong() - lastTickNanos > SCAN_NANOS + STALL_NANOS;
+    // The tick first: if it is recent, the stall it ended (recorded before it) is visible below.
+    return clock.getAsLong() - lastTickNanos > SCAN_NANOS + STALL_NANOS
+        || stalls > 0 && lastStallEndNanos - startNanos > 0;
   }
 
   /**
    * Whether this process seems stalled now: the scanner is late, as it is just after a pause,
-   * before it has run and counted the pause.
+   * before it has run and counted the pause. When this is false, {@link #stalledNanos()} read
+   * after it includes every stall up to the scanner's last tick.
    */
   public boolean seemsStalledNow() {
     return clock.getAsLong() - lastTickNanos > SCAN_NANOS + STALL_NANOS;
@@ -117,11 +119,13 @@ public final class DeadlineScanner implements AutoCloseable {
       long now = clock.getAsLong();
       long late = now - last - SCAN_NANOS;
       last = now;
-      lastTickNanos = now;
       if (late > STALL_NANOS) {
+        // The stall is recorded before the tick: a thread that sees this tick (seemsStalledNow()
+        // false) then sees the stall too, so it never takes a stalled wait for a late reply.
         stalledNanos += late;
         lastStallEndNanos = now;
         stalls++;
+        lastTickNanos = now;
         try {
           onStall.accept(late);
         } catch (RuntimeException e) {
@@ -130,6 +134,7 @@ public final class DeadlineScanner implements AutoCloseable {
         // Replies that arrived during the stall are still being read: give the I/O threads a scan.
         continue;
       }
+      lastTickNanos = now;
       Pending head;
       // Done requests leave too: replies mostly come in order, so the queue holds about one scan
       // interval of requests instead of a whole timeout's worth of them and of their values.
