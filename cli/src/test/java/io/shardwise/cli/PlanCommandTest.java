@@ -248,13 +248,19 @@ class PlanCommandTest {
     assertThat(out.toString()).contains("\"router\": \"jump\",\n      \"notApplicable\": \"jump supports no weights");
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {"", "{}"})
-  void aKeysFileMovesWhatLocateSays(String hashTag) throws IOException {
+  /** 3,000 keys, a third of them with a hash tag that ten keys share. */
+  private static List<String> someTaggedKeys() {
     List<String> keys = new ArrayList<>();
     for (int i = 0; i < 3000; i++) {
       keys.add(i % 3 == 0 ? "{user:" + i / 30 + "}:item" + i : "key-" + i);
     }
+    return keys;
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "{}"})
+  void aKeysFileMovesWhatLocateSays(String hashTag) throws IOException {
+    List<String> keys = someTaggedKeys();
     Path keysFile = Files.write(dir.resolve("keys"), keys, StandardCharsets.UTF_8);
     String old = servers(1, 5);
     String next = servers(1, 6);
@@ -398,10 +404,7 @@ class PlanCommandTest {
   @ParameterizedTest
   @ValueSource(strings = {"ketama", "hrw", "jump", "maglev", "modulo"})
   void replicaCopiesOfAKeysFileAreWhatLocatePrints(String router) throws IOException {
-    List<String> keys = new ArrayList<>();
-    for (int i = 0; i < 3000; i++) {
-      keys.add(i % 3 == 0 ? "{user:" + i / 30 + "}:item" + i : "key-" + i);
-    }
+    List<String> keys = someTaggedKeys();
     Path keysFile = Files.write(dir.resolve("keys"), keys, StandardCharsets.UTF_8);
     String old = servers(1, 5);
     String next = servers(2, 7);

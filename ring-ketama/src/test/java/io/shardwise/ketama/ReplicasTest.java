@@ -214,23 +214,20 @@ class ReplicasTest {
           "ketama(spymemcached)",
           "ketama(spymemcached-weighted)");
 
-  /** The ring and ketama rows, and a compat mode of each peer and distribution. */
+  /** The rows of {@link #INSERTING}, and a compat mode of each peer and distribution. */
   private static final List<String> MEASURED =
-      List.of(
-          "ring(V=160)",
-          "ketama(libketama)",
-          "ketama(libmemcached)",
-          "ketama(twemproxy)",
-          "ketama(spymemcached)",
-          "ketama(spymemcached-weighted)",
-          "compat(twemproxy:fnv1a_64:ketama)",
-          "compat(twemproxy:fnv1a_64:modula)",
-          "compat(libmemcached:default:consistent)",
-          "compat(libmemcached:default:consistent_weighted)",
-          "compat(spymemcached:array_mod:native_hash)",
-          "compat(spymemcached:consistent:ketama_hash:spymemcached)",
-          "compat(xmemcached:ketama:ketama_hash)",
-          "compat(jedis:sharded:murmur_hash)");
+      Stream.concat(
+              INSERTING.stream(),
+              Stream.of(
+                  "compat(twemproxy:fnv1a_64:ketama)",
+                  "compat(twemproxy:fnv1a_64:modula)",
+                  "compat(libmemcached:default:consistent)",
+                  "compat(libmemcached:default:consistent_weighted)",
+                  "compat(spymemcached:array_mod:native_hash)",
+                  "compat(spymemcached:consistent:ketama_hash:spymemcached)",
+                  "compat(xmemcached:ketama:ketama_hash)",
+                  "compat(jedis:sharded:murmur_hash)"))
+          .toList();
 
   @Test
   void addingASixthServerChangesTheReplicaSetsOfAFractionOfKeys() {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardwise.routing.Router;
-import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Locale;
@@ -63,20 +62,16 @@ class ReplicasTest {
     long[] keys = Fleets.keyHashes(98, 64);
     int[] counts = {1, 2, 3, 9, 17, size};
     int[] out = new int[size];
-    com.sun.management.ThreadMXBean threads =
-        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    long thread = Thread.currentThread().getId();
-    // As in WalkToAvailableTest: the JIT allocates now and then, so the least round must be zero.
-    long least = Long.MAX_VALUE;
-    long sum = 0;
-    for (int round = 0; round < 20; round++) {
-      long before = threads.getThreadAllocatedBytes(thread);
-      for (int k = 0; k < keys.length; k++) {
-        sum += router.replicas(keys[k], counts[k % counts.length], out);
-      }
-      least = Math.min(least, threads.getThreadAllocatedBytes(thread) - before);
-    }
-    assertThat(least).as("bytes allocated by %d lookups (sum %d)", keys.length, sum).isZero();
+    long[] sum = new long[1];
+    long least =
+        Fleets.leastBytesAllocated(
+            20,
+            () -> {
+              for (int k = 0; k < keys.length; k++) {
+                sum[0] += router.replicas(keys[k], counts[k % counts.length], out);
+              }
+            });
+    assertThat(least).as("bytes allocated by %d lookups (sum %d)", keys.length, sum[0]).isZero();
   }
 
   @ParameterizedTest
