@@ -110,7 +110,7 @@ class LocateCommandTest {
 
   @Test
   void replicasPrintTheFirstNServersOfEachKeysPreferenceOrderPrimaryFirst() throws IOException {
-    String servers = "10.0.0.1:11211,10.0.0.2:11211,10.0.0.3:11211,10.0.0.4:11211,10.0.0.5:11211";
+    String servers = "127.0.0.1:11211,127.0.0.1:11212,127.0.0.1:11213,127.0.0.1:11214,127.0.0.1:11215";
     List<Node> nodes = ServerList.parse(servers);
     List<String> keys = IntStream.range(0, 500).mapToObj(i -> "key:" + i).collect(Collectors.toList());
     Path keysFile = Files.write(dir.resolve("keys"), keys, StandardCharsets.UTF_8);

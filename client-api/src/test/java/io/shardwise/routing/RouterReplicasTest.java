@@ -17,7 +17,7 @@ class RouterReplicasTest {
 
     BackwardRouter(int n) {
       for (int i = 0; i < n; i++) {
-        nodes.add(Node.of("10.0.0." + i, 11211));
+        nodes.add(Node.of("127.0.0.1", 11211 + i));
       }
     }
 
