@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
     name = "locate",
     mixinStandardHelpOptions = true,
     description = {
-      "Prints, for each key, the server the router sends it to: key<TAB>host:port.",
+      "Prints, for each key, the server the router sends it to: key<TAB>host:port; with"
+          + " --replicas N, the key's N replicas, primary first: key<TAB>host:port<TAB>host:port...",
       "Keys are read one per line (UTF-8, taken as they are; a CR before the LF is dropped)",
       "from --keys-file, or from standard input."
     },
@@ -69,11 +70,27 @@ final class LocateCommand implements Callable<Integer> {
   @Option(names = "--keys-file", description = "File with one key per line (default: standard input).")
   Path keysFile;
 
+  @Option(
+      names = "--replicas",
+      paramLabel = "N",
+      defaultValue = "1",
+      description =
+          "Servers per key: the first N distinct servers of the key's preference order, primary"
+              + " first; from 1 to the number of servers (default: ${DEFAULT-VALUE}).")
+  int replicas;
+
   @Override
   public Integer call() throws IOException {
+    if (replicas < 1) {
+      throw new IllegalArgumentException("--replicas must be >= 1 but was " + replicas);
+    }
     String serverText =
         servers.inline != null ? servers.inline : Files.readString(servers.file, StandardCharsets.UTF_8);
     List<Node> nodes = ServerList.parse(serverText);
+    if (replicas > nodes.size()) {
+      throw new IllegalArgumentException(
+          "--replicas must be at most the number of servers, " + nodes.size() + ", but was " + replicas);
+    }
     Router r = parameters.applyTo(RouterSpec.of(router).withKetamaCompatibility(compat)).build(nodes);
     HashTag tag = parameters.hashTag();
     String[] addresses = nodes.stream().map(Node::address).toArray(String[]::new);
@@ -85,11 +102,15 @@ final class LocateCommand implements Callable<Integer> {
                 : new InputStreamReader(System.in, StandardCharsets.UTF_8);
         BufferedReader keys = new BufferedReader(in, 1 << 16)) {
       BufferedWriter buffered = new BufferedWriter(out, 1 << 16);
+      int[] replicaNodes = new int[replicas];
       String key;
       while ((key = readLine(keys)) != null) {
         buffered.write(key);
-        buffered.write('\t');
-        buffered.write(addresses[r.primary(tag.hash(r.hasher(), key))]);
+        int count = r.replicas(tag.hash(r.hasher(), key), replicas, replicaNodes);
+        for (int i = 0; i < count; i++) {
+          buffered.write('\t');
+          buffered.write(addresses[replicaNodes[i]]);
+        }
         buffered.write('\n');
       }
       buffered.flush();

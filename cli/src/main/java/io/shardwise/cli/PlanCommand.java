@@ -46,7 +46,9 @@ import picocli.CommandLine.Spec;
           + " placement must move (the total variation distance between the old and new weight"
           + " shares; 1/(n+1) when one node joins n).",
       "Keys come from --keys-file (one per line), else --sample random key hashes drawn from"
-          + " --seed. See docs/topology.md."
+          + " --seed. See docs/topology.md.",
+      "With --replicas N, also the copies of keys stored on N servers each: how many each server"
+          + " holds before and after, and how many are added to and removed from each."
     },
     sortOptions = false)
 final class PlanCommand implements Callable<Integer> {
@@ -105,14 +107,28 @@ final class PlanCommand implements Callable<Integer> {
   @Option(names = "--seed", description = "Seed of the sample (default: 1).")
   long seed = DEFAULT_SEED;
 
-  @Option(names = "--top", paramLabel = "N", description = "Flows shown per router, largest first (default: 10).")
+  @Option(
+      names = "--top",
+      paramLabel = "N",
+      description = "Flows, and with --replicas servers, shown per router, largest first (default: 10).")
   int top = DEFAULT_TOP;
+
+  @Option(
+      names = "--replicas",
+      paramLabel = "N",
+      description =
+          "Also plan for N copies of every key, on the first N distinct servers of its preference"
+              + " order; from 1 to the number of servers of each list (default: no such section).")
+  Integer replicas;
 
   @Option(names = "--format", description = "text or json (default: text).")
   String format = "text";
 
-  /** The outcome for one router: its moves, or why it cannot place one of the lists. */
-  record Outcome(String router, KeyMoves moves, String notApplicable) {}
+  /**
+   * The outcome for one router: its moves and, with {@code --replicas}, its replicas' copies; or
+   * why it cannot place one of the lists.
+   */
+  record Outcome(String router, KeyMoves moves, ReplicaMoves replicas, String notApplicable) {}
 
   @Override
   public Integer call() throws IOException {
@@ -126,8 +142,16 @@ final class PlanCommand implements Callable<Integer> {
     if (keysFile != null && spec.commandLine().getParseResult().hasMatchedOption("--sample")) {
       throw new IllegalArgumentException("--sample and --keys-file exclude each other");
     }
+    if (replicas != null && replicas < 1) {
+      throw new IllegalArgumentException("--replicas must be >= 1 but was " + replicas);
+    }
     List<Node> before = serverList("--from", from);
     List<Node> after = serverList("--to", to);
+    if (replicas != null && replicas > Math.min(before.size(), after.size())) {
+      throw new IllegalArgumentException(
+          "--replicas must be at most the number of servers of each list (--from names "
+              + before.size() + ", --to " + after.size() + ") but was " + replicas);
+    }
     HashTag tag = parameters.hashTag();
     if (tag.isEnabled() && keysFile == null) {
       throw new IllegalArgumentException(
@@ -162,10 +186,13 @@ final class PlanCommand implements Callable<Integer> {
                     new Outcome(
                         specs.get(i).toString(),
                         built.get(i) == null ? null : count(built.get(i), keys),
+                        built.get(i) == null || replicas == null
+                            ? null
+                            : countReplicas(built.get(i), keys, replicas),
                         notApplicable.get(i)))
             .collect(Collectors.toList());
 
-    PlanReport report = new PlanReport(before, after, keys.describe(), outcomes, top);
+    PlanReport report = new PlanReport(before, after, keys.describe(), outcomes, top, replicas);
     PrintWriter out = spec.commandLine().getOut();
     out.print(json ? report.json() : report.text());
     out.flush();
@@ -192,6 +219,23 @@ final class PlanCommand implements Callable<Integer> {
     KeyMoves moves = KeyMoves.between(old.nodes(), next.nodes());
     for (int k = 0; k < oldHashes.length; k++) {
       moves.add(old.primary(oldHashes[k]), next.primary(newHashes[k]));
+    }
+    return moves;
+  }
+
+  /** Every key's {@code n} replicas through the old and the new router. */
+  private static ReplicaMoves countReplicas(Router[] pair, KeySample keys, int n) {
+    Router old = pair[0];
+    Router next = pair[1];
+    long[] oldHashes = keys.hashes(old.hasher());
+    long[] newHashes = keys.hashes(next.hasher());
+    ReplicaMoves moves = ReplicaMoves.between(old.nodes(), next.nodes(), n);
+    int[] oldReplicas = new int[n];
+    int[] newReplicas = new int[n];
+    for (int k = 0; k < oldHashes.length; k++) {
+      old.replicas(oldHashes[k], n, oldReplicas);
+      next.replicas(newHashes[k], n, newReplicas);
+      moves.add(oldReplicas, newReplicas);
     }
     return moves;
   }

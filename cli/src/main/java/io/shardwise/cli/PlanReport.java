@@ -4,10 +4,15 @@ import io.shardwise.cli.PlanCommand.Outcome;
 import io.shardwise.routing.Node;
 import io.shardwise.simulator.KeyMoves;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 
-/** What {@code shardwise plan} prints: a table of routers and their largest flows, or JSON. */
+/**
+ * What {@code shardwise plan} prints: a table of routers and their largest flows, and with {@code
+ * --replicas} a table of their replicas' copies and the copies per server; or the same as JSON.
+ */
 final class PlanReport {
 
   private final List<Node> before;
@@ -15,15 +20,19 @@ final class PlanReport {
   private final String sample;
   private final List<Outcome> outcomes;
   private final int top;
+  /** Copies per key with {@code --replicas}, else null. */
+  private final Integer replicas;
   /** The change itself, with no keys: servers, and the optimum. */
   private final KeyMoves change;
 
-  PlanReport(List<Node> before, List<Node> after, String sample, List<Outcome> outcomes, int top) {
+  PlanReport(
+      List<Node> before, List<Node> after, String sample, List<Outcome> outcomes, int top, Integer replicas) {
     this.before = before;
     this.after = after;
     this.sample = sample;
     this.outcomes = outcomes;
     this.top = top;
+    this.replicas = replicas;
     this.change = KeyMoves.between(before, after);
   }
 
@@ -40,7 +49,10 @@ final class PlanReport {
 
   /** A server as the lists name it: {@code name=host:port} with an explicit name, else the address. */
   private String label(int server) {
-    Node node = change.servers().get(server);
+    return label(change.servers().get(server));
+  }
+
+  private static String label(Node node) {
     return node.hasExplicitName() ? node.name() + "=" + node.address() : node.address();
   }
 
@@ -122,7 +134,109 @@ final class PlanReport {
                 percent(share(rest, m))));
       }
     }
+    if (replicas != null) {
+      replicaText(sb);
+    }
     return sb.toString();
+  }
+
+  /** The replica section: a table of routers, then each router's copies per server. */
+  private void replicaText(StringBuilder sb) {
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "%nReplicas: %d per key, the first %d distinct servers of its preference order; a copy"
+                + " is one key on one server.%n%n",
+            replicas, replicas));
+    List<String[]> rows = new ArrayList<>();
+    rows.add(
+        new String[] {
+          "router", "copies", "added", "added %", "removed", "removed %", "keys changed", "changed %"
+        });
+    for (Outcome o : outcomes) {
+      ReplicaMoves r = o.replicas();
+      if (r != null) {
+        rows.add(
+            new String[] {
+              o.router(),
+              count(r.copies()),
+              count(r.added()),
+              percent(fraction(r.added(), r.copies())),
+              count(r.removed()),
+              percent(fraction(r.removed(), r.copies())),
+              count(r.changedKeys()),
+              percent(fraction(r.changedKeys(), r.keys()))
+            });
+      }
+    }
+    columns(sb, rows, "", "lrrrrrrr");
+    sb.append(
+        "\ncopies: keys x replicas, before the change and after it.\nadded: copies on a server that"
+            + " did not hold them before (copy them there, or they miss there until\nwritten again);"
+            + " removed: copies a server no longer holds. Every key keeps its number of copies, so\n"
+            + "the two totals are equal; the % columns are shares of the copies.\nkeys changed: keys"
+            + " whose set of replicas changed.\n");
+
+    for (Outcome o : outcomes) {
+      ReplicaMoves r = o.replicas();
+      if (r == null) {
+        continue;
+      }
+      sb.append('\n')
+          .append(o.router())
+          .append(", ")
+          .append(replicas)
+          .append(replicas == 1 ? " replica" : " replicas")
+          .append(": copies per server, most after the change first:\n");
+      Integer[] servers = new Integer[r.servers().size()];
+      for (int s = 0; s < servers.length; s++) {
+        servers[s] = s;
+      }
+      Arrays.sort(
+          servers,
+          Comparator.comparingLong((Integer s) -> r.heldAfter(s))
+              .thenComparingLong(s -> r.heldBefore(s))
+              .reversed()
+              .thenComparingInt(s -> s));
+      List<String[]> serverRows = new ArrayList<>();
+      int shown = Math.min(top, servers.length);
+      if (shown > 0) {
+        serverRows.add(new String[] {"server", "before", "after", "added", "removed"});
+      }
+      for (int i = 0; i < shown; i++) {
+        int s = servers[i];
+        serverRows.add(
+            new String[] {
+              label(r.servers().get(s)),
+              count(r.heldBefore(s)),
+              count(r.heldAfter(s)),
+              count(r.addedTo(s)),
+              count(r.removedFrom(s))
+            });
+      }
+      columns(sb, serverRows, "  ", "lrrrr");
+      if (shown < servers.length) {
+        long[] rest = new long[4];
+        for (int i = shown; i < servers.length; i++) {
+          int s = servers[i];
+          rest[0] += r.heldBefore(s);
+          rest[1] += r.heldAfter(s);
+          rest[2] += r.addedTo(s);
+          rest[3] += r.removedFrom(s);
+        }
+        int more = servers.length - shown;
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "  ... %s more %s: %s before, %s after, %s added, %s removed%n",
+                count(more),
+                more == 1 ? "server" : "servers",
+                count(rest[0]),
+                count(rest[1]),
+                count(rest[2]),
+                count(rest[3])));
+      }
+    }
   }
 
   String json() {
@@ -136,6 +250,9 @@ final class PlanReport {
     w.name("unchanged").value(c[3]);
     w.name("sample").value(sample);
     w.name("optimum").value(change.optimum());
+    if (replicas != null) {
+      w.name("replicas").value(replicas);
+    }
     w.name("routers").beginArray();
     for (Outcome o : outcomes) {
       KeyMoves m = o.moves();
@@ -163,10 +280,37 @@ final class PlanReport {
       w.endArray();
       w.name("otherFlows").value(flows.size() - shown);
       w.name("otherFlowKeys").value(m.moved() - shownKeys);
+      if (o.replicas() != null) {
+        replicaJson(w, o.replicas());
+      }
       w.endObject();
     }
     w.endArray().endObject();
     return w.toString();
+  }
+
+  /** One router's replica figures, every server in {@link ReplicaMoves#servers()} order. */
+  private void replicaJson(JsonWriter w, ReplicaMoves r) {
+    w.name("replicaSets").beginObject();
+    w.name("copies").value(r.copies());
+    w.name("added").value(r.added());
+    w.name("addedFraction").value(fraction(r.added(), r.copies()));
+    w.name("removed").value(r.removed());
+    w.name("removedFraction").value(fraction(r.removed(), r.copies()));
+    w.name("keysChanged").value(r.changedKeys());
+    w.name("keysChangedFraction").value(fraction(r.changedKeys(), r.keys()));
+    w.name("servers").beginArray();
+    for (int s = 0; s < r.servers().size(); s++) {
+      w.beginObject().name("server").value(label(r.servers().get(s)));
+      w.name("before").value(r.heldBefore(s)).name("after").value(r.heldAfter(s));
+      w.name("added").value(r.addedTo(s)).name("removed").value(r.removedFrom(s));
+      w.endObject();
+    }
+    w.endArray().endObject();
+  }
+
+  private static double fraction(long part, long whole) {
+    return (double) part / whole;
   }
 
   private static double share(long keys, KeyMoves m) {

@@ -2,6 +2,10 @@ package io.shardwise.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shardwise.core.RouterSpec;
+import io.shardwise.routing.Node;
+import io.shardwise.routing.Router;
+import io.shardwise.routing.ServerList;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -9,7 +13,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -76,6 +83,68 @@ class LocateCommandTest {
     }
   }
 
+  /** Every router, and the compat router in a ketama and a modula mode. */
+  private static final List<String[]> ROUTERS =
+      List.of(
+          new String[] {"--router", "ring"},
+          new String[] {"--router", "ketama", "--compat", "libketama"},
+          new String[] {"--router", "ketama", "--compat", "spymemcached"},
+          new String[] {"--router", "hrw"},
+          new String[] {"--router", "jump"},
+          new String[] {"--router", "multiprobe"},
+          new String[] {"--router", "maglev"},
+          new String[] {"--router", "modulo"},
+          new String[] {"--router", "compat", "--compat-mode", "twemproxy:fnv1a_64:ketama"},
+          new String[] {"--router", "compat", "--compat-mode", "twemproxy:md5:modula"});
+
+  private String locate(String[] router, String servers, Path keys, String... more) {
+    out.getBuffer().setLength(0);
+    List<String> args = new ArrayList<>(List.of("locate", "--servers", servers, "--keys-file", keys.toString()));
+    args.addAll(List.of(router));
+    args.addAll(List.of(more));
+    int code = run(args.toArray(String[]::new));
+    assertThat(err.toString()).isEmpty();
+    assertThat(code).isZero();
+    return out.toString();
+  }
+
+  @Test
+  void replicasPrintTheFirstNServersOfEachKeysPreferenceOrderPrimaryFirst() throws IOException {
+    String servers = "127.0.0.1:11211,127.0.0.1:11212,127.0.0.1:11213,127.0.0.1:11214,127.0.0.1:11215";
+    List<Node> nodes = ServerList.parse(servers);
+    List<String> keys = IntStream.range(0, 500).mapToObj(i -> "key:" + i).collect(Collectors.toList());
+    Path keysFile = Files.write(dir.resolve("keys"), keys, StandardCharsets.UTF_8);
+    for (String[] router : ROUTERS) {
+      String label = String.join(" ", router);
+      String primaries = locate(router, servers, keysFile);
+      assertThat(locate(router, servers, keysFile, "--replicas", "1")).as(label).isEqualTo(primaries);
+      RouterSpec spec = RouterSpec.of(router[1]);
+      if (router[1].equals("ketama")) {
+        spec = spec.withKetamaCompatibility(router[3]);
+      } else if (router[1].equals("compat")) {
+        spec = spec.withCompatMode(router[3]);
+      }
+      Router r = spec.build(nodes);
+      String[] primaryLines = primaries.split("\n");
+      for (int n : new int[] {2, 3, 5}) {
+        String[] lines = locate(router, servers, keysFile, "--replicas", Integer.toString(n)).split("\n");
+        assertThat(lines).as(label).hasSize(keys.size());
+        int[] replicas = new int[n];
+        for (int k = 0; k < keys.size(); k++) {
+          String[] cells = lines[k].split("\t");
+          assertThat(cells).as(label).hasSize(n + 1);
+          assertThat(cells[0] + "\t" + cells[1]).as(label).isEqualTo(primaryLines[k]);
+          assertThat(Arrays.copyOfRange(cells, 1, n + 1)).as(label).doesNotHaveDuplicates();
+          r.replicas(r.hasher().hash(keys.get(k)), n, replicas);
+          for (int i = 0; i < n; i++) {
+            assertThat(cells[i + 1]).as("%s key %s replica %d", label, keys.get(k), i)
+                .isEqualTo(nodes.get(replicas[i]).address());
+          }
+        }
+      }
+    }
+  }
+
   @Test
   void badInputIsOneLineOnStderrAndExitCode2() {
     assertThat(run("locate", "--servers", "a:1,a:1", "--keys-file", "x")).isEqualTo(2);
@@ -91,6 +160,14 @@ class LocateCommandTest {
         "locate", "--router", "multiprobe", "--probes", "0", "--servers", "a:1");
     assertRejected("shardwise: no such file: /nonexistent/servers\n",
         "locate", "--servers-file", "/nonexistent/servers");
+    assertRejected("shardwise: --replicas must be >= 1 but was 0\n",
+        "locate", "--replicas", "0", "--servers", "a:1");
+    assertRejected("shardwise: --replicas must be >= 1 but was -2\n",
+        "locate", "--replicas", "-2", "--servers", "a:1");
+    assertRejected("shardwise: --replicas must be at most the number of servers, 3, but was 4\n",
+        "locate", "--replicas", "4", "--servers", "a:1,b:2,c:3");
+    assertRejected("shardwise: Invalid value for option '--replicas': 'two' is not an int\n",
+        "locate", "--replicas", "two", "--servers", "a:1");
   }
 
   private void assertRejected(String message, String... args) {

@@ -15,7 +15,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -244,13 +248,19 @@ class PlanCommandTest {
     assertThat(out.toString()).contains("\"router\": \"jump\",\n      \"notApplicable\": \"jump supports no weights");
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {"", "{}"})
-  void aKeysFileMovesWhatLocateSays(String hashTag) throws IOException {
+  /** 3,000 keys, a third of them with a hash tag that ten keys share. */
+  private static List<String> someTaggedKeys() {
     List<String> keys = new ArrayList<>();
     for (int i = 0; i < 3000; i++) {
       keys.add(i % 3 == 0 ? "{user:" + i / 30 + "}:item" + i : "key-" + i);
     }
+    return keys;
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "{}"})
+  void aKeysFileMovesWhatLocateSays(String hashTag) throws IOException {
+    List<String> keys = someTaggedKeys();
     Path keysFile = Files.write(dir.resolve("keys"), keys, StandardCharsets.UTF_8);
     String old = servers(1, 5);
     String next = servers(1, 6);
@@ -299,6 +309,172 @@ class PlanCommandTest {
     assertThat(out.toString()).contains("\"ratio\": null");
   }
 
+  /** One router's {@code replicaSets} in plan's JSON: totals, and per server before, after, added, removed. */
+  record ReplicaFigures(long copies, long added, long removed, long keysChanged, Map<String, long[]> servers) {}
+
+  /** The replica figures of {@code router} in the JSON plan just printed. */
+  private ReplicaFigures replicaFigures(String router) {
+    String json = out.toString();
+    int start = json.indexOf("\"router\": \"" + router + "\"");
+    assertThat(start).as(router).isNotNegative();
+    int end = json.indexOf("\"router\": ", start + 1);
+    String block = json.substring(start, end < 0 ? json.length() : end);
+    int replicaSets = block.indexOf("\"replicaSets\": {");
+    assertThat(replicaSets).as(router + " has replicaSets").isNotNegative();
+    block = block.substring(replicaSets);
+    Map<String, long[]> servers = new LinkedHashMap<>();
+    Matcher m =
+        Pattern.compile(
+                "\"server\": \"([^\"]+)\",\\s*\"before\": (\\d+),\\s*\"after\": (\\d+),"
+                    + "\\s*\"added\": (\\d+),\\s*\"removed\": (\\d+)")
+            .matcher(block);
+    while (m.find()) {
+      servers.put(
+          m.group(1),
+          new long[] {
+            Long.parseLong(m.group(2)), Long.parseLong(m.group(3)),
+            Long.parseLong(m.group(4)), Long.parseLong(m.group(5))
+          });
+    }
+    return new ReplicaFigures(
+        number(block, "copies"), number(block, "added"), number(block, "removed"),
+        number(block, "keysChanged"), servers);
+  }
+
+  @Test
+  void withoutReplicasThePlanHasNoReplicaSection() {
+    plan("--from", servers(1, 5), "--to", servers(1, 6), "--sample", "1000");
+    assertThat(out.toString()).doesNotContain("replica");
+    assertThat(run("plan", "--from", servers(1, 5), "--to", servers(1, 6), "--sample", "1000")).isZero();
+    assertThat(out.toString()).doesNotContainIgnoringCase("replica").doesNotContain("copies");
+  }
+
+  @Test
+  void oneReplicaAddsAndRemovesACopyForEveryKeyThatMoves() {
+    List<RouterFigures> figures =
+        plan("--from", servers(1, 10), "--to", servers(1, 3) + "," + servers(5, 11), "--sample", "20000",
+            "--replicas", "1");
+    assertThat(out.toString()).contains("\"replicas\": 1,");
+    assertThat(figures).extracting(RouterFigures::router).containsExactlyElementsOf(EVERY_ROUTER);
+    for (RouterFigures r : figures) {
+      ReplicaFigures c = replicaFigures(r.router());
+      assertThat(c.copies()).isEqualTo(r.keys());
+      assertThat(c.added()).as(r.router()).isEqualTo(r.moved());
+      assertThat(c.removed()).as(r.router()).isEqualTo(r.moved());
+      assertThat(c.keysChanged()).as(r.router()).isEqualTo(r.moved());
+      assertThat(c.servers()).hasSize(11);
+      assertThat(c.servers().get("127.0.0.4:11211")).as(r.router()).containsExactly(
+          c.servers().get("127.0.0.4:11211")[0], 0, 0, c.servers().get("127.0.0.4:11211")[0]);
+    }
+  }
+
+  @Test
+  void twoReplicasOnHrwCopyOneInNPlusOneOfTheCopiesAllToTheNewServer() {
+    int sample = 200_000;
+    RouterFigures r =
+        plan("--from", servers(1, 10), "--to", servers(1, 11), "--router", "hrw",
+                "--sample", Integer.toString(sample), "--replicas", "2")
+            .get(0);
+    ReplicaFigures c = replicaFigures("hrw");
+    assertThat(c.copies()).isEqualTo(2L * sample);
+    assertThat(c.removed()).isEqualTo(c.added());
+    // A key's set changes when the new server is among its 2 best of 11, and gains that one copy.
+    assertThat(c.keysChanged()).isEqualTo(c.added());
+    assertThat((double) c.keysChanged() / sample).isCloseTo(2.0 / 11, within(5 * Math.sqrt(2.0 / 11 * 9 / 11 / sample)));
+    assertThat((double) c.added() / c.copies()).isCloseTo(1.0 / 11, within(0.003));
+    long before = 0;
+    long after = 0;
+    for (Map.Entry<String, long[]> e : c.servers().entrySet()) {
+      long[] v = e.getValue();
+      before += v[0];
+      after += v[1];
+      assertThat(v[1]).as(e.getKey()).isEqualTo(v[0] + v[2] - v[3]);
+      if (e.getKey().equals("127.0.0.11:11211")) {
+        assertThat(v).containsExactly(0, c.added(), c.added(), 0);
+      } else {
+        assertThat(v[2]).as(e.getKey()).isZero();
+      }
+    }
+    assertThat(before).isEqualTo(c.copies());
+    assertThat(after).isEqualTo(c.copies());
+    // One copy: the plan's moved keys, for comparison.
+    assertThat((double) r.moved() / sample).isCloseTo(1.0 / 11, within(0.003));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"ketama", "hrw", "jump", "maglev", "modulo"})
+  void replicaCopiesOfAKeysFileAreWhatLocatePrints(String router) throws IOException {
+    List<String> keys = someTaggedKeys();
+    Path keysFile = Files.write(dir.resolve("keys"), keys, StandardCharsets.UTF_8);
+    String old = servers(1, 5);
+    String next = servers(2, 7);
+    plan("--from", old, "--to", next, "--router", router, "--compat", "twemproxy",
+        "--keys-file", keysFile.toString(), "--hash-tag", "{}", "--replicas", "3");
+    RouterSpec spec = RouterSpec.of(router).withKetamaCompatibility("twemproxy");
+    ReplicaFigures figures = replicaFigures(spec.toString());
+
+    Router before = spec.build(ServerList.parse(old));
+    Router after = spec.build(ServerList.parse(next));
+    HashTag tag = HashTag.of("{}");
+    Map<String, long[]> expected = new LinkedHashMap<>();
+    for (int i = 1; i <= 7; i++) {
+      expected.put("127.0.0." + i + ":11211", new long[4]);
+    }
+    long changed = 0;
+    for (String key : keys) {
+      Set<String> was = addresses(before, tag.hash(before.hasher(), key), 3);
+      Set<String> is = addresses(after, tag.hash(after.hasher(), key), 3);
+      was.forEach(s -> expected.get(s)[0]++);
+      is.forEach(s -> expected.get(s)[1]++);
+      is.stream().filter(s -> !was.contains(s)).forEach(s -> expected.get(s)[2]++);
+      was.stream().filter(s -> !is.contains(s)).forEach(s -> expected.get(s)[3]++);
+      changed += was.equals(is) ? 0 : 1;
+    }
+    assertThat(figures.keysChanged()).isEqualTo(changed);
+    assertThat(figures.copies()).isEqualTo(3L * keys.size());
+    assertThat(figures.servers().keySet()).containsExactlyInAnyOrderElementsOf(expected.keySet());
+    for (Map.Entry<String, long[]> e : expected.entrySet()) {
+      assertThat(figures.servers().get(e.getKey())).as(e.getKey()).containsExactly(e.getValue());
+    }
+  }
+
+  /** The addresses of a key's first {@code n} replicas, as locate --replicas prints them. */
+  private static Set<String> addresses(Router router, long hash, int n) {
+    int[] replicas = new int[n];
+    router.replicas(hash, n, replicas);
+    Set<String> set = new LinkedHashSet<>();
+    for (int i : replicas) {
+      set.add(router.nodes().get(i).address());
+    }
+    return set;
+  }
+
+  @Test
+  void replicaTextShowsATableOfRoutersAndTheTopServersOfEach() {
+    int code =
+        run("plan", "--from", servers(1, 5), "--to", servers(1, 6), "--router", "ring,maglev",
+            "--sample", "6000", "--replicas", "2", "--top", "4");
+    assertThat(err.toString()).isEmpty();
+    assertThat(code).isZero();
+    String text = out.toString();
+    assertThat(text)
+        .contains("\nReplicas: 2 per key, the first 2 distinct servers of its preference order; a copy"
+            + " is one key on one server.\n\n")
+        .containsPattern("\nrouter +copies +added +added % +removed +removed % +keys changed +changed %\n")
+        .containsPattern("\nring\\(V=160\\) +12,000 +[0-9,]+ +[0-9.]+% +[0-9,]+ +[0-9.]+% +[0-9,]+ +[0-9.]+%\n")
+        .contains("\nring(V=160), 2 replicas: copies per server, most after the change first:\n")
+        .contains("\nmaglev(M=65537), 2 replicas: copies per server, most after the change first:\n");
+    List<String> serverLines =
+        text.lines().filter(l -> l.matches("  127\\.0\\.0\\.[0-9]:11211 +[0-9,]+ +[0-9,]+ +[0-9,]+ +[0-9,]+"))
+            .collect(Collectors.toList());
+    assertThat(serverLines).hasSize(8);
+    assertThat(text).containsPattern("\n  \\.\\.\\. 2 more servers: [0-9,]+ before, [0-9,]+ after, [0-9,]+ added,"
+        + " [0-9,]+ removed\n");
+    // The plan without replicas comes first, unchanged.
+    assertThat(text).startsWith("Plan: 5 servers -> 6 servers: 1 added, 0 removed, 0 reweighted, 5 unchanged\n");
+    assertThat(text.indexOf("ring(V=160): ")).isLessThan(text.indexOf("\nReplicas: "));
+  }
+
   @Test
   void badInputIsOneLineNamingTheValueAndExitCode2() throws IOException {
     assertRejected("shardwise: --from 'a:1,a:1': server list must not name a server twice but a:1 is entry 1 and entry 2\n",
@@ -330,6 +506,16 @@ class PlanCommandTest {
     assertRejected("shardwise: --hash-tag needs --keys-file: without it plan draws key hashes, not keys\n",
         "plan", "--from", "a:1", "--to", "a:1", "--hash-tag", "{}");
     assertRejected("shardwise: Missing required option: '--to=NEW'\n", "plan", "--from", "a:1");
+    assertRejected("shardwise: --replicas must be >= 1 but was 0\n",
+        "plan", "--from", "a:1", "--to", "a:1", "--replicas", "0");
+    assertRejected("shardwise: --replicas must be >= 1 but was -1\n",
+        "plan", "--from", "a:1", "--to", "a:1", "--replicas", "-1");
+    assertRejected("shardwise: --replicas must be at most the number of servers of each list (--from names 2,"
+            + " --to 3) but was 3\n",
+        "plan", "--from", "a:1,b:1", "--to", "a:1,b:1,c:1", "--replicas", "3");
+    assertRejected("shardwise: --replicas must be at most the number of servers of each list (--from names 3,"
+            + " --to 2) but was 3\n",
+        "plan", "--from", "a:1,b:1,c:1", "--to", "a:1,b:1", "--replicas", "3");
   }
 
   private void assertRejected(String message, String... args) {

@@ -17,7 +17,8 @@ import java.util.function.IntPredicate;
  * #preferenceOrder(long, int[])} writes distinct node indexes, primary first, in the order the
  * router would fail over or spill to them; it may allocate (for long orders on large fleets).
  * {@link #walkToAvailable(long, IntPredicate, int[])} gives the part of that order a request
- * needs while nodes are out, without allocating.
+ * needs while nodes are out, without allocating. {@link #replicas(long, int, int[])} gives its
+ * first N nodes, the servers that hold a key stored N times, without allocating.
  */
 public interface Router {
 
@@ -87,6 +88,54 @@ public interface Router {
       }
     }
     return n;
+  }
+
+  /**
+   * Writes the {@code n} replicas of a key hash into {@code out}: the first {@code min(n,
+   * size())} nodes of its {@link #preferenceOrder(long, int[]) preference order}, the primary
+   * first. These are the distinct servers that hold a key stored {@code n} times, as in Dynamo,
+   * where the first N distinct nodes of a key's preference list store it (DeCandia et al.,
+   * "Dynamo: Amazon's Highly Available Key-value Store", SOSP 2007, section 4.3). The replicas
+   * for {@code n} are a prefix of those for {@code n + 1}, and {@code out[0]} is {@link
+   * #primary(long)}. Entries of {@code out} past the replicas are left as they were.
+   *
+   * <p>Every router of Shardwise overrides this with a walk that allocates nothing. This default
+   * computes the order into {@code out} when it has exactly {@code min(n, size())} entries, and
+   * into a new array of that length otherwise.
+   *
+   * @param n how many replicas a key has, at least 1; more than {@link #size()} means every node
+   * @param out receives the replicas in {@code out[0, min(n, size()))}; may be longer, typically
+   *     one buffer reused per thread
+   * @return the number of replicas written, {@code min(n, size())}
+   * @throws IllegalArgumentException if {@code n < 1}
+   * @throws IndexOutOfBoundsException if {@code out} is shorter than {@code min(n, size())}
+   */
+  default int replicas(long keyHash, int n, int[] out) {
+    int count = replicaCount(n, size(), out.length);
+    if (out.length == count) {
+      return preferenceOrder(keyHash, out);
+    }
+    int[] prefix = new int[count];
+    preferenceOrder(keyHash, prefix);
+    System.arraycopy(prefix, 0, out, 0, count);
+    return count;
+  }
+
+  /**
+   * How many nodes {@link #replicas(long, int, int[]) replicas(keyHash, n, out)} writes on a
+   * router of {@code size} nodes, {@code min(n, size)}, after checking {@code n} and the length
+   * of {@code out} as that method documents: for routers that override it.
+   *
+   * @throws IllegalArgumentException if {@code n < 1}
+   * @throws IndexOutOfBoundsException if {@code outLength < min(n, size)}
+   */
+  static int replicaCount(int n, int size, int outLength) {
+    if (n < 1) {
+      throw new IllegalArgumentException("replicas must be >= 1 but was " + n);
+    }
+    int count = Math.min(n, size);
+    Objects.checkFromIndexSize(0, count, outLength);
+    return count;
   }
 
   /** Short description of the algorithm and its parameters, e.g. {@code maglev(M=65537)}. */

@@ -1,5 +1,6 @@
 package io.shardwise.ketama;
 
+import io.shardwise.routing.Router;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.function.IntPredicate;
@@ -142,6 +143,14 @@ final class Continuum {
    */
   int preferenceOrder(long position, int[] out) {
     return walk(position, null, out, Math.min(out.length, nodeCount));
+  }
+
+  /**
+   * The first {@code min(n, node count)} nodes of that order: see {@link Router#replicas}.
+   * Allocation free.
+   */
+  int replicas(long position, int n, int[] out) {
+    return walk(position, null, out, Router.replicaCount(n, nodeCount, out.length));
   }
 
   /**

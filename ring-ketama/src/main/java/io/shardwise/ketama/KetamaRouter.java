@@ -141,6 +141,12 @@ public final class KetamaRouter implements Router {
     return continuum.preferenceOrder(keyHash << 32, out);
   }
 
+  /** The first {@code n} distinct servers clockwise from the key. Allocation free. */
+  @Override
+  public int replicas(long keyHash, int n, int[] out) {
+    return continuum.replicas(keyHash << 32, n, out);
+  }
+
   /**
    * Walks the continuum clockwise from the key to the first point whose owner is available:
    * about {@code 1 / (1 - f)} points with a fraction f of the nodes out. Allocation free.

@@ -381,16 +381,32 @@ public final class PeerRouter implements Router {
   @Override
   public int preferenceOrder(long keyHash, int[] out) {
     if (slots != null) {
-      int n = nodes.size();
-      int k = Math.min(out.length, n);
-      int node = primary(keyHash);
-      for (int a = 0; a < k; a++) {
-        out[a] = node;
-        node = node + 1 == n ? 0 : node + 1;
-      }
-      return k;
+      return nextInList(keyHash, out, Math.min(out.length, nodes.size()));
     }
     return continuum.preferenceOrder(continuumPosition(keyHash), out);
+  }
+
+  /**
+   * The first {@code n} servers of the order: for a continuum the distinct servers met clockwise
+   * from the key, for modula the primary and the servers after it in the list. Allocation free.
+   */
+  @Override
+  public int replicas(long keyHash, int n, int[] out) {
+    if (slots != null) {
+      return nextInList(keyHash, out, Router.replicaCount(n, nodes.size(), out.length));
+    }
+    return continuum.replicas(continuumPosition(keyHash), n, out);
+  }
+
+  /** The modula order's first {@code k} nodes: the primary, then the next ones of the list. */
+  private int nextInList(long keyHash, int[] out, int k) {
+    int n = nodes.size();
+    int node = primary(keyHash);
+    for (int a = 0; a < k; a++) {
+      out[a] = node;
+      node = node + 1 == n ? 0 : node + 1;
+    }
+    return k;
   }
 
   @Override

@@ -176,7 +176,21 @@ public final class JumpRouter implements Router {
 
   @Override
   public int preferenceOrder(long keyHash, int[] out) {
-    int k = Math.min(out.length, n);
+    return chain(keyHash, out, Math.min(out.length, n));
+  }
+
+  /** The first {@code count} steps of the failover chain. Allocation free. */
+  @Override
+  public int replicas(long keyHash, int count, int[] out) {
+    return chain(keyHash, out, Router.replicaCount(count, n, out.length));
+  }
+
+  /**
+   * Writes the first {@code k} steps of the failover chain: up to {@value #SCAN_LIMIT} by
+   * scanning the steps before, more with a per-thread Fenwick tree. No allocation once the
+   * thread has one.
+   */
+  private int chain(long keyHash, int[] out, int k) {
     if (k == 0) {
       return 0;
     }
@@ -185,8 +199,11 @@ public final class JumpRouter implements Router {
       for (int a = 1; a < k; a++) {
         out[a] = unchosenAt(out, a, rank(keyHash, a));
       }
-    } else {
-      int[] remaining = new int[n + 1];
+      return k;
+    }
+    WalkScratch scratch = WalkScratch.take();
+    try {
+      int[] remaining = scratch.ints(n + 1);
       RemainingNodes.fill(remaining, n);
       RemainingNodes.remove(remaining, n, out[0]);
       for (int a = 1; a < k; a++) {
@@ -194,8 +211,10 @@ public final class JumpRouter implements Router {
         RemainingNodes.remove(remaining, n, node);
         out[a] = node;
       }
+      return k;
+    } finally {
+      scratch.release();
     }
-    return k;
   }
 
   /**

@@ -268,6 +268,12 @@ public final class MaglevRouter implements Router {
     return walk(keyHash, null, out, Math.min(out.length, nodes.size()));
   }
 
+  /** The first {@code n} distinct owners forward from the key's slot. Allocation free. */
+  @Override
+  public int replicas(long keyHash, int n, int[] out) {
+    return walk(keyHash, null, out, Router.replicaCount(n, nodes.size(), out.length));
+  }
+
   /**
    * Walks the table forward from the key's slot to the first slot whose owner is available:
    * about {@code 1 / (1 - f)} slots with a fraction f of the nodes out. Allocation free.

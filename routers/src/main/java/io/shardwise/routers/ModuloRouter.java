@@ -54,7 +54,17 @@ public final class ModuloRouter implements Router {
 
   @Override
   public int preferenceOrder(long keyHash, int[] out) {
-    int k = Math.min(out.length, n);
+    return successors(keyHash, out, Math.min(out.length, n));
+  }
+
+  /** The primary {@code p} and the next {@code count - 1} nodes. Allocation free. */
+  @Override
+  public int replicas(long keyHash, int count, int[] out) {
+    return successors(keyHash, out, Router.replicaCount(count, n, out.length));
+  }
+
+  /** Writes {@code p, p+1, ...} modulo n, {@code k} of them. */
+  private int successors(long keyHash, int[] out, int k) {
     int node = primary(keyHash);
     for (int a = 0; a < k; a++) {
       out[a] = node;

@@ -199,13 +199,60 @@ public final class MultiProbeRouter implements Router {
     int n = nodePoints.length;
     Objects.checkFromIndexSize(0, n, walked.length);
     int steps = Math.min(n, LAZY_STEPS);
+    int skipped = lazyWalk(keyHash, available, walked, steps);
+    if (skipped < steps || steps == n) {
+      return skipped;
+    }
+    WalkScratch scratch = WalkScratch.take();
+    try {
+      long[] nearest = scratch.k1(n);
+      nearest(keyHash, nearest);
+      return NodeRanking.walk(nearest, null, n, available, walked);
+    } finally {
+      scratch.release();
+    }
+  }
+
+  /**
+   * The {@code n} nodes nearest the key's probes: up to {@value #LAZY_STEPS} by the lazy walk of
+   * {@link #walkToAvailable}, O(K) each, more by one O(n K) pass into per-thread arrays ranked by
+   * {@link NodeRanking#writeFirst}. Allocation free.
+   */
+  @Override
+  public int replicas(long keyHash, int n, int[] out) {
+    int size = nodePoints.length;
+    int count = Router.replicaCount(n, size, out.length);
+    if (count == 1) {
+      out[0] = primary(keyHash);
+      return 1;
+    }
+    if (count <= LAZY_STEPS) {
+      return lazyWalk(keyHash, null, out, count);
+    }
+    WalkScratch scratch = WalkScratch.take();
+    try {
+      long[] nearest = scratch.k1(size);
+      nearest(keyHash, nearest);
+      return NodeRanking.writeFirst(nearest, null, size, out, count, scratch);
+    } finally {
+      scratch.release();
+    }
+  }
+
+  /**
+   * Writes the nodes of the order one step at a time, each step O(K), until {@code want} are
+   * written or {@code available} (if not null) accepts the node just written. Returns the number
+   * written and not accepted.
+   */
+  private int lazyWalk(long keyHash, IntPredicate available, int[] out, int want) {
+    int n = nodePoints.length;
     // Step `count` finds the least (distance, index) not walked, given the distance of the last
     // node walked. Every node with a lesser pair is walked already; the next node's distance is
     // reached from some probe, and from that probe every point at or beyond `last` and before
     // the next node's belongs to a walked node. So the next node is the least, over the probes,
     // of each probe's first point at or beyond `last` whose node is not walked.
     long last = Long.MIN_VALUE; // distance 0, as d ^ MIN_VALUE: signed order is unsigned order
-    for (int count = 0; count < steps; count++) {
+    for (int count = 0; count < want; count++) {
       int best = -1;
       long bestDistance = 0;
       for (int j = 0; j < probes; j++) {
@@ -217,7 +264,7 @@ public final class MultiProbeRouter implements Router {
             break; // wrapped past the probe: it has no node left that is not walked
           }
           int owner = owners[pos];
-          if (!RouterNodes.contains(walked, count, owner)) {
+          if (!RouterNodes.contains(out, count, owner)) {
             if (best < 0 || distance < bestDistance || (distance == bestDistance && owner < best)) {
               bestDistance = distance;
               best = owner;
@@ -229,23 +276,13 @@ public final class MultiProbeRouter implements Router {
           }
         }
       }
-      walked[count] = best;
-      if (available.test(best)) {
+      out[count] = best;
+      if (available != null && available.test(best)) {
         return count;
       }
       last = bestDistance;
     }
-    if (steps == n) {
-      return n;
-    }
-    WalkScratch scratch = WalkScratch.take();
-    try {
-      long[] nearest = scratch.k1(n);
-      nearest(keyHash, nearest);
-      return NodeRanking.walk(nearest, null, n, available, walked);
-    } finally {
-      scratch.release();
-    }
+    return want;
   }
 
   /**

@@ -32,6 +32,27 @@ final class NodeRanking {
     return k;
   }
 
+  /**
+   * Writes the first {@code k <= n} node indexes of the order into {@code out} without
+   * allocating: by selection passes up to {@link #SELECTION_LIMIT}, else by heap-sorting every
+   * index in the scratch's int array (the same order as {@link #sort}: the order is total).
+   *
+   * @return {@code k}
+   */
+  static int writeFirst(long[] k1, long[] k2, int n, int[] out, int k, WalkScratch scratch) {
+    if (k <= SELECTION_LIMIT) {
+      select(k1, k2, n, out, k);
+      return k;
+    }
+    int[] all = scratch.ints(n);
+    for (int i = 0; i < n; i++) {
+      all[i] = i;
+    }
+    heapSort(k1, k2, all, n);
+    System.arraycopy(all, 0, out, 0, k);
+    return k;
+  }
+
   /** Whether node {@code i} comes before node {@code j}. */
   static boolean before(long[] k1, long[] k2, int i, int j) {
     if (k1[i] != k1[j]) {

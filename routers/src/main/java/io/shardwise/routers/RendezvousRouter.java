@@ -199,6 +199,29 @@ public final class RendezvousRouter implements Router {
   }
 
   /**
+   * The {@code n} best-scoring nodes, best first: the N highest random weights of Thaler and
+   * Ravishankar. With {@code n == 1}, {@link #primary(long)}; else every node's keys in per-thread
+   * arrays, ranked by {@link NodeRanking#writeFirst}. Allocation free.
+   */
+  @Override
+  public int replicas(long keyHash, int n, int[] out) {
+    int count = Router.replicaCount(n, seeds.length, out.length);
+    if (count == 1) {
+      out[0] = primary(keyHash);
+      return 1;
+    }
+    WalkScratch scratch = WalkScratch.take();
+    try {
+      long[] k1 = scratch.k1(seeds.length);
+      long[] k2 = weights == null ? null : scratch.k2(seeds.length);
+      keys(keyHash, k1, k2);
+      return NodeRanking.writeFirst(k1, k2, seeds.length, out, count, scratch);
+    } finally {
+      scratch.release();
+    }
+  }
+
+  /**
    * One pass over the nodes in the order {@link #preferenceOrder} ranks them, without allocating:
    * O(n) like every rendezvous lookup. With weights, the pruning of {@link #primaryWeighted}
    * keeps the logarithms to a few. See {@link NodeRanking#walk}.

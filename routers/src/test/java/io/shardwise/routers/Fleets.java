@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -64,6 +65,24 @@ final class Fleets {
   static void assertBinomial(String what, int count, int trials, double p) {
     double tolerance = 5 * Math.sqrt(trials * p * (1 - p)) + 1;
     assertThat((double) count).as(what).isCloseTo(trials * p, within(tolerance));
+  }
+
+  /**
+   * The least number of bytes this thread allocated in one of {@code rounds} runs of {@code
+   * round}. The JIT allocates now and then on the thread it compiles for; an allocation per call
+   * would show in every round, so a round that allocates nothing has none.
+   */
+  static long leastBytesAllocated(int rounds, Runnable round) {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long thread = Thread.currentThread().getId();
+    long least = Long.MAX_VALUE;
+    for (int r = 0; r < rounds; r++) {
+      long before = threads.getThreadAllocatedBytes(thread);
+      round.run();
+      least = Math.min(least, threads.getThreadAllocatedBytes(thread) - before);
+    }
+    return least;
   }
 
   /** The nodes with weights 1, 2, 3, 4, 1, 2, ... */

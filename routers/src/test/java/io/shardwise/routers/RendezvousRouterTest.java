@@ -6,6 +6,7 @@ import io.shardwise.routing.Murmur3;
 import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -51,6 +52,22 @@ class RendezvousRouterTest {
         router.preferenceOrder(key, out);
         assertThat(out).isEqualTo(expected);
         assertThat(router.primary(key)).isEqualTo(expected[0]);
+      }
+    }
+  }
+
+  @Test
+  void replicasAreTheNHighestScores() {
+    for (List<Node> nodes : List.of(Fleets.nodes(40), weighted(1, 5, 2, 9, 1, 3, 3, 7, 1, 2, 4))) {
+      Router router = new RendezvousRouter(nodes);
+      int[] out = new int[nodes.size()];
+      for (long key : Fleets.keyHashes(4, 1_000)) {
+        int[] expected = obviousOrder(nodes, key);
+        for (int n : new int[] {1, 2, 3, 8, 9, 11, 40}) {
+          int count = router.replicas(key, n, out);
+          assertThat(count).isEqualTo(Math.min(n, nodes.size()));
+          assertThat(Arrays.copyOf(out, count)).as("n=%d", n).isEqualTo(Arrays.copyOf(expected, count));
+        }
       }
     }
   }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardwise.routing.Router;
-import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.function.IntPredicate;
@@ -109,22 +108,17 @@ class WalkToAvailableTest {
     int[] walked = new int[n];
     int[] index = new int[1];
     IntPredicate available = i -> !outs[index[0]][i];
-    com.sun.management.ThreadMXBean threads =
-        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    long thread = Thread.currentThread().getId();
-    // The JIT allocates now and then on the thread it compiles for; an allocation per walk
-    // would show in every round, so the least round must be zero.
-    long least = Long.MAX_VALUE;
-    long sum = 0;
-    for (int round = 0; round < 20; round++) {
-      long before = threads.getThreadAllocatedBytes(thread);
-      for (int k = 0; k < keys.length; k++) {
-        index[0] = k;
-        sum += router.walkToAvailable(keys[k], available, walked);
-      }
-      least = Math.min(least, threads.getThreadAllocatedBytes(thread) - before);
-    }
-    assertThat(least).as("bytes allocated by %d walks (sum %d)", keys.length, sum).isZero();
+    long[] sum = new long[1];
+    long least =
+        Fleets.leastBytesAllocated(
+            20,
+            () -> {
+              for (int k = 0; k < keys.length; k++) {
+                index[0] = k;
+                sum[0] += router.walkToAvailable(keys[k], available, walked);
+              }
+            });
+    assertThat(least).as("bytes allocated by %d walks (sum %d)", keys.length, sum[0]).isZero();
   }
 
   @ParameterizedTest
