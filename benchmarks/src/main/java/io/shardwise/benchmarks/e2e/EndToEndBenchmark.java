@@ -27,6 +27,12 @@ import picocli.CommandLine.Option;
  *     --duration 10s --warmup 5s --rounds 5 --threads 8
  * </pre>
  *
+ * <p>Scenarios ({@code --scenario}, default all): {@code memcached-sync}, {@code memcached-async},
+ * {@code redis-sync} and {@code redis-async} on one server against bare spymemcached / Lettuce;
+ * {@code memcached-getmulti} (4 servers) and {@code memcached-getmulti-100} (100 servers) against
+ * spymemcached's ketama client; {@code redis-getmulti} (4 servers) against bare Lettuce with a
+ * connection per server and one {@code MGET} per server (see {@link Scenario}).
+ *
  * <p>For each scenario it starts (or reuses) the servers, opens the peer and Shardwise on them with
  * the same timeout, writes the data set, checks that both read and write the same data, warms both
  * up, then runs them one after the other for several rounds, alternating which goes first, with
@@ -89,7 +95,7 @@ public final class EndToEndBenchmark implements Callable<Integer> {
       paramLabel = "ID",
       description = {
         "Scenarios to run (default all): memcached-sync, memcached-async, redis-sync,"
-            + " redis-async, memcached-getmulti, memcached-getmulti-100."
+            + " redis-async, memcached-getmulti, memcached-getmulti-100, redis-getmulti."
       })
   List<String> scenarios;
 
@@ -123,8 +129,9 @@ public final class EndToEndBenchmark implements Callable<Integer> {
       description = {
         "Also run Shardwise's backend alone (a NodeConnection without the routing client) in the"
             + " single-node scenarios, to split Shardwise's cost between backend and client; and,"
-            + " over several nodes, bare spymemcached with one client per server (Shardwise's"
-            + " layout), to split the cost of that layout from Shardwise's own."
+            + " over several memcached nodes, bare spymemcached with one client per server"
+            + " (Shardwise's layout), to split the cost of that layout from Shardwise's own. The"
+            + " Redis multi-node peer has that layout already and gets no third client."
       })
   boolean breakdown;
 

@@ -76,7 +76,8 @@ final class LettuceContender implements Contender {
 
   @Override
   public Map<String, ?> getMulti(List<String> keys) {
-    throw new UnsupportedOperationException("no multi-get scenario runs on bare Lettuce");
+    throw new UnsupportedOperationException(
+        "the Redis multi-get scenario runs on LettucePerNodeContender, not on one connection");
   }
 
   @Override

@@ -16,7 +16,9 @@ import java.util.function.Supplier;
  * The pairs the issue asks for. Each opens its peer (first) and Shardwise (second) on the same
  * server(s) with the same timeout; with {@code breakdown}, a third contender: Shardwise's backend
  * alone in the single-node scenarios, and bare spymemcached with one client per server (Shardwise's
- * layout) over several nodes.
+ * layout) over several memcached nodes. Over several Redis nodes the peer already has Shardwise's
+ * layout (bare Lettuce, a connection per server, one {@code MGET} per server), so there is no third
+ * contender.
  */
 enum Scenario {
   MEMCACHED_SYNC(
@@ -32,7 +34,9 @@ enum Scenario {
       "memcached getMulti of 1,000 keys, 100 nodes",
       Workload.GET_MULTI_LARGE,
       1.0,
-      100);
+      100),
+  REDIS_GET_MULTI(
+      "redis-getmulti", "Redis getMulti of 100 keys, 4 nodes", Workload.GET_MULTI, 1.0, 4);
 
   private final String id;
   private final String title;
@@ -73,7 +77,7 @@ enum Scenario {
   }
 
   boolean isRedis() {
-    return this == REDIS_SYNC || this == REDIS_ASYNC;
+    return this == REDIS_SYNC || this == REDIS_ASYNC || this == REDIS_GET_MULTI;
   }
 
   /** The scenario with this id. */
@@ -94,6 +98,14 @@ enum Scenario {
   Setup open(Servers servers, Duration timeout, boolean breakdown) {
     List<Contender> contenders = new ArrayList<>();
     try {
+      if (isRedis() && nodes > 1) {
+        List<RedisServer> fleet = servers.redis(nodes);
+        List<InetSocketAddress> addresses = fleet.stream().map(RedisServer::socketAddress).toList();
+        contenders.add(new LettucePerNodeContender(addresses, RouterSpec.DEFAULT, timeout));
+        contenders.add(
+            ShardwiseContender.redis(Servers.serverList(fleet), RouterSpec.DEFAULT, timeout));
+        return new Setup(contenders, () -> Servers.redisCounters(fleet));
+      }
       if (isRedis()) {
         RedisServer server = servers.redis();
         contenders.add(new LettuceContender(server.host(), server.port(), timeout));
@@ -103,7 +115,7 @@ enum Scenario {
           contenders.add(
               new BackendContender(backend, backend.connect(Node.of(server.host(), server.port()))));
         }
-        return new Setup(contenders, () -> Servers.redisCounters(server));
+        return new Setup(contenders, () -> Servers.redisCounters(List.of(server)));
       }
       List<MemcachedServer> fleet = servers.memcached(nodes);
       if (nodes == 1) {

@@ -19,7 +19,8 @@ final class Servers implements AutoCloseable {
 
   private final java.util.Map<Integer, ServerFleet<MemcachedServer>> memcached =
       new java.util.TreeMap<>();
-  private ServerFleet<RedisServer> redisOne;
+  private final java.util.Map<Integer, ServerFleet<RedisServer>> redis =
+      new java.util.TreeMap<>();
 
   /**
    * A memcached fleet of {@code count} servers, started at the first call. Fleets of more than 4
@@ -35,11 +36,19 @@ final class Servers implements AutoCloseable {
     return fleet.servers();
   }
 
+  /** The single Redis server of the one-node scenarios, started at the first call. */
   synchronized RedisServer redis() {
-    if (redisOne == null) {
-      redisOne = start(ServerFleet.redisBuilder().servers(1));
+    return redis(1).get(0);
+  }
+
+  /** A Redis fleet of {@code count} servers, started at the first call. */
+  synchronized List<RedisServer> redis(int count) {
+    ServerFleet<RedisServer> fleet = redis.get(count);
+    if (fleet == null) {
+      fleet = start(ServerFleet.redisBuilder().servers(count));
+      redis.put(count, fleet);
     }
-    return redisOne.server(0);
+    return fleet.servers();
   }
 
   private static <S extends ServerHandle> ServerFleet<S> start(ServerFleet.Builder<S> builder) {
@@ -73,18 +82,25 @@ final class Servers implements AutoCloseable {
     return new Counters(commands, bytes);
   }
 
-  /** Commands processed and bytes received by a Redis server. */
-  static Counters redisCounters(RedisServer server) {
-    Map<String, String> stats = server.info("stats");
-    return new Counters(
-        Long.parseLong(stats.get("total_commands_processed")),
-        Long.parseLong(stats.get("total_net_input_bytes")));
+  /**
+   * Commands processed ({@code MGET} counts once, however many keys) and bytes received by Redis
+   * servers.
+   */
+  static Counters redisCounters(List<RedisServer> servers) {
+    long commands = 0;
+    long bytes = 0;
+    for (RedisServer server : servers) {
+      Map<String, String> stats = server.info("stats");
+      commands += Long.parseLong(stats.get("total_commands_processed"));
+      bytes += Long.parseLong(stats.get("total_net_input_bytes"));
+    }
+    return new Counters(commands, bytes);
   }
 
   @Override
   public synchronized void close() {
     List<ServerFleet<?>> fleets = new java.util.ArrayList<>(memcached.values());
-    fleets.add(redisOne);
+    fleets.addAll(redis.values());
     for (ServerFleet<?> fleet : fleets) {
       if (fleet != null) {
         fleet.close();

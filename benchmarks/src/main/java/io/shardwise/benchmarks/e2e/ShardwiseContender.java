@@ -130,6 +130,23 @@ final class ShardwiseContender implements Contender {
     return new ShardwiseContender("Shardwise", client, watch);
   }
 
+  /** Redis on {@code servers} ({@code host:port, ...}) with {@code router}. */
+  static ShardwiseContender redis(String servers, RouterSpec router, Duration timeout) {
+    RedisBackend backend = redisBackend(timeout);
+    Watch watch = new Watch();
+    AsyncCacheClient<byte[]> client =
+        ShardwiseClient.builder()
+            .backend(backend)
+            .servers(servers)
+            .router(router)
+            .timeout(timeout)
+            .listener(watch)
+            .metrics(watch)
+            .codec(Codecs.bytes())
+            .build();
+    return new ShardwiseContender("Shardwise " + router, client, watch);
+  }
+
   @Override
   public String name() {
     return name;
