@@ -545,10 +545,12 @@ final class RedisNodeConnection implements NodeConnection {
     if (keys.isEmpty()) {
       return CompletableFuture.completedFuture(new HashMap<>());
     }
-    List<String> distinct = new ArrayList<>(new LinkedHashSet<>(keys));
-    byte[][] k = new byte[distinct.size()][];
+    // A key named twice is asked twice (MGET answers each) and lands once in the map: no copy of
+    // the list to drop duplicates, which the routing client never sends.
+    List<String> names = keys instanceof java.util.RandomAccess ? keys : new ArrayList<>(keys);
+    byte[][] k = new byte[names.size()][];
     for (int i = 0; i < k.length; i++) {
-      k[i] = keyBytes(distinct.get(i));
+      k[i] = keyBytes(names.get(i));
     }
     return send(
         "MGET",
@@ -558,7 +560,7 @@ final class RedisNodeConnection implements NodeConnection {
           for (int i = 0; i < replies.size(); i++) {
             KeyValue<byte[], byte[]> reply = replies.get(i);
             if (reply.hasValue()) {
-              hits.put(distinct.get(i), CachedValue.of(reply.getValue(), 0));
+              hits.put(names.get(i), CachedValue.of(reply.getValue(), 0));
             }
           }
           return hits;

@@ -110,6 +110,10 @@ class RedisNodeConnectionIT {
     assertThat(both.get("empty").bytes()).isEmpty();
     assertThat(both.get("big").bytes()).isEqualTo(big);
     assertThat(both).doesNotContainKey("none");
+    // A key named twice is one entry of the map, with its value.
+    Map<String, CachedValue> twice = await(connection.getMulti(List.of("big", "none", "big")));
+    assertThat(twice).containsOnlyKeys("big");
+    assertThat(twice.get("big").bytes()).isEqualTo(big);
   }
 
   @Test
