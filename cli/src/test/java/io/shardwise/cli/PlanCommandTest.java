@@ -138,7 +138,7 @@ class PlanCommandTest {
     int fleets = 20;
     double sum = 0;
     for (int t = 0; t < fleets; t++) {
-      String prefix = "10.0." + (t + 1) + ".";
+      String prefix = "127.0." + (t + 1) + ".";
       String old = IntStream.rangeClosed(1, 10).mapToObj(i -> prefix + i + ":11211").collect(Collectors.joining(","));
       String added = prefix + "11:11211";
       RouterFigures r =

@@ -12,18 +12,18 @@ class ServerListTest {
   void parsesEveryEntryForm() {
     List<Node> nodes =
         ServerList.parse(
-            "10.0.0.1:11211, 10.0.0.2:11211:2\ncache-c=10.0.0.3:11212:3\n[::1]:6379\n"
-                + "d=[fe80::1]:6380:4, 10.0.0.5:11211 7\n10.0.0.6:11211:2 cache-f");
+            "127.0.0.1:11211, 127.0.0.1:11212:2\ncache-c=127.0.0.1:11213:3\n[::1]:6379\n"
+                + "d=[::1]:6380:4, 127.0.0.1:11215 7\n127.0.0.1:11216:2 cache-f");
     assertThat(nodes)
         .containsExactly(
-            Node.of("10.0.0.1", 11211),
-            Node.of("10.0.0.2", 11211, 2),
-            Node.named("cache-c", "10.0.0.3", 11212, 3),
+            Node.of("127.0.0.1", 11211),
+            Node.of("127.0.0.1", 11212, 2),
+            Node.named("cache-c", "127.0.0.1", 11213, 3),
             Node.of("::1", 6379),
-            Node.named("d", "fe80::1", 6380, 4),
-            Node.of("10.0.0.5", 11211, 7),
-            Node.named("cache-f", "10.0.0.6", 11211, 2));
-    assertThat(nodes.get(0).name()).isEqualTo("10.0.0.1:11211");
+            Node.named("d", "::1", 6380, 4),
+            Node.of("127.0.0.1", 11215, 7),
+            Node.named("cache-f", "127.0.0.1", 11216, 2));
+    assertThat(nodes.get(0).name()).isEqualTo("127.0.0.1:11211");
     assertThat(nodes.get(0).hasExplicitName()).isFalse();
     assertThat(nodes.get(3).address()).isEqualTo("[::1]:6379");
     assertThat(nodes.get(3).name()).isEqualTo("[::1]:6379");
@@ -78,7 +78,7 @@ class ServerListTest {
     assertRejected("h:1:-2", "server entry 'h:1:-2': weight must be >= 1 but was -2");
     assertRejected("h:1 0", "server entry 'h:1 0': weight must be >= 1 but was 0");
     assertRejected("::1:6379", "server entry '::1:6379': the host must not be empty");
-    assertRejected("fe80::1:6379", "server entry 'fe80::1:6379': IPv6 addresses must be written in brackets, e.g. [::1]:6379");
+    assertRejected("0:0:0:0:0:0:0:1:6379", "server entry '0:0:0:0:0:0:0:1:6379': IPv6 addresses must be written in brackets, e.g. [::1]:6379");
     assertRejected("[::1:6379", "server entry '[::1:6379': an IPv6 address must be closed with ']'");
     assertRejected("[::1]6379", "server entry '[::1]6379': expected ':port' after the IPv6 address");
     assertRejected(":11211", "server entry ':11211': the host must not be empty");

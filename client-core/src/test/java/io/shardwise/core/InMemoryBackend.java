@@ -222,6 +222,9 @@ final class InMemoryBackend implements Backend {
   public NodeConnection connect(Node node, Duration requestTimeout) {
     Store store = stores.computeIfAbsent(node, Store::new);
     store.requestTimeout = requestTimeout;
+    // A new connection to a server whose earlier one was closed is open (the data stays: it is the
+    // server's); one store per node stands for both.
+    store.closed = false;
     return store;
   }
 

@@ -16,7 +16,7 @@ class ContinuumTest {
   void lookupAgreesWithATreeMapOnAMillionKeys() {
     List<Node> nodes = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
-      nodes.add(Node.of("10.0.0." + i, 11211, 1 + i % 3));
+      nodes.add(Node.of("127.0.0.1", 11211 + i, 1 + i % 3));
     }
     HashRingRouter ring = HashRingRouter.create(nodes, 160);
     KetamaRouter ketama = KetamaRouter.create(nodes, KetamaCompatibility.LIBMEMCACHED);

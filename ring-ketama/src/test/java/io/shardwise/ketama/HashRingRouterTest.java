@@ -18,7 +18,7 @@ class HashRingRouterTest {
   private static List<Node> nodes(String prefix, int n) {
     List<Node> nodes = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      nodes.add(Node.named(prefix + i, "10.0." + (i / 250) + "." + (i % 250), 11211, 1));
+      nodes.add(Node.named(prefix + i, "127.0.0.1", 11211 + i, 1));
     }
     return nodes;
   }
@@ -76,7 +76,7 @@ class HashRingRouterTest {
   void addingANodeMovesAboutOneInNPlusOneKeysAllOntoTheNewNode(int n) {
     List<Node> before = nodes("node-", n);
     List<Node> after = new ArrayList<>(before);
-    after.add(Node.named("new-node", "10.9.9.9", 11211, 1));
+    after.add(Node.named("new-node", "127.0.0.2", 11211, 1));
     HashRingRouter r1 = HashRingRouter.create(before);
     HashRingRouter r2 = HashRingRouter.create(after);
     SplittableRandom random = new SplittableRandom(n);

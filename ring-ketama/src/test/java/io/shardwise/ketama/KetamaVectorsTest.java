@@ -68,6 +68,7 @@ class KetamaVectorsTest {
   @ParameterizedTest(name = "{0}")
   @org.junit.jupiter.params.provider.ValueSource(strings = {"lm25", "lm100", "lmh7"})
   void reproducesMoreLibmemcachedListsWithHostNamesOddKeysAndTheFloatRounding(String list) {
+    // Their addresses are input data of published libmemcached vectors; never connected to.
     List<Node> nodes = ServerList.parse(resource("extra/" + list + ".servers"));
     KetamaRouter router = KetamaRouter.create(nodes, KetamaCompatibility.LIBMEMCACHED);
     String[] lines = resource("extra/" + list + ".tsv").split("\n");

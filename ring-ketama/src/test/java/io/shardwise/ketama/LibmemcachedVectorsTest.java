@@ -44,6 +44,7 @@ class LibmemcachedVectorsTest {
     ORDERS.put("weighted ketama_weighted=1 hash=murmur", "libmemcached:murmur:consistent_weighted");
   }
 
+  // Their addresses are input data of published libmemcached vectors; never connected to.
   private static List<Node> servers(String file) throws IOException {
     return ServerList.parse(String.join(",", Files.readAllLines(DIR.resolve(file))));
   }

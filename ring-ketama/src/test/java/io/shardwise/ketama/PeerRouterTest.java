@@ -14,12 +14,13 @@ class PeerRouterTest {
   @Test
   void twemproxyModulaFollowsTwemproxysNameOrderNotTheList() {
     // conf_server_name_cmp: shorter names first, then bytes: b, cc, zeta, alpha.
-    List<Node> nodes = ServerList.parse("zeta=10.0.0.1:11211,b=10.0.0.2:11211,alpha=10.0.0.3:11211,cc=10.0.0.4:11211");
+    List<Node> nodes = ServerList.parse("zeta=127.0.0.1:11211,b=127.0.0.1:11212,alpha=127.0.0.1:11213,cc=127.0.0.1:11214");
     PeerRouter router = PeerRouter.create(nodes, "twemproxy:md5:modula");
     assertThat(new int[] {router.primary(0), router.primary(1), router.primary(2), router.primary(3)})
         .containsExactly(1, 3, 0, 2);
-    // Unnamed servers are named host, or host:port when the port is not 11211.
-    List<Node> unnamed = ServerList.parse("10.0.0.10:11211,10.0.0.9:11211,10.0.0.9:22122:2");
+    // Unnamed servers are named host, or host:port when the port is not 11211; 127.0.0.9, the
+    // shorter name, comes before 127.0.0.10, the reverse of byte order.
+    List<Node> unnamed = ServerList.parse("127.0.0.10:11211,127.0.0.9:11211,127.0.0.9:22122:2");
     PeerRouter weighted = PeerRouter.create(unnamed, "twemproxy:md5:modula");
     assertThat(new int[] {weighted.primary(0), weighted.primary(1), weighted.primary(2), weighted.primary(3)})
         .containsExactly(1, 0, 2, 2);
@@ -27,35 +28,35 @@ class PeerRouterTest {
 
   @Test
   void xmemcachedAndLibmemcachedModuloKeepTheListOrder() {
-    List<Node> nodes = ServerList.parse("10.0.0.10:11211,10.0.0.9:11211:2");
+    List<Node> nodes = ServerList.parse("127.0.0.10:11211,127.0.0.9:11211:2");
     PeerRouter x = PeerRouter.create(nodes, "xmemcached:array:native_hash");
     assertThat(new int[] {x.primary(0), x.primary(1), x.primary(2)}).containsExactly(0, 1, 1);
     assertThatThrownBy(() -> PeerRouter.create(nodes, "libmemcached:default:modula"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("10.0.0.9:11211:2 has weight 2");
+        .hasMessageContaining("127.0.0.9:11211:2 has weight 2");
   }
 
   @Test
   void refusesWhatThePeerRefusesOrCannotBuild() {
     assertThat(PeerRouter.create(
-            ServerList.parse("cache=10.0.0.1:11211,10.0.0.2:11211,cache2=10.0.0.3:11211"), "twemproxy:md5:ketama")
+            ServerList.parse("cache=127.0.0.1:11211,127.0.0.1:11212,cache2=127.0.0.1:11213"), "twemproxy:md5:ketama")
         .size()).isEqualTo(3);
     assertThatThrownBy(() -> PeerRouter.create(
-            ServerList.parse("10.0.0.1:11211,10.0.0.1=10.0.0.2:11211"), "twemproxy:md5:ketama"))
+            ServerList.parse("127.0.0.1:11211,127.0.0.1=127.0.0.2:11211"), "twemproxy:md5:ketama"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("twemproxy refuses two servers with the same name")
-        .hasMessageContaining("'10.0.0.1'");
-    assertThatThrownBy(() -> PeerRouter.create(ServerList.parse("10.0.0.1:6379:200000"), "jedis:sharded:murmur_hash"))
+        .hasMessageContaining("'127.0.0.1'");
+    assertThatThrownBy(() -> PeerRouter.create(ServerList.parse("127.0.0.1:6379:200000"), "jedis:sharded:murmur_hash"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("32000000 points, more than 16000000");
-    assertThatThrownBy(() -> PeerRouter.create(ServerList.parse("10.0.0.1:11211:2"), "libmemcached:md5:consistent"))
+    assertThatThrownBy(() -> PeerRouter.create(ServerList.parse("127.0.0.1:11211:2"), "libmemcached:md5:consistent"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("has weight 2");
   }
 
   @Test
   void walkToAvailableIsThePreferenceOrdersPrefix() {
-    List<Node> nodes = ServerList.parse("10.0.0.1:11211,10.0.0.2:11211,10.0.0.3:11211,10.0.0.4:11211,10.0.0.5:11211");
+    List<Node> nodes = ServerList.parse("127.0.0.1:11211,127.0.0.1:11212,127.0.0.1:11213,127.0.0.1:11214,127.0.0.1:11215");
     SplittableRandom random = new SplittableRandom(7);
     for (String mode : List.of("twemproxy:crc32:ketama", "twemproxy:fnv1a_64:modula", "jedis:sharded:murmur_hash",
         "spymemcached:consistent:fnv1_64_hash:spymemcached", "xmemcached:ketama:ketama_hash")) {

@@ -76,7 +76,7 @@ final class FakeRouter implements Router {
   private static List<Node> nodes(int... weights) {
     List<Node> nodes = new ArrayList<>();
     for (int i = 0; i < weights.length; i++) {
-      nodes.add(Node.of("10.0." + (i / 250) + "." + (i % 250 + 1), 11211, weights[i]));
+      nodes.add(Node.of("127.0." + (i / 250) + "." + (i % 250 + 1), 11211, weights[i]));
     }
     return nodes;
   }

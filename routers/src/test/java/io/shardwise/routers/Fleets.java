@@ -16,7 +16,7 @@ final class Fleets {
 
   private Fleets() {}
 
-  /** {@code n} nodes named by distinct addresses, weight 1. */
+  /** {@code n} nodes named by distinct loopback addresses (127.0.0.1, 127.0.0.2, ...), weight 1. */
   static List<Node> nodes(int n) {
     List<Node> nodes = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
@@ -27,7 +27,8 @@ final class Fleets {
 
   /** The {@code i}-th node of {@link #nodes}. */
   static Node node(int i) {
-    return Node.of("10." + (i >> 16) + "." + ((i >> 8) & 0xff) + "." + (i & 0xff), 11211);
+    int a = i + 1; // all of 127.0.0.0/8 is loopback; start at 127.0.0.1
+    return Node.of("127." + (a >> 16) + "." + ((a >> 8) & 0xff) + "." + (a & 0xff), 11211);
   }
 
   /** {@code count} key hashes: seeded uniform 64-bit values, as Murmur3 produces. */

@@ -218,7 +218,7 @@ class JumpRouterTest {
   @Test
   void rejectsWeightsNamingTheNodeAndTheWeight() {
     List<Node> nodes = new ArrayList<>(Fleets.nodes(3));
-    nodes.set(1, Node.named("cache-b", "10.0.0.9", 11211, 3));
+    nodes.set(1, Node.named("cache-b", "127.0.0.9", 11211, 3));
     assertThatThrownBy(() -> new JumpRouter(nodes))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("jump")

@@ -18,9 +18,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class MaglevRouterTest {
 
-  private static final Node B0 = Node.named("B0", "10.0.0.1", 80, 1);
-  private static final Node B1 = Node.named("B1", "10.0.0.2", 80, 1);
-  private static final Node B2 = Node.named("B2", "10.0.0.3", 80, 1);
+  private static final Node B0 = Node.named("B0", "127.0.0.1", 80, 1);
+  private static final Node B1 = Node.named("B1", "127.0.0.2", 80, 1);
+  private static final Node B2 = Node.named("B2", "127.0.0.3", 80, 1);
 
   private static String[] table(MaglevRouter router) {
     String[] names = new String[router.tableSize()];

@@ -54,6 +54,6 @@ class ModuloRouterTest {
     assertThatThrownBy(() -> new ModuloRouter(nodes))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("modulo")
-        .hasMessageContaining("'10.0.0.0:11211' has weight 4");
+        .hasMessageContaining("'127.0.0.1:11211' has weight 4");
   }
 }

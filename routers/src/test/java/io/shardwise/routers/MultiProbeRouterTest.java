@@ -215,7 +215,7 @@ class MultiProbeRouterTest {
     assertThatThrownBy(() -> new MultiProbeRouter(nodes))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("multiprobe")
-        .hasMessageContaining("'10.0.0.1:11211' has weight 2");
+        .hasMessageContaining("'127.0.0.2:11211' has weight 2");
   }
 
   @Test

@@ -105,7 +105,7 @@ class RouterContractTest {
     List<Node> twice = List.of(Fleets.node(0), Fleets.node(1), Fleets.node(0));
     assertThatThrownBy(() -> kind.build(twice))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("10.0.0.0:11211");
+        .hasMessageContaining("127.0.0.1:11211");
   }
 
   @ParameterizedTest

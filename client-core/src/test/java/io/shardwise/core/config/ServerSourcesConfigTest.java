@@ -53,10 +53,10 @@ class ServerSourcesConfigTest {
 
   @Test
   void aServersFileGivesTheInitialListAndIsWatchedEverySecondByDefault() throws Exception {
-    Path path = file("# fleet\n10.0.0.1:11211\ncache-b=10.0.0.2:11211:2 # rack b\n");
+    Path path = file("# fleet\n127.0.0.1:11211\ncache-b=127.0.0.1:11212:2 # rack b\n");
     ShardwiseConfig config = config("servers-file", path.toString());
     assertThat(config.servers())
-        .containsExactly(Node.of("10.0.0.1", 11211), Node.named("cache-b", "10.0.0.2", 11211, 2));
+        .containsExactly(Node.of("127.0.0.1", 11211), Node.named("cache-b", "127.0.0.1", 11212, 2));
     assertThat(config.serversFile()).hasValue(path);
     assertThat(config.serversDns()).isEmpty();
     assertThat(config.serversRefreshInterval()).isEqualTo(Duration.ofSeconds(1));
@@ -64,7 +64,7 @@ class ServerSourcesConfigTest {
     assertThat(config.settings())
         .containsEntry("shardwise.servers-file", path.toString())
         .containsEntry("shardwise.servers-refresh-interval", "1s")
-        .containsEntry("shardwise.servers", "10.0.0.1:11211,cache-b=10.0.0.2:11211:2");
+        .containsEntry("shardwise.servers", "127.0.0.1:11211,cache-b=127.0.0.1:11212:2");
   }
 
   @Test
@@ -89,8 +89,8 @@ class ServerSourcesConfigTest {
 
   @Test
   void badSourcesAreNamedWithTheKeyTheValueAndTheRule() throws Exception {
-    Path path = file("10.0.0.1:11211\n");
-    assertThat(problems("servers", "10.0.0.1:11211", "servers-file", path.toString()))
+    Path path = file("127.0.0.1:11211\n");
+    assertThat(problems("servers", "127.0.0.1:11211", "servers-file", path.toString()))
         .containsExactly(
             "shardwise.servers-file: cannot be combined with shardwise.servers; set exactly one"
                 + " of shardwise.servers, shardwise.servers-file, shardwise.servers-dns");
@@ -103,10 +103,10 @@ class ServerSourcesConfigTest {
         .containsExactly(
             "shardwise.servers-file: '" + missing + "' cannot be read:"
                 + " java.nio.file.NoSuchFileException: " + missing);
-    Path bad = file("10.0.0.1:11211\n10.0.0.1\n");
+    Path bad = file("127.0.0.1:11211\n127.0.0.1\n");
     assertThat(problems("servers-file", bad.toString()))
         .containsExactly(
-            "shardwise.servers-file: '" + bad + "': server entry '10.0.0.1': expected host:port");
+            "shardwise.servers-file: '" + bad + "': server entry '127.0.0.1': expected host:port");
     assertThat(problems("servers-dns", "cache.svc"))
         .containsExactly(
             "shardwise.servers-dns: expected name:port such as"
@@ -116,7 +116,7 @@ class ServerSourcesConfigTest {
         .asString()
         .startsWith(
             "shardwise.servers-dns: dns name no-such-host.invalid:11211 cannot be resolved");
-    assertThat(problems("servers", "10.0.0.1:1", "servers-refresh-interval", "5s"))
+    assertThat(problems("servers", "127.0.0.1:1", "servers-refresh-interval", "5s"))
         .containsExactly(
             "shardwise.servers-refresh-interval: applies to shardwise.servers-file or"
                 + " shardwise.servers-dns only");

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ShardwiseConfigTest {
 
-  private static final String SERVERS = "10.0.0.1:11211,10.0.0.2:11211,cache-c=10.0.0.3:11211:2";
+  private static final String SERVERS = "127.0.0.1:11211,127.0.0.1:11212,cache-c=127.0.0.1:11213:2";
 
   private static Map<String, String> minimal() {
     Map<String, String> settings = new LinkedHashMap<>();
@@ -94,9 +94,9 @@ class ShardwiseConfigTest {
         .containsEntry("shardwise.topology.warm-up-copy-ttl", "1m");
     assertThat(config.servers())
         .containsExactly(
-            Node.of("10.0.0.1", 11211),
-            Node.of("10.0.0.2", 11211),
-            Node.named("cache-c", "10.0.0.3", 11211, 2));
+            Node.of("127.0.0.1", 11211),
+            Node.of("127.0.0.1", 11212),
+            Node.named("cache-c", "127.0.0.1", 11213, 2));
   }
 
   @Test
@@ -204,12 +204,12 @@ class ShardwiseConfigTest {
         .containsExactly(
             "shardwise.max-value-size: 'big' is not a size; expected a number of bytes, or a number"
                 + " and a unit (B, KB, MB, GB) such as 512KB or 1MB");
-    assertThat(problems("servers", "10.0.0.1:11211,10.0.0.1:11211").problems())
+    assertThat(problems("servers", "127.0.0.1:11211,127.0.0.1:11211").problems())
         .containsExactly(
-            "shardwise.servers: server list must not name a server twice but 10.0.0.1:11211 is"
+            "shardwise.servers: server list must not name a server twice but 127.0.0.1:11211 is"
                 + " entry 1 and entry 2");
-    assertThat(problems("servers", "10.0.0.1").problems())
-        .containsExactly("shardwise.servers: server entry '10.0.0.1': expected host:port");
+    assertThat(problems("servers", "127.0.0.1").problems())
+        .containsExactly("shardwise.servers: server entry '127.0.0.1': expected host:port");
     assertThat(problems("servers", "a:1:-2").problems())
         .containsExactly(
             "shardwise.servers: server entry 'a:1:-2': weight must be >= 1 but was -2");
@@ -260,6 +260,7 @@ class ShardwiseConfigTest {
         .hasMessage(
             "shardwise.backend: missing; expected one of memcached, redis, memory\n"
                 + "shardwise.servers: missing; expected a comma-separated list such as"
+                // The example list is part of the library's message (ServerSource); no test server.
                 + " 10.0.0.1:11211,10.0.0.2:11211, or shardwise.servers-file or"
                 + " shardwise.servers-dns");
   }

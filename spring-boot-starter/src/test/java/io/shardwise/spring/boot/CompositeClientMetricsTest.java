@@ -18,8 +18,8 @@ class CompositeClientMetricsTest {
     ClientMetrics one = mock(ClientMetrics.class);
     ClientMetrics two = mock(ClientMetrics.class);
     CompositeClientMetrics all = new CompositeClientMetrics(List.of(one, two));
-    Node a = Node.of("10.0.0.1", 11211);
-    Node b = Node.of("10.0.0.2", 11211);
+    Node a = Node.of("127.0.0.1", 11211);
+    Node b = Node.of("127.0.0.1", 11212);
     TopologyChange change =
         new TopologyChange(
             List.of(a), List.of(a, b), List.of(b), List.of(), 0.5, Instant.now(), Duration.ZERO);

@@ -90,6 +90,7 @@ class ShardwiseAutoConfigurationTest {
                 .hasMessage(
                     "shardwise.backend: missing; expected one of memcached, redis\n"
                         + "shardwise.servers: missing; expected a comma-separated list such as"
+                        // The example list is part of the library's message (ServerSource); no test server.
                         + " 10.0.0.1:11211,10.0.0.2:11211, or shardwise.servers-file or"
                         + " shardwise.servers-dns"));
     runner

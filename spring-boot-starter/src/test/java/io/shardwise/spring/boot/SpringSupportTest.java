@@ -114,7 +114,7 @@ class SpringSupportTest {
   void connectionDetailsReplaceTheBackendAndServersAndNothingElse() {
     Map<String, Object> properties = new HashMap<>();
     properties.put("shardwise.backend", "memcached");
-    properties.put("shardwise.servers", "10.0.0.1:11211");
+    properties.put("shardwise.servers", "127.0.0.1:11211");
     properties.put("shardwise.timeout", "750ms");
     StandardEnvironment environment = new StandardEnvironment();
     environment.getPropertySources().addFirst(new MapPropertySource("test", properties));

@@ -10,11 +10,11 @@ class ServerListChecksTest {
 
   @Test
   void anEmptyEntryBetweenTwoServersIsRefusedNamingTheLine() {
-    assertThatThrownBy(() -> ServerListChecks.checkNoEmptyEntry("10.0.0.1:11211,,10.0.0.2:11211"))
+    assertThatThrownBy(() -> ServerListChecks.checkNoEmptyEntry("127.0.0.1:11211,,127.0.0.1:11212"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "server list must not have an empty entry between two servers but has one after"
-                + " 10.0.0.1:11211 in '10.0.0.1:11211,,10.0.0.2:11211'");
+                + " 127.0.0.1:11211 in '127.0.0.1:11211,,127.0.0.1:11212'");
     assertThatThrownBy(() -> ServerListChecks.checkNoEmptyEntry("a:1, ,  , b:2 # two"))
         .hasMessageContaining("after a:1 in 'a:1, ,  , b:2'");
   }
