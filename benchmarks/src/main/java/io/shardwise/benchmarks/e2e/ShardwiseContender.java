@@ -14,6 +14,7 @@ import io.shardwise.memcached.MemcachedProtocol;
 import io.shardwise.redis.RedisBackend;
 import io.shardwise.redis.RedisBackendOptions;
 import io.shardwise.routing.Node;
+import io.shardwise.spi.Backend;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -99,40 +100,21 @@ final class ShardwiseContender implements Contender {
 
   /** memcached (text protocol) on {@code servers} ({@code host:port, ...}) with {@code router}. */
   static ShardwiseContender memcached(String servers, RouterSpec router, Duration timeout) {
-    MemcachedBackend backend = memcachedBackend(timeout);
-    Watch watch = new Watch();
-    AsyncCacheClient<byte[]> client =
-        ShardwiseClient.builder()
-            .backend(backend)
-            .servers(servers)
-            .router(router)
-            .timeout(timeout)
-            .listener(watch)
-            .metrics(watch)
-            .codec(Codecs.bytes())
-            .build();
-    return new ShardwiseContender("Shardwise " + router, client, watch);
+    return open("Shardwise " + router, memcachedBackend(timeout), servers, router, timeout);
   }
 
   /** Redis on {@code servers} with the default router. */
   static ShardwiseContender redis(String servers, Duration timeout) {
-    RedisBackend backend = redisBackend(timeout);
-    Watch watch = new Watch();
-    AsyncCacheClient<byte[]> client =
-        ShardwiseClient.builder()
-            .backend(backend)
-            .servers(servers)
-            .timeout(timeout)
-            .listener(watch)
-            .metrics(watch)
-            .codec(Codecs.bytes())
-            .build();
-    return new ShardwiseContender("Shardwise", client, watch);
+    return open("Shardwise", redisBackend(timeout), servers, RouterSpec.DEFAULT, timeout);
   }
 
   /** Redis on {@code servers} ({@code host:port, ...}) with {@code router}. */
   static ShardwiseContender redis(String servers, RouterSpec router, Duration timeout) {
-    RedisBackend backend = redisBackend(timeout);
+    return open("Shardwise " + router, redisBackend(timeout), servers, router, timeout);
+  }
+
+  private static ShardwiseContender open(
+      String name, Backend backend, String servers, RouterSpec router, Duration timeout) {
     Watch watch = new Watch();
     AsyncCacheClient<byte[]> client =
         ShardwiseClient.builder()
@@ -144,7 +126,7 @@ final class ShardwiseContender implements Contender {
             .metrics(watch)
             .codec(Codecs.bytes())
             .build();
-    return new ShardwiseContender("Shardwise " + router, client, watch);
+    return new ShardwiseContender(name, client, watch);
   }
 
   @Override
