@@ -347,23 +347,27 @@ public final class MultiWrites {
       BiPredicate<NodeReply<X>, String> written) {
     Member member = t.members[node];
     DirtyCopies dirty = member.oldCopies();
-    Map<String, Long> marked = new HashMap<>();
+    Map<String, Long> marked = null; // only when the node has old copies: most batches need none
     if (!dirty.isEmpty()) {
       for (String key : keys) {
         Long stamp = dirty.stamp(key);
         if (stamp != null) {
+          if (marked == null) {
+            marked = new HashMap<>();
+          }
           marked.put(key, stamp);
         }
       }
     }
-    if (marked.isEmpty()) {
+    if (marked == null) {
       return requests.inParts(member, keys, bytes, part -> requests.send(t, node, operation, opFor.apply(part)));
     }
+    Map<String, Long> cleared = marked;
     return requests
         .inParts(member, keys, bytes, part -> dirty.handOff(() -> requests.send(t, node, operation, opFor.apply(part))))
         .whenComplete(
             (reply, x) ->
-                marked.forEach(
+                cleared.forEach(
                     (key, stamp) -> {
                       if (reply.failure(key) == null && written.test(reply, key)) {
                         dirty.cleared(key, stamp);
