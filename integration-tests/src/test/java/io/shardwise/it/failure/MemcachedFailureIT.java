@@ -7,14 +7,8 @@ import io.shardwise.testing.MemcachedItem;
 import io.shardwise.testing.MemcachedServer;
 import io.shardwise.testing.ServerFleet;
 import io.shardwise.testing.ServerHandle;
-import java.io.BufferedOutputStream;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -46,36 +40,14 @@ class MemcachedFailureIT extends FailbackScenarios {
   }
 
   @Override
-  void restartHolding(ServerHandle server, Map<String, String> old) {
-    server.restart(); // memcached restarts empty: put back what it held, directly
-    setAll(server, old);
+  void takeDownHoldingData(ServerHandle server) {
+    server.pause();
   }
 
-  /** Pipelined text-protocol sets on one connection: fast enough to beat the client's probe. */
-  private static void setAll(ServerHandle server, Map<String, String> values) {
-    try (Socket socket = new Socket(server.host(), server.port())) {
-      socket.setSoTimeout(5000);
-      OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
-      for (Map.Entry<String, String> e : values.entrySet()) {
-        byte[] v = e.getValue().getBytes(StandardCharsets.UTF_8);
-        out.write(("set " + e.getKey() + " 0 0 " + v.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-        out.write(v);
-        out.write(CRLF);
-      }
-      out.flush();
-      BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
-      for (int i = 0; i < values.size(); i++) {
-        String reply = in.readLine();
-        if (!"STORED".equals(reply)) {
-          throw new IllegalStateException("memcached answered " + reply + " to a set");
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+  @Override
+  void bringBack(ServerHandle server) {
+    server.resume();
   }
-
-  private static final byte[] CRLF = {'\r', '\n'};
 
   @Override
   String rawGet(ServerHandle server, String key) {

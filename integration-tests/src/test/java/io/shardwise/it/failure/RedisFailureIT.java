@@ -37,7 +37,12 @@ class RedisFailureIT extends FailbackScenarios {
   }
 
   @Override
-  void restartHolding(ServerHandle server, Map<String, String> old) {
+  void takeDownHoldingData(ServerHandle server) {
+    server.kill();
+  }
+
+  @Override
+  void bringBack(ServerHandle server) {
     server.restart(); // reloads its append-only file: it still holds what it held
   }
 
