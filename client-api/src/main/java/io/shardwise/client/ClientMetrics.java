@@ -36,6 +36,18 @@ public interface ClientMetrics {
   default void redirected(Node primary, Node to, String reason) {}
 
   /**
+   * A read of a key stored on several replicas was sent to {@code node}, its replica of rank {@code
+   * rank} (0 for the primary, the first server of the key's preference list).
+   */
+  default void replicaRead(Node node, int rank) {}
+
+  /**
+   * A read of a key stored on several replicas went on from {@code from} to its next replica
+   * {@code to}, because {@code from} had no value ({@code reason} "miss") or failed ("error").
+   */
+  default void replicaFailover(Node from, Node to, String reason) {}
+
+  /**
    * A read for a key whose node is out failed over to {@code node}, which may hold an old copy of
    * it (one this client wrote there during an earlier outage, not yet deleted): answered as a miss
    * without asking the server.

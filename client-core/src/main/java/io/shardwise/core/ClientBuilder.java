@@ -54,6 +54,8 @@ public final class ClientBuilder<V> {
   private Duration connectWait = DEFAULT_CONNECT_WAIT;
   private int maxValueBytes = -1;
   private int batchSize = DEFAULT_BATCH_SIZE;
+  private int replicas = 1;
+  private ReplicaReads replicaReads = ReplicaReads.P2C;
   private FailoverOptions failover = FailoverOptions.defaults();
   private final List<NodeEventListener> listeners = new ArrayList<>();
   private ClientMetrics metrics = ClientMetrics.NONE;
@@ -78,6 +80,8 @@ public final class ClientBuilder<V> {
     this.connectWait = from.connectWait;
     this.maxValueBytes = from.maxValueBytes;
     this.batchSize = from.batchSize;
+    this.replicas = from.replicas;
+    this.replicaReads = from.replicaReads;
     this.failover = from.failover;
     this.listeners.addAll(from.listeners);
     this.metrics = from.metrics;
@@ -186,6 +190,29 @@ public final class ClientBuilder<V> {
     return this;
   }
 
+  /**
+   * How many servers store each key (default 1): the first {@code n} distinct servers of its
+   * preference list, primary first ({@link Router#replicas}), so that the primary of {@code n = 1}
+   * is always the first replica and a peer client that reads the fleet finds every key on the
+   * server it expects. Writes go to every available replica, reads to one ({@link
+   * #replicaReads(ReplicaReads)}) and on to the next on a miss or an error ({@code
+   * docs/replicas.md}). At most the number of servers, checked by {@link #build()}. For now, a
+   * client with more than one replica refuses server-list changes and bounded loads.
+   */
+  public ClientBuilder<V> replicas(int n) {
+    if (n < 1) {
+      throw new IllegalArgumentException("replicas must be >= 1 but was " + n);
+    }
+    this.replicas = n;
+    return this;
+  }
+
+  /** Which replica a read goes to first, when {@link #replicas(int)} is above 1 (default {@link ReplicaReads#P2C}). */
+  public ClientBuilder<V> replicaReads(ReplicaReads policy) {
+    this.replicaReads = Objects.requireNonNull(policy, "replicaReads");
+    return this;
+  }
+
   /** Failure detection, failure mode and rejoin policy (default: {@link FailoverOptions#defaults()}). */
   public ClientBuilder<V> failover(FailoverOptions options) {
     this.failover = Objects.requireNonNull(options, "failover");
@@ -267,6 +294,14 @@ public final class ClientBuilder<V> {
     if (servers == null) {
       throw new IllegalArgumentException("servers are required");
     }
+    if (replicas > servers.size()) {
+      throw new IllegalArgumentException(
+          "replicas must be at most the number of servers (" + servers.size() + ") but was " + replicas);
+    }
+    if (replicas > 1 && bounded.enabled()) {
+      throw new IllegalArgumentException(
+          "replicas " + replicas + " with bounded loads is not supported yet: set replicas to 1 or turn bounded loads off");
+    }
     List<String> unresolved = backend.resolvesHosts() ? ServerListChecks.unresolvedHosts(servers) : List.of();
     if (!unresolved.isEmpty()) {
       throw new IllegalArgumentException(
@@ -326,6 +361,6 @@ public final class ClientBuilder<V> {
             topologyOptions,
             new LongestTtl(failover.failoverTtl(), topologyOptions.copyTtl(), bounded.spillTtl()));
     return new RoutingClient<>(
-        backend, topology, health, codec, requestTimeout, max, batchSize, routerDescription, metrics, settings);
+        backend, topology, health, codec, requestTimeout, max, batchSize, replicas, replicaReads, routerDescription, metrics, settings);
   }
 }

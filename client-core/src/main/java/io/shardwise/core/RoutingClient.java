@@ -18,11 +18,14 @@ import io.shardwise.core.internal.exec.MultiGets;
 import io.shardwise.core.internal.exec.MultiWrites;
 import io.shardwise.core.internal.exec.PendingGetMulti;
 import io.shardwise.core.internal.exec.Reads;
+import io.shardwise.core.internal.exec.ReplicaGets;
+import io.shardwise.core.internal.exec.ReplicaWrites;
 import io.shardwise.core.internal.exec.Requests;
 import io.shardwise.core.internal.exec.Writes;
 import io.shardwise.core.internal.health.DeadlineScanner;
 import io.shardwise.core.internal.health.FleetHealth;
 import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.ReplicaRoutes;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.core.internal.route.Transition;
@@ -71,6 +74,10 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final Writes writes;
   private final MultiGets<V> multiGets;
   private final MultiWrites multiWrites;
+  /** Replicas per key ({@link ClientBuilder#replicas}); with 1 the replica executors are null. */
+  private final int replicas;
+  private final ReplicaGets<V> replicaGets;
+  private final ReplicaWrites replicaWrites;
   /** {@code shardwise(<backend>, <router>}: {@link #toString()} adds the current fleet size. */
   private final String description;
   private final CacheClient<V> sync;
@@ -84,6 +91,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       Duration timeout,
       int maxValueBytes,
       int batchSize,
+      int replicas,
+      ReplicaReads replicaReads,
       String routerDescription,
       ClientMetrics metrics,
       Topologies.Settings settings) {
@@ -112,6 +121,15 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.writes = new Writes(requests, routes, health.failback(), warmUp, metrics);
     this.multiGets = new MultiGets<>(requests, routes, warmUp, metrics, codec);
     this.multiWrites = new MultiWrites(requests, routes, health.failback(), warmUp, writes);
+    if (replicas > 1) {
+      ReplicaRoutes replicaRoutes = new ReplicaRoutes(replicas, replicaReads);
+      this.replicaGets = new ReplicaGets<>(requests, replicaRoutes, reads, multiGets, metrics, codec);
+      this.replicaWrites = new ReplicaWrites(requests, replicaRoutes, health.failback(), writes, multiWrites);
+    } else {
+      this.replicaGets = null;
+      this.replicaWrites = null;
+    }
+    this.replicas = replicas;
     this.description = "shardwise(" + backend.name() + ", " + routerDescription;
     this.sync = new SyncCacheClient<>(this, timeout);
   }
@@ -142,7 +160,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<V> get(String key) {
     validate(key);
-    return reads.get(enter(), key, decodeOrNull);
+    return replicaGets != null ? replicaGets.get(enter(), key, decodeOrNull) : reads.get(enter(), key, decodeOrNull);
   }
 
   @Override
@@ -150,7 +168,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     CachedValue encoded = encode(key, value);
     checkTtl(ttl);
-    return write(key, "set", ttl, (c, d) -> c.set(key, encoded, d), Writes.Kind.REPLACES);
+    return write(key, "set", ttl, (c, d) -> c.set(key, encoded, d), Writes.Kind.REPLACES, ReplicaWrites.Shape.ALL, (a, b) -> null);
   }
 
   @Override
@@ -158,20 +176,20 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     CachedValue encoded = encode(key, value);
     checkTtl(ttl);
-    return write(key, "add", ttl, (c, d) -> c.add(key, encoded, d), Writes.Kind.KEEPS);
+    return write(key, "add", ttl, (c, d) -> c.add(key, encoded, d), Writes.Kind.KEEPS, ReplicaWrites.Shape.DECIDE_THEN_DELETE, null);
   }
 
   @Override
   public CompletableFuture<Boolean> delete(String key) {
     validate(key);
-    return write(key, "delete", null, (c, d) -> c.delete(key), Writes.Kind.REMOVES);
+    return write(key, "delete", null, (c, d) -> c.delete(key), Writes.Kind.REMOVES, ReplicaWrites.Shape.ALL, Boolean::logicalOr);
   }
 
   @Override
   public CompletableFuture<Boolean> touch(String key, Duration ttl) {
     validate(key);
     checkTtl(ttl);
-    return write(key, "touch", ttl, (c, d) -> c.touch(key, d), Writes.Kind.TOUCHES);
+    return write(key, "touch", ttl, (c, d) -> c.touch(key, d), Writes.Kind.TOUCHES, ReplicaWrites.Shape.ALL, Boolean::logicalOr);
   }
 
   @Override
@@ -187,12 +205,27 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private CompletableFuture<Long> counter(String key, long signedDelta, long initial, Duration ttl) {
     validate(key);
     checkTtl(ttl);
-    return write(key, "incr", ttl, (c, d) -> c.incr(key, signedDelta, initial, d), Writes.Kind.KEEPS);
+    return write(
+        key, "incr", ttl, (c, d) -> c.incr(key, signedDelta, initial, d), Writes.Kind.KEEPS, ReplicaWrites.Shape.ONE_AND_DELETE, null);
   }
 
-  private <T> CompletableFuture<T> write(String key, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind) {
+  /**
+   * A write of one key: to its node, or with several replicas spread over them as {@code shape}
+   * says, the replies of those that succeeded merged by {@code combine}.
+   */
+  private <T> CompletableFuture<T> write(
+      String key,
+      String operation,
+      Duration ttl,
+      Writes.WriteOp<T> op,
+      Writes.Kind kind,
+      ReplicaWrites.Shape shape,
+      java.util.function.BinaryOperator<T> combine) {
     if (ttl != null) {
       ttls.record(ttl);
+    }
+    if (replicaWrites != null) {
+      return replicaWrites.write(enter(), key, operation, ttl, op, kind, shape, combine);
     }
     return writes.write(enter(), key, operation, ttl, op, kind);
   }
@@ -226,7 +259,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   /** Validates the keys, sends one request per node, and returns at once. */
   PendingGetMulti<V> startGetMulti(Collection<String> keys) {
     Set<String> distinct = validated(keys);
-    return multiGets.start(enter(), distinct);
+    return replicaGets != null ? replicaGets.start(enter(), distinct) : multiGets.start(enter(), distinct);
   }
 
   @Override
@@ -262,13 +295,15 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       bytes += value.length();
       encoded.put(e.getKey(), value);
     }
-    return new PendingBatch<>(multiWrites.setMulti(enter(), encoded, ttl), requests.partsBound(encoded.size(), bytes));
+    CompletableFuture<MultiResult<Boolean>> done =
+        replicaWrites != null ? replicaWrites.setMulti(enter(), encoded, ttl) : multiWrites.setMulti(enter(), encoded, ttl);
+    return new PendingBatch<>(done, requests.partsBound(encoded.size(), bytes));
   }
 
   @Override
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Collection<String> keys) {
     Set<String> distinct = validated(keys);
-    return multiWrites.deleteMulti(enter(), distinct);
+    return replicaWrites != null ? replicaWrites.deleteMulti(enter(), distinct) : multiWrites.deleteMulti(enter(), distinct);
   }
 
   /** The distinct keys, in order, each validated before anything is sent. */
@@ -389,6 +424,13 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<TopologyChange> updateServers(List<Node> servers) {
     checkOpen();
+    if (replicas > 1) {
+      // The settle and warm-up phases move one owner per key; replica sets are not handled yet.
+      return CompletableFuture.failedFuture(
+          new UnsupportedOperationException(
+              "server-list changes with replicas " + replicas + " are not supported yet; the client keeps its "
+                  + topology.nodes.size() + " servers (restart it with the new list)"));
+    }
     return topologies.update(servers);
   }
 

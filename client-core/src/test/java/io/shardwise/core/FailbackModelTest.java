@@ -61,7 +61,28 @@ class FailbackModelTest {
     assertThat(outcome.stale()).as("the checker sees the failback hazard").isPositive();
   }
 
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("seeds")
+  void withTwoReplicasNoReadReturnsAnOlderValueEither(long seed) throws Exception {
+    Outcome outcome = run(seed, RejoinPolicy.JOURNAL, 2);
+    assertThat(outcome.ejections()).as("the chaos ejected nodes").isGreaterThan(5);
+    assertThat(outcome.hits()).as("reads found values").isGreaterThan(1000);
+    assertThat(outcome.wrong()).as("values of other keys").isZero();
+    assertThat(outcome.stale()).as("old values read; examples: %s", outcome.examples()).isZero();
+  }
+
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(longs = {1})
+  void withTwoReplicasTheSameRunFindsOldValuesWhenTheReturningNodeKeepsItsData(long seed) throws Exception {
+    Outcome outcome = run(seed, RejoinPolicy.KEEP, 2);
+    assertThat(outcome.stale()).as("the checker sees the failback hazard with replicas").isPositive();
+  }
+
   private Outcome run(long seed, RejoinPolicy policy) throws Exception {
+    return run(seed, policy, 1);
+  }
+
+  private Outcome run(long seed, RejoinPolicy policy, int replicas) throws Exception {
     SimulatedFleet fleet = new SimulatedFleet();
     AtomicLong ejections = new AtomicLong();
     AsyncCacheClient<String> client =
@@ -76,6 +97,7 @@ class FailbackModelTest {
               }
             })
             .codec(Codecs.utf8())
+            .replicas(replicas)
             .build();
     for (Node n : client.nodes()) {
       fleet.node(n).lossRate = 0.02; // some deletes of old copies fail and must be retried
@@ -97,8 +119,8 @@ class FailbackModelTest {
     Outcome outcome =
         new Outcome(done.reads(), done.hits(), done.writes(), done.stale(), done.wrong(), ejections.get(), done.examples());
     System.out.printf(
-        "[failback model] policy %s seed %d: %d reads (%d hits), %d writes, %d ejections, %d old, %d wrong%n",
-        policy.id(), seed, outcome.reads(), outcome.hits(), outcome.writes(), outcome.ejections(),
+        "[failback model] policy %s replicas %d seed %d: %d reads (%d hits), %d writes, %d ejections, %d old, %d wrong%n",
+        policy.id(), replicas, seed, outcome.reads(), outcome.hits(), outcome.writes(), outcome.ejections(),
         outcome.stale(), outcome.wrong());
     return outcome;
   }

@@ -23,7 +23,7 @@ class LayeringTest {
 
   private static final List<String> ORDER = List.of("health", "spill", "route", "change", "exec");
   private static final Set<String> OPTIONS =
-      Set.of("FailoverOptions", "TopologyOptions", "BoundedOptions", "FailureMode", "RejoinPolicy");
+      Set.of("FailoverOptions", "TopologyOptions", "BoundedOptions", "FailureMode", "RejoinPolicy", "ReplicaReads");
   private static final Pattern IMPORT = Pattern.compile("^import (?:static )?io\\.shardwise\\.core\\.([\\w.]+);", Pattern.MULTILINE);
   private static final Path INTERNAL = Path.of("src/main/java/io/shardwise/core/internal");
 

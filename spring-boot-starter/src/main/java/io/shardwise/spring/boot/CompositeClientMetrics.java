@@ -36,6 +36,20 @@ final class CompositeClientMetrics implements ClientMetrics {
   }
 
   @Override
+  public void replicaRead(Node node, int rank) {
+    for (ClientMetrics m : all) {
+      m.replicaRead(node, rank);
+    }
+  }
+
+  @Override
+  public void replicaFailover(Node from, Node to, String reason) {
+    for (ClientMetrics m : all) {
+      m.replicaFailover(from, to, reason);
+    }
+  }
+
+  @Override
   public void oldCopySkipped(Node node) {
     for (ClientMetrics m : all) {
       m.oldCopySkipped(node);

@@ -279,6 +279,36 @@ public final class ShardwiseMetrics implements ClientMetrics, NodeEventListener 
   }
 
   @Override
+  public void replicaRead(Node node, int rank) {
+    meters(node)
+        .replicaReads
+        .computeIfAbsent(
+            rank,
+            r ->
+                Counter.builder("shardwise.replica.reads")
+                    .description("Reads of keys stored on several replicas, per server and replica rank (0: the primary)")
+                    .tags(commonTags)
+                    .tags("node", node.name(), "rank", Integer.toString(r))
+                    .register(registry))
+        .increment();
+  }
+
+  @Override
+  public void replicaFailover(Node from, Node to, String reason) {
+    meters(from)
+        .replicaFailovers
+        .computeIfAbsent(
+            to.name() + '\0' + reason,
+            k ->
+                Counter.builder("shardwise.replica.failovers")
+                    .description("Reads that went on to a key's next replica after a miss or an error")
+                    .tags(commonTags)
+                    .tags("node", from.name(), "to", to.name(), "reason", reason)
+                    .register(registry))
+        .increment();
+  }
+
+  @Override
   public void onEvent(NodeEvent event) {
     NodeMeters m = meters(event.node());
     m.state = event.to();
@@ -321,6 +351,8 @@ public final class ShardwiseMetrics implements ClientMetrics, NodeEventListener 
     final ConcurrentMap<String, Timer> failures = new ConcurrentHashMap<>();
     final ConcurrentMap<String, Counter> errors = new ConcurrentHashMap<>();
     final ConcurrentMap<String, Counter> redirects = new ConcurrentHashMap<>();
+    final ConcurrentMap<Integer, Counter> replicaReads = new ConcurrentHashMap<>();
+    final ConcurrentMap<String, Counter> replicaFailovers = new ConcurrentHashMap<>();
     final ConcurrentMap<String, Counter> warmUp = new ConcurrentHashMap<>();
     final Counter hits;
     final Counter misses;

@@ -337,7 +337,7 @@ public final class MultiWrites {
    * @param opFor the request of one part
    * @param written whether the reply says that {@code key} was written
    */
-  private <X> CompletableFuture<NodeReply<X>> sendBatch(
+  <X> CompletableFuture<NodeReply<X>> sendBatch(
       Topology t,
       int node,
       List<String> keys,

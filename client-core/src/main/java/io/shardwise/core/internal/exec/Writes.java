@@ -160,6 +160,16 @@ public final class Writes {
     return requests.send(owner, "moveDelete", c -> c.delete(key)).handle((r, f) -> null);
   }
 
+  /**
+   * A write of {@code key} routed on {@code t} as a single-copy write whose node may be out: to
+   * {@code primary} if it is available, else where the failure mode sends it (for a key whose
+   * replicas are all out, {@code primary} being the first of them).
+   */
+  <T> CompletableFuture<T> routed(
+      Topology t, String key, long hash, int primary, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
+    return route(t, key, hash, primary, operation, ttl, op, kind).reply();
+  }
+
   /** A write handed to a node: the node that takes it (null if none was found) and its reply. */
   private record Sent<T>(Member target, CompletableFuture<T> reply) {}
 
@@ -225,7 +235,7 @@ public final class Writes {
    * deletes, after a delete of the key when the write alone would leave the old value (add, touch,
    * incr), and the mark is cleared once the write is confirmed.
    */
-  private <T> CompletableFuture<T> send(
+  <T> CompletableFuture<T> send(
       Topology t, int node, String key, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
     Member m = t.members[node];
     DirtyCopies marks = m.oldCopies();

@@ -155,6 +155,18 @@ public final class Failback {
     }
   }
 
+  /**
+   * Marks the copy of {@code key} on {@code node}, a replica whose write of it failed while another
+   * replica's succeeded, as old: it is not read there until a delete or a later write of it there
+   * is confirmed (the periodic sweep sends the delete).
+   *
+   * @return false if the node holds {@link FailoverOptions#journalCapacity()} marks already: the
+   *     mark is not recorded
+   */
+  public boolean markFailedCopy(Member node, String key) {
+    return !tracking || markOldCopy(node, key);
+  }
+
   private boolean markOldCopy(Member node, String key) {
     DirtyCopies dirty = node.failback.dirty;
     if (dirty.size() >= options.journalCapacity() && !dirty.contains(key)) {

@@ -59,19 +59,43 @@ public final class Fence implements AutoCloseable {
       Member node = members[skipped[i]];
       failback.markEarlierCopies(node, key, target);
       if (!node.failback.journal.record(key, target)) {
-        failback.metrics().journalFull(node.node);
-        return new NodeUnavailableException(
-            node.node,
-            "is out and its journal of "
-                + failback.options().journalCapacity()
-                + " keys written elsewhere is full, so "
-                + KeyRules.shorten(key)
-                + " is not written elsewhere: a write it cannot record could leave an older"
-                + " value to be read when the node returns (raise journal-capacity, or wait"
-                + " for the node)");
+        return full(node, key);
       }
     }
     return null;
+  }
+
+  /**
+   * Journals {@code key}, written on its other replicas only, against the {@code count} replicas
+   * {@code members[out[i]]} that are out and that {@link #enter} has fenced: each drops its copy
+   * before it serves again, and no copy elsewhere is marked when it does. Returns null, or the error
+   * for the caller if a journal is full.
+   */
+  public NodeUnavailableException recordMissed(Member[] members, String key, int[] out, int count) {
+    if (!failback.tracking()) {
+      return null;
+    }
+    for (int i = 0; i < count; i++) {
+      Member node = members[out[i]];
+      failback.markEarlierCopies(node, key, null);
+      if (!node.failback.journal.record(key, null)) {
+        return full(node, key);
+      }
+    }
+    return null;
+  }
+
+  private NodeUnavailableException full(Member node, String key) {
+    failback.metrics().journalFull(node.node);
+    return new NodeUnavailableException(
+        node.node,
+        "is out and its journal of "
+            + failback.options().journalCapacity()
+            + " keys written elsewhere is full, so "
+            + KeyRules.shorten(key)
+            + " is not written elsewhere: a write it cannot record could leave an older"
+            + " value to be read when the node returns (raise journal-capacity, or wait"
+            + " for the node)");
   }
 
   @Override

@@ -32,7 +32,9 @@ public final class Journal {
   }
 
   /**
-   * Records that a write of {@code key} goes to {@code target} instead of this journal's node.
+   * Records that a write of {@code key} goes to {@code target} instead of this journal's node, or,
+   * with a null {@code target}, that it went to the key's other replicas only: then the node must
+   * drop its copy before it serves, and no copy elsewhere becomes old when it returns.
    *
    * @return false, recording nothing, when the journal is full and does not hold the key yet
    */
@@ -43,7 +45,7 @@ public final class Journal {
         size.decrementAndGet();
         return false;
       }
-      Member[] raced = targets.putIfAbsent(key, new Member[] {target});
+      Member[] raced = targets.putIfAbsent(key, target == null ? NONE : new Member[] {target});
       if (raced != null) {
         size.decrementAndGet();
         known = raced;
@@ -54,11 +56,14 @@ public final class Journal {
         return true;
       }
     }
-    if (!contains(known, target)) {
+    if (target != null && !contains(known, target)) {
       targets.merge(key, new Member[] {target}, Journal::union);
     }
     return true;
   }
+
+  /** No node besides the replicas written: a key recorded with no target. */
+  private static final Member[] NONE = new Member[0];
 
   /** The nodes writes of {@code key} went to instead of this journal's node, or null. */
   Member[] targetsOf(String key) {

@@ -4,6 +4,7 @@ import io.shardwise.client.NodeState;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.NodeConnection;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One server and what the client keeps for it for as long as it is in the fleet, across server
@@ -23,6 +24,12 @@ public final class Member {
 
   /** Set by {@link Failback#admit}. */
   Failback.Slot failback;
+
+  /**
+   * Requests of replicated reads and writes under way on it: the load the power of two choices
+   * compares when it picks the replica a read goes to.
+   */
+  public final AtomicInteger inFlight = new AtomicInteger();
 
   /** Closed: no longer in any topology in use. Its connection is closed and it is not probed. */
   public volatile boolean retired;

@@ -1,0 +1,301 @@
+package io.shardwise.core.internal.exec;
+
+import io.shardwise.client.CachedValue;
+import io.shardwise.client.ClientMetrics;
+import io.shardwise.client.MultiResult;
+import io.shardwise.client.ShardwiseException;
+import io.shardwise.client.ValueCodec;
+import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.ReplicaRoutes;
+import io.shardwise.core.internal.route.Topology;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * Executes reads of keys stored on N replicas ({@link ReplicaRoutes}): a read goes to one
+ * available replica whose copy is not marked old, and on a miss, an error or a timeout to the next,
+ * before the caller sees a miss (as mcrouter's {@code MissFailoverRoute}). getMulti does this per
+ * key, in at most N rounds of one request per node. With no replica available the read goes where
+ * the failure mode sends a read whose node is out ({@link Reads}).
+ */
+public final class ReplicaGets<V> {
+
+  private final Requests requests;
+  private final ReplicaRoutes routes;
+  private final Reads reads;
+  private final MultiGets<V> multiGets;
+  private final ClientMetrics metrics;
+  private final ValueCodec<V> codec;
+
+  public ReplicaGets(
+      Requests requests,
+      ReplicaRoutes routes,
+      Reads reads,
+      MultiGets<V> multiGets,
+      ClientMetrics metrics,
+      ValueCodec<V> codec) {
+    this.requests = requests;
+    this.routes = routes;
+    this.reads = reads;
+    this.multiGets = multiGets;
+    this.metrics = metrics;
+    this.codec = codec;
+  }
+
+  /** A read of {@code key} on {@code t}, which the caller counted itself on and which this read releases. */
+  public <R> CompletableFuture<R> get(Topology t, String key, Function<CachedValue, R> decode) {
+    CompletableFuture<R> f;
+    try {
+      long hash = t.hash(key);
+      ReplicaRoutes.Plan p = routes.plan(t, key, hash);
+      if (p.readCount == 0) {
+        if (p.writeCount == 0) {
+          f = null; // every replica is out: the failure mode decides, below
+        } else {
+          metrics.oldCopySkipped(t.nodes.get(p.writes[0])); // every replica up holds a copy marked old
+          f = CompletableFuture.<CachedValue>completedFuture(null).thenApply(decode);
+        }
+      } else {
+        int[] order = Arrays.copyOf(p.reads, p.readCount);
+        int[] ranks = new int[order.length];
+        for (int i = 0; i < order.length; i++) {
+          ranks[i] = ReplicaRoutes.rank(p, order[i]);
+        }
+        f = tryFrom(t, key, order, ranks, 0, false).thenApply(decode);
+      }
+    } catch (RuntimeException | Error e) {
+      t.exit();
+      throw e;
+    }
+    if (f == null) {
+      return reads.get(t, key, decode); // releases t itself
+    }
+    f.whenComplete((v, x) -> t.exit());
+    return f;
+  }
+
+  /** Reads {@code key} on {@code order[i]}, then on the next replicas after a miss or a failure. */
+  private CompletableFuture<CachedValue> tryFrom(Topology t, String key, int[] order, int[] ranks, int i, boolean missed) {
+    int node = order[i];
+    Member m = t.members[node];
+    metrics.replicaRead(m.node, ranks[i]);
+    m.inFlight.incrementAndGet();
+    CompletableFuture<CachedValue> sent;
+    try {
+      sent = requests.send(t, node, "get", c -> c.get(key), true);
+    } catch (RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    return sent.handle(
+            (value, failure) -> {
+              m.inFlight.decrementAndGet();
+              if (value != null) {
+                return CompletableFuture.completedFuture(value);
+              }
+              if (i + 1 == order.length) {
+                return failure == null || missed
+                    ? CompletableFuture.<CachedValue>completedFuture(null)
+                    : CompletableFuture.<CachedValue>failedFuture(failure);
+              }
+              metrics.replicaFailover(m.node, t.nodes.get(order[i + 1]), failure == null ? "miss" : "error");
+              return tryFrom(t, key, order, ranks, i + 1, missed || failure == null);
+            })
+        .thenCompose(Function.identity());
+  }
+
+  // ---- getMulti --------------------------------------------------------------------------------
+
+  /** A key's outcome in a replicated getMulti: a hit, a miss, or an error (the last one seen). */
+  private static final Object MISS = new Object();
+
+  /**
+   * Sends a getMulti of {@code distinct} on {@code t}: each key to the first replica of its read
+   * order, one request per node; then the keys that missed or failed to their next replica, one
+   * request per node and round, at most N rounds. Keys with no replica available go where the
+   * failure mode says.
+   */
+  public PendingGetMulti<V> start(Topology t, Set<String> distinct) {
+    Multi run;
+    try {
+      run = new Multi(t, distinct);
+    } catch (RuntimeException | Error e) {
+      t.exit();
+      throw e;
+    }
+    run.done.whenComplete((x, y) -> t.exit());
+    return new PendingGetMulti<>(run.done, run::result);
+  }
+
+  /** One replicated getMulti. */
+  private final class Multi {
+    final Topology t;
+    final String[] keys;
+    /** Per key: the replicas to read, in order; null for a key decided without reading. */
+    final int[][] order;
+    final int[][] ranks;
+    /** Per key: a {@link CachedValue} hit, {@link #MISS}, or a {@link ShardwiseException}. */
+    final Object[] outcome;
+    /** Whether a replica of the key answered with a miss. */
+    final boolean[] missed;
+    /** Per key: the node whose answer is its outcome. */
+    final int[] from;
+    final List<String> noReplica = new ArrayList<>();
+    PendingGetMulti<V> elsewhere;
+    final CompletableFuture<Void> done;
+
+    Multi(Topology t, Set<String> distinct) {
+      this.t = t;
+      int n = distinct.size();
+      keys = distinct.toArray(new String[0]);
+      order = new int[n][];
+      ranks = new int[n][];
+      outcome = new Object[n];
+      missed = new boolean[n];
+      from = new int[n];
+      List<Integer> first = new ArrayList<>(n);
+      for (int k = 0; k < n; k++) {
+        String key = keys[k];
+        long hash = t.hash(key);
+        ReplicaRoutes.Plan p = routes.plan(t, key, hash);
+        if (p.readCount == 0) {
+          if (p.writeCount == 0) {
+            noReplica.add(key);
+          } else {
+            metrics.oldCopySkipped(t.nodes.get(p.writes[0]));
+            outcome[k] = MISS;
+          }
+          continue;
+        }
+        order[k] = Arrays.copyOf(p.reads, p.readCount);
+        ranks[k] = new int[p.readCount];
+        for (int i = 0; i < p.readCount; i++) {
+          ranks[k][i] = ReplicaRoutes.rank(p, order[k][i]);
+        }
+        first.add(k);
+      }
+      CompletableFuture<Void> rounds = round(first, 0);
+      if (noReplica.isEmpty()) {
+        done = rounds;
+      } else {
+        t.active.increment(); // released by the single-copy getMulti
+        elsewhere = multiGets.start(t, Set.copyOf(noReplica));
+        done = CompletableFuture.allOf(rounds, elsewhere.done);
+      }
+    }
+
+    /** Reads each key of {@code pending} on its replica of index {@code r}, then the next round. */
+    CompletableFuture<Void> round(List<Integer> pending, int r) {
+      if (pending.isEmpty()) {
+        return CompletableFuture.completedFuture(null);
+      }
+      List<List<Integer>> byNode = new ArrayList<>(Collections.nCopies(t.members.length, null));
+      for (int k : pending) {
+        int node = order[k][r];
+        List<Integer> list = byNode.get(node);
+        if (list == null) {
+          list = new ArrayList<>();
+          byNode.set(node, list);
+        }
+        list.add(k);
+        metrics.replicaRead(t.members[node].node, ranks[k][r]);
+      }
+      List<CompletableFuture<List<Integer>>> replies = new ArrayList<>();
+      for (int i = 0; i < byNode.size(); i++) {
+        List<Integer> indexes = byNode.get(i);
+        if (indexes != null) {
+          replies.add(readOn(i, indexes, r));
+        }
+      }
+      return Requests.allOf(replies)
+          .thenCompose(
+              x -> {
+                List<Integer> next = new ArrayList<>();
+                for (CompletableFuture<List<Integer>> f : replies) {
+                  next.addAll(f.join());
+                }
+                return round(next, r + 1);
+              });
+    }
+
+    /** One node's batch of round {@code r}; completes with the keys that go on to the next round. */
+    CompletableFuture<List<Integer>> readOn(int node, List<Integer> indexes, int r) {
+      Member m = t.members[node];
+      List<String> nodeKeys = new ArrayList<>(indexes.size());
+      for (int k : indexes) {
+        nodeKeys.add(keys[k]);
+      }
+      m.inFlight.incrementAndGet();
+      return requests
+          .inParts(m, nodeKeys, null, part -> requests.send(t, node, r == 0 ? "getMulti" : "getMultiReplica", c -> c.getMulti(part)))
+          .thenApply(
+              reply -> {
+                m.inFlight.decrementAndGet();
+                int answered = nodeKeys.size() - reply.failedCount(nodeKeys.size());
+                if (answered > 0) {
+                  int hits = reply.replies().size();
+                  metrics.reads(m.node, hits, answered - hits);
+                }
+                List<Integer> next = new ArrayList<>();
+                for (int k : indexes) {
+                  String key = keys[k];
+                  Throwable failure = reply.failure(key);
+                  CachedValue cv = failure == null ? reply.replies().get(key) : null;
+                  if (cv != null) {
+                    outcome[k] = cv;
+                    from[k] = node;
+                    continue;
+                  }
+                  if (failure == null) {
+                    missed[k] = true;
+                    outcome[k] = MISS;
+                  } else if (!missed[k]) {
+                    outcome[k] = requests.asShardwise(m, failure);
+                  }
+                  if (r + 1 < order[k].length) {
+                    metrics.replicaFailover(m.node, t.nodes.get(order[k][r + 1]), failure == null ? "miss" : "error");
+                    next.add(k);
+                  }
+                }
+                return next;
+              });
+    }
+
+    MultiResult<V> result() {
+      MultiResult.Builder<V> result = MultiResult.builder(keys.length);
+      MultiResult<V> other = elsewhere == null ? null : elsewhere.result();
+      for (int k = 0; k < keys.length; k++) {
+        String key = keys[k];
+        Object o = outcome[k];
+        if (o == null) {
+          // no replica available: the single-copy getMulti's outcome
+          if (other.errors().containsKey(key)) {
+            result.error(key, other.errors().get(key));
+          } else if (other.values().containsKey(key)) {
+            result.hit(key, other.values().get(key));
+          } else {
+            result.miss(key);
+          }
+        } else if (o == MISS) {
+          result.miss(key);
+        } else if (o instanceof ShardwiseException e) {
+          result.error(key, e);
+        } else {
+          V value;
+          try {
+            value = codec.decode((CachedValue) o);
+          } catch (RuntimeException e) {
+            result.error(key, requests.asShardwise(t.members[from[k]], e));
+            continue;
+          }
+          result.hit(key, value);
+        }
+      }
+      return result.build();
+    }
+  }
+}

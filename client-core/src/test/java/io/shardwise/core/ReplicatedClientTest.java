@@ -1,0 +1,296 @@
+package io.shardwise.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.CacheClient;
+import io.shardwise.client.ClientMetrics;
+import io.shardwise.client.Codecs;
+import io.shardwise.client.MultiResult;
+import io.shardwise.client.NodeState;
+import io.shardwise.client.NodeStatus;
+import io.shardwise.routing.Node;
+import io.shardwise.routing.Router;
+import io.shardwise.spi.KeyRules;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Keys stored on N replicas ({@link ClientBuilder#replicas}) over in-memory nodes. */
+class ReplicatedClientTest {
+
+  private final InMemoryBackend backend = new InMemoryBackend(KeyRules.MEMCACHED);
+  private final Map<String, AtomicLong> counted = new ConcurrentHashMap<>();
+  private final ClientMetrics metrics =
+      new ClientMetrics() {
+        @Override
+        public void replicaRead(Node node, int rank) {
+          counted.computeIfAbsent("read rank " + rank, k -> new AtomicLong()).incrementAndGet();
+        }
+
+        @Override
+        public void replicaFailover(Node from, Node to, String reason) {
+          counted.computeIfAbsent("failover " + reason, k -> new AtomicLong()).incrementAndGet();
+        }
+      };
+  private AsyncCacheClient<String> client;
+  private CacheClient<String> sync;
+  private Router router;
+
+  private void build(int replicas, ReplicaReads reads) {
+    client =
+        ShardwiseClient.builder()
+            .backend(backend)
+            .servers("a:1,b:2,c:3,d:4,e:5")
+            .timeout(Duration.ofMillis(200))
+            .failover(FailoverOptions.builder().probeInterval(Duration.ofMillis(20)).maxProbeInterval(Duration.ofMillis(50)).build())
+            .metrics(metrics)
+            .codec(Codecs.utf8())
+            .replicas(replicas)
+            .replicaReads(reads)
+            .build();
+    sync = client.sync();
+    router = RouterSpec.DEFAULT.build(client.nodes());
+  }
+
+  @AfterEach
+  void close() {
+    if (client != null) {
+      client.close();
+    }
+  }
+
+  /** The replicas of {@code key}, primary first. */
+  private List<Node> replicasOf(String key, int n) {
+    int[] out = new int[n];
+    int count = router.replicas(router.hasher().hash(key), n, out);
+    List<Node> nodes = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      nodes.add(client.nodes().get(out[i]));
+    }
+    return nodes;
+  }
+
+  private InMemoryBackend.Store store(Node node) {
+    return backend.store(node);
+  }
+
+  private int items() {
+    int items = 0;
+    for (Node n : client.nodes()) {
+      items += store(n).data.size();
+    }
+    return items;
+  }
+
+  @Test
+  void everyKeyIsStoredOnItsFirstNServersAndReadFromThem() {
+    build(3, ReplicaReads.P2C);
+    for (int i = 0; i < 500; i++) {
+      sync.set("k" + i, "v" + i, Duration.ZERO);
+    }
+    assertThat(items()).isEqualTo(3 * 500);
+    for (int i = 0; i < 500; i++) {
+      String key = "k" + i;
+      for (Node n : client.nodes()) {
+        assertThat(store(n).data.containsKey(key)).as("%s on %s", key, n).isEqualTo(replicasOf(key, 3).contains(n));
+      }
+      assertThat(sync.get(key)).isEqualTo("v" + i);
+    }
+    // The power of two choices spreads the reads of a key over its replicas.
+    assertThat(counted.get("read rank 0").get()).isBetween(100L, 400L);
+    assertThat(counted.get("read rank 1").get() + counted.get("read rank 2").get()).isGreaterThan(100L);
+    assertThat(sync.delete("k1")).isTrue();
+    assertThat(items()).isEqualTo(3 * 499);
+    assertThat(sync.get("k1")).isNull();
+  }
+
+  @Test
+  void thePrimaryPolicyReadsThePrimaryFirst() {
+    build(2, ReplicaReads.PRIMARY);
+    for (int i = 0; i < 100; i++) {
+      sync.set("k" + i, "v" + i, Duration.ZERO);
+      assertThat(sync.get("k" + i)).isEqualTo("v" + i);
+    }
+    assertThat(counted.get("read rank 0").get()).isEqualTo(100);
+    assertThat(counted).doesNotContainKey("read rank 1");
+  }
+
+  @Test
+  void aReadThatMissesOrFailsOnOneReplicaGoesOnToTheNext() {
+    build(2, ReplicaReads.PRIMARY);
+    sync.set("gone", "v", Duration.ZERO);
+    List<Node> replicas = replicasOf("gone", 2);
+    store(replicas.get(0)).data.remove("gone"); // evicted there
+    assertThat(sync.get("gone")).isEqualTo("v");
+    assertThat(counted.get("failover miss").get()).isEqualTo(1);
+    store(replicas.get(0)).failNext.set(1);
+    assertThat(sync.get("gone")).isEqualTo("v");
+    assertThat(counted.get("failover error").get()).isEqualTo(1);
+    assertThat(sync.get("never-written")).isNull();
+  }
+
+  @Test
+  void getMultiReadsEachKeyOnItsNextReplicaInAFewRounds() {
+    build(3, ReplicaReads.PRIMARY);
+    Map<String, String> values = new LinkedHashMap<>();
+    for (int i = 0; i < 300; i++) {
+      values.put("m" + i, "v" + i);
+    }
+    sync.setMulti(values, Duration.ZERO).valuesOrThrow();
+    assertThat(items()).isEqualTo(900);
+    // Evict a third of the keys from their primary and another third from their first two replicas.
+    for (int i = 0; i < 300; i++) {
+      String key = "m" + i;
+      List<Node> replicas = replicasOf(key, 3);
+      if (i % 3 >= 1) {
+        store(replicas.get(0)).data.remove(key);
+      }
+      if (i % 3 == 2) {
+        store(replicas.get(1)).data.remove(key);
+      }
+    }
+    List<String> keys = new ArrayList<>(values.keySet());
+    keys.add("absent");
+    int before = multiGets();
+    MultiResult<String> result = sync.getMulti(keys);
+    assertThat(result.values()).isEqualTo(values);
+    assertThat(result.misses()).containsExactly("absent");
+    assertThat(multiGets() - before).as("requests: one per node and round, 3 rounds").isLessThanOrEqualTo(3 * 5);
+    MultiResult<Boolean> deleted = sync.deleteMulti(keys);
+    assertThat(deleted.errors()).isEmpty();
+    assertThat(deleted.get("m0")).isTrue();
+    assertThat(deleted.get("absent")).isFalse();
+    assertThat(items()).isZero();
+  }
+
+  private int multiGets() {
+    int n = 0;
+    for (Node node : client.nodes()) {
+      n += store(node).multiGets.get();
+    }
+    return n;
+  }
+
+  @Test
+  void addDecidesOnTheFirstReplicaAndIncrKeepsOneCounter() {
+    build(2, ReplicaReads.P2C);
+    assertThat(sync.add("a", "1", Duration.ZERO)).isTrue();
+    assertThat(sync.add("a", "2", Duration.ZERO)).isFalse();
+    List<Node> replicas = replicasOf("a", 2);
+    assertThat(store(replicas.get(0)).data).containsKey("a");
+    assertThat(store(replicas.get(1)).data).doesNotContainKey("a");
+    for (int i = 0; i < 20; i++) {
+      assertThat(sync.get("a")).isEqualTo("1"); // a miss on the second goes on to the first
+    }
+    sync.set("c", "10", Duration.ZERO);
+    assertThat(sync.incr("c", 5, 0, Duration.ZERO)).isEqualTo(15);
+    List<Node> counter = replicasOf("c", 2);
+    assertThat(store(counter.get(1)).data).as("the old count elsewhere is deleted").doesNotContainKey("c");
+    for (int i = 0; i < 20; i++) {
+      assertThat(sync.get("c")).isEqualTo("15");
+    }
+  }
+
+  @Test
+  void losingAReplicaLosesNoHitAndItsOldValuesAreDeletedBeforeItServes() throws Exception {
+    build(2, ReplicaReads.P2C);
+    for (int i = 0; i < 200; i++) {
+      sync.set("k" + i, "old", Duration.ZERO);
+    }
+    Node victim = client.nodes().get(2);
+    store(victim).failWith = new IOException("connection refused");
+    for (int i = 0; i < FailoverOptions.DEFAULT_FAILURE_THRESHOLD; i++) {
+      try {
+        client.ping(victim).get();
+      } catch (ExecutionException expected) {
+        // counted towards its ejection
+      }
+    }
+    await(() -> client.nodeStates().get(victim) != NodeState.HEALTHY);
+    for (int i = 0; i < 200; i++) {
+      assertThat(sync.get("k" + i)).as("k%d with a replica out", i).isEqualTo("old");
+    }
+    int onVictim = 0;
+    for (int i = 0; i < 200; i++) {
+      sync.set("k" + i, "new", Duration.ZERO);
+      onVictim += replicasOf("k" + i, 2).contains(victim) ? 1 : 0;
+    }
+    NodeStatus status = client.nodeStatus().get(victim);
+    assertThat(status.journaledKeys()).as("keys written while its replica was out").isEqualTo(onVictim);
+    store(victim).failWith = null; // back, still holding "old"
+    await(() -> client.nodeStates().get(victim) == NodeState.HEALTHY);
+    for (int round = 0; round < 5; round++) {
+      for (int i = 0; i < 200; i++) {
+        assertThat(sync.get("k" + i)).as("k%d after readmission", i).isEqualTo("new");
+      }
+    }
+  }
+
+  @Test
+  void aReplicaWhoseWriteFailedIsNotReadUntilItsCopyIsGone() {
+    build(2, ReplicaReads.P2C);
+    sync.set("f", "old", Duration.ZERO);
+    Node second = replicasOf("f", 2).get(1);
+    store(second).failNext.set(1);
+    sync.set("f", "new", Duration.ZERO); // stored on the primary; the second's copy is marked old
+    assertThat(new String(store(second).data.get("f").bytes(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("old");
+    for (int i = 0; i < 50; i++) {
+      assertThat(sync.get("f")).isEqualTo("new");
+    }
+  }
+
+  @Test
+  void badSettingsAreRefusedWithTheValueAndTheRule() {
+    assertThatThrownBy(() -> ShardwiseClient.builder().replicas(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("replicas must be >= 1 but was 0");
+    assertThatThrownBy(
+            () -> ShardwiseClient.builder().backend(backend).servers("a:1,b:2").replicas(3).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("replicas must be at most the number of servers (2) but was 3");
+    assertThatThrownBy(
+            () ->
+                ShardwiseClient.builder()
+                    .backend(backend)
+                    .servers("a:1,b:2")
+                    .replicas(2)
+                    .bounded(BoundedOptions.builder().enabled(true).build())
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("replicas 2 with bounded loads is not supported yet");
+  }
+
+  @Test
+  void aServerListChangeIsRefusedAndTheListKept() {
+    build(2, ReplicaReads.P2C);
+    sync.set("x", "v", Duration.ZERO);
+    assertThat(client.updateServers(io.shardwise.routing.ServerList.parse("a:1,b:2,c:3,d:4")))
+        .failsWithin(Duration.ofSeconds(1))
+        .withThrowableOfType(ExecutionException.class)
+        .withCauseInstanceOf(UnsupportedOperationException.class)
+        .withMessageContaining("server-list changes with replicas 2 are not supported yet");
+    assertThat(client.nodes()).hasSize(5);
+    assertThat(sync.get("x")).isEqualTo("v");
+  }
+
+  private static void await(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + 5_000_000_000L;
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not met within 5 s");
+      }
+      Thread.sleep(5);
+    }
+  }
+}
