@@ -41,6 +41,7 @@ final class ConfigKeys {
   static final List<String> FAILURE_MODES = List.of("redistribute", "fail-fast", "retry");
   static final List<String> REJOIN_POLICIES = List.of("journal", "flush", "keep");
   static final List<String> SCOPES = List.of("hot", "all");
+  static final List<String> REPLICA_READ_POLICIES = List.of("p2c", "primary");
 
   static final ConfigKey BACKEND_KEY =
       key(BACKEND, Type.TEXT)
@@ -159,6 +160,23 @@ final class ConfigKeys {
           .byDefault("none")
           .allowing("two characters such as {}, or none")
           .doing("Only the part of a key between the two characters is hashed, as in twemproxy.")
+          .build();
+
+  static final ConfigKey REPLICAS_KEY =
+      key(REPLICAS, Type.INTEGER)
+          .byDefault(1)
+          .between(1, Integer.MAX_VALUE, ">= 1, at most the number of servers")
+          .doing("Servers that store each key: the first N of its preference list, primary first; "
+              + "writes go to all, a read to one and on to the next on a miss or an error. Above 1, "
+              + "server-list changes and bounded loads are refused for now.")
+          .build();
+
+  static final ConfigKey REPLICA_READS_KEY =
+      key(REPLICA_READS, Type.CHOICE)
+          .byDefault("p2c")
+          .oneOf(REPLICA_READ_POLICIES)
+          .doing("With replicas above 1, the replica a read tries first: p2c, the less busy of two "
+              + "drawn at random; primary, the first available in preference order.")
           .build();
 
   static final ConfigKey TIMEOUT_KEY =
@@ -349,6 +367,8 @@ final class ConfigKeys {
           MULTIPROBE_PROBES_KEY,
           MAGLEV_TABLE_SIZE_KEY,
           HASH_TAG_KEY,
+          REPLICAS_KEY,
+          REPLICA_READS_KEY,
           TIMEOUT_KEY,
           CONNECT_WAIT_KEY,
           MAX_VALUE_SIZE_KEY,

@@ -9,6 +9,7 @@ import io.shardwise.core.ClientBuilder;
 import io.shardwise.core.FailoverOptions;
 import io.shardwise.core.FailureMode;
 import io.shardwise.core.RejoinPolicy;
+import io.shardwise.core.ReplicaReads;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.core.TopologyOptions;
 import io.shardwise.ketama.HashRingRouter;
@@ -45,6 +46,8 @@ final class ConfigReader {
   RouterSpec router = RouterSpec.DEFAULT;
   HashTag hashTag = HashTag.NONE;
   String hashTagText = "none";
+  int replicas;
+  ReplicaReads replicaReads;
   Duration timeout;
   Duration connectWait;
   int maxValueBytes;
@@ -70,6 +73,8 @@ final class ConfigReader {
     serversRefreshInterval = source.refreshInterval;
     readRouter(r);
     readHashTag(r);
+    replicas = REPLICAS_KEY.integer(r, 1);
+    replicaReads = ReplicaReads.of(REPLICA_READS_KEY.choice(r, "p2c"));
     timeout = TIMEOUT_KEY.duration(r, DEFAULT_TIMEOUT);
     connectWait = CONNECT_WAIT_KEY.duration(r, ClientBuilder.DEFAULT_CONNECT_WAIT);
     maxValueBytes = (int) MAX_VALUE_SIZE_KEY.bytes(r, 0);
@@ -85,6 +90,23 @@ final class ConfigReader {
     boundedSpillTtl = BOUNDED_SPILL_TTL_KEY.duration(r, BoundedOptions.DEFAULT_SPILL_TTL);
     boundedHotThreshold = BOUNDED_HOT_THRESHOLD_KEY.integer(r, BoundedOptions.DEFAULT_HOT_THRESHOLD);
     readBackendKeys(r);
+    checkReplicas(r);
+  }
+
+  /** Replicas against the server list given in the settings, and against bounded loads. */
+  private void checkReplicas(SettingsReader r) {
+    if (replicas <= 1) {
+      return;
+    }
+    if (servers != null && !servers.isEmpty() && replicas > servers.size()) {
+      r.problem(REPLICAS, "must be at most the number of servers (" + servers.size() + ") but was " + replicas);
+    }
+    if (boundedEnabled) {
+      r.problem(
+          REPLICAS,
+          "is " + replicas + ", and replicas above 1 with " + PREFIX + BOUNDED_ENABLED
+              + "=true are not supported yet: set one of them back");
+    }
   }
 
   private void readBoundedWindow(SettingsReader r) {

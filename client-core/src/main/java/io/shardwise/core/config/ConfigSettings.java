@@ -48,6 +48,8 @@ final class ConfigSettings {
         break;
     }
     put(s, HASH_TAG, c.hashTagText());
+    put(s, REPLICAS, Integer.toString(c.replicas()));
+    put(s, REPLICA_READS, c.replicaReads().id());
     put(s, TIMEOUT, SettingsReader.format(c.timeout()));
     put(s, CONNECT_WAIT, SettingsReader.format(c.connectWait()));
     put(s, MAX_VALUE_SIZE, c.maxValueBytes().isPresent() ? Integer.toString(c.maxValueBytes().getAsInt()) : "backend default");

@@ -6,6 +6,7 @@ import io.shardwise.client.ValueCodec;
 import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.ClientBuilder;
 import io.shardwise.core.FailoverOptions;
+import io.shardwise.core.ReplicaReads;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.core.ShardwiseClient;
 import io.shardwise.core.TopologyOptions;
@@ -92,6 +93,8 @@ public final class ShardwiseConfig {
   public static final String MULTIPROBE_PROBES = "multiprobe.probes";
   public static final String MAGLEV_TABLE_SIZE = "maglev.table-size";
   public static final String HASH_TAG = "hash-tag";
+  public static final String REPLICAS = "replicas";
+  public static final String REPLICA_READS = "replica-reads";
   public static final String TIMEOUT = "timeout";
   public static final String CONNECT_WAIT = "connect-wait";
   public static final String MAX_VALUE_SIZE = "max-value-size";
@@ -137,6 +140,8 @@ public final class ShardwiseConfig {
   private final RouterSpec router;
   private final HashTag hashTag;
   private final String hashTagText;
+  private final int replicas;
+  private final ReplicaReads replicaReads;
   private final Duration timeout;
   private final Duration connectWait;
   private final int maxValueBytes;
@@ -164,6 +169,8 @@ public final class ShardwiseConfig {
     this.router = p.router;
     this.hashTag = p.hashTag;
     this.hashTagText = p.hashTagText;
+    this.replicas = p.replicas;
+    this.replicaReads = p.replicaReads;
     this.timeout = p.timeout;
     this.connectWait = p.connectWait;
     this.maxValueBytes = p.maxValueBytes;
@@ -321,6 +328,8 @@ public final class ShardwiseConfig {
               .servers(servers)
               .router(router)
               .hashTag(hashTag)
+              .replicas(replicas)
+              .replicaReads(replicaReads)
               .timeout(timeout)
               .connectWait(connectWait)
               .batchSize(batchSize)
@@ -414,6 +423,16 @@ public final class ShardwiseConfig {
 
   /** The largest value accepted, if set; else the backend's default applies. */
   /** Most keys in one request to one server ({@code shardwise.batch-size}). */
+  /** Servers per key ({@code shardwise.replicas}). */
+  public int replicas() {
+    return replicas;
+  }
+
+  /** Which replica a read goes to first ({@code shardwise.replica-reads}). */
+  public ReplicaReads replicaReads() {
+    return replicaReads;
+  }
+
   public int batchSize() {
     return batchSize;
   }

@@ -58,6 +58,19 @@ public class ShardwiseProperties {
    */
   private String hashTag = "none";
 
+  /**
+   * Servers that store each key, at least 1 and at most the number of servers: the first N of its
+   * preference list. Writes go to all, a read to one and on to the next on a miss or an error.
+   * Above 1, server-list changes and bounded loads are refused for now.
+   */
+  private String replicas = "1";
+
+  /**
+   * With replicas above 1, the replica a read tries first: p2c (the less busy of two drawn at
+   * random) or primary (the first available in preference order).
+   */
+  private String replicaReads = "p2c";
+
   /** Longest wait for one server's reply (250ms, 2s, ...), at least 1ms. */
   private String timeout = "1s";
 
@@ -179,6 +192,22 @@ public class ShardwiseProperties {
 
   public void setHashTag(String hashTag) {
     this.hashTag = hashTag;
+  }
+
+  public String getReplicas() {
+    return replicas;
+  }
+
+  public void setReplicas(String replicas) {
+    this.replicas = replicas;
+  }
+
+  public String getReplicaReads() {
+    return replicaReads;
+  }
+
+  public void setReplicaReads(String replicaReads) {
+    this.replicaReads = replicaReads;
   }
 
   public String getTimeout() {
