@@ -105,18 +105,17 @@ public final class ReplicaWrites {
       Shape shape,
       BinaryOperator<T> combine) {
     long hash = t.hash(key);
-    ReplicaRoutes.Plan p = routes.plan(t, key, hash);
-    if (p.writeCount == 0) {
-      return writes.routed(t, key, hash, p.replicas[0], operation, ttl, op, kind);
-    }
     try (Fence fence = failback.fence()) {
-      for (int attempt = 0; attempt <= p.count; attempt++) {
-        if (attempt > 0) {
-          p = routes.plan(t, key, hash);
-        }
+      for (int attempt = 0; attempt <= routes.replicas(); attempt++) {
+        ReplicaRoutes.Plan p = routes.plan(t, key, hash);
         if (p.outCount > 0) {
           if (!fence.enter(t.members, p.out, p.outCount)) {
             continue; // a replica came back meanwhile: plan again
+          }
+          if (p.writeCount == 0) {
+            // Every replica is out, and stays out while their fences are held: the failure mode
+            // decides, journaling the write against each of them.
+            return writes.routed(t, key, hash, p.replicas[0], operation, ttl, op, kind);
           }
           NodeUnavailableException full = fence.recordMissed(t.members, key, p.out, p.outCount);
           if (full != null) {
@@ -362,19 +361,20 @@ public final class ReplicaWrites {
     Map<String, int[]> targetsOf = new HashMap<>();
     List<CompletableFuture<Void>> sent = new ArrayList<>();
     Map<Integer, NodeReply<X>> replies = new java.util.concurrent.ConcurrentHashMap<>();
+    CompletableFuture<MultiResult<Boolean>> other;
     try (Fence fence = failback.fence()) {
       for (String key : keys) {
         long hash = t.hash(key);
         int[] targets = null;
         for (int attempt = 0; attempt <= routes.replicas() && targets == null; attempt++) {
           ReplicaRoutes.Plan p = routes.plan(t, key, hash);
-          if (p.writeCount == 0) {
-            noReplica.add(key);
-            break;
-          }
           if (p.outCount > 0) {
             if (!fence.enter(t.members, p.out, p.outCount)) {
               continue;
+            }
+            if (p.writeCount == 0) {
+              noReplica.add(key); // every replica out, and kept out by the fences held
+              break;
             }
             NodeUnavailableException full = fence.recordMissed(t.members, key, p.out, p.outCount);
             if (full != null) {
@@ -408,13 +408,14 @@ public final class ReplicaWrites {
           sent.add(batch.send(node, nodeKeys).thenAccept(reply -> replies.put(node, reply)));
         }
       }
-    }
-    CompletableFuture<MultiResult<Boolean>> other;
-    if (noReplica.isEmpty()) {
-      other = CompletableFuture.completedFuture(MultiResult.of(Map.of(), Set.of(), Map.of()));
-    } else {
-      t.active.increment(); // the failure mode's path releases the topology itself
-      other = elsewhere.send(t, noReplica);
+      if (noReplica.isEmpty()) {
+        other = CompletableFuture.completedFuture(MultiResult.of(Map.of(), Set.of(), Map.of()));
+      } else {
+        // Inside the fences of their replicas, which stay out: the failure mode's path journals
+        // these keys against them. It releases the topology itself.
+        t.active.increment();
+        other = elsewhere.send(t, noReplica);
+      }
     }
     return Requests.allOf(sent)
         .thenCombine(

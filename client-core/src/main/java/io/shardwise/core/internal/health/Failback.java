@@ -235,6 +235,7 @@ public final class Failback {
             .thenApply(done -> "rejoin policy flush: emptied it; " + done.describe(""));
       case JOURNAL:
         return deleteRounds(x, 0)
+            .thenCompose(deleted -> deleteMarked(x))
             .thenCompose(deleted -> readmit(x, flip))
             .thenApply(done -> "rejoin policy journal: " + done.describe("deleted them on it"));
       default:
@@ -317,13 +318,24 @@ public final class Failback {
    * failed.
    */
   void deleteOldCopies(Member node) {
+    if (node.available()) {
+      deleteMarked(node);
+    }
+  }
+
+  /**
+   * Deletes the copies marked old on {@code node} and clears the marks the deletes covered; fails if
+   * a delete failed. Also a step of the rejoin: a copy left old by a replica write that failed on
+   * the node before it was ejected is gone before the node serves again, for other processes too.
+   */
+  private CompletableFuture<Void> deleteMarked(Member node) {
     DirtyCopies copies = node.failback.dirty;
     AtomicBoolean cleaning = node.failback.cleaning;
-    if (copies.isEmpty() || node.retired || !node.available() || !cleaning.compareAndSet(false, true)) {
-      return;
+    if (copies.isEmpty() || node.retired || !cleaning.compareAndSet(false, true)) {
+      return CompletableFuture.completedFuture(null);
     }
     Map<String, Long> marked = new java.util.HashMap<>();
-    copies
+    return copies
         .handOff(
             () -> {
               marked.putAll(copies.snapshot());
