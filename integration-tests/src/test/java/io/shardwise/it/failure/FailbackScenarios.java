@@ -177,6 +177,16 @@ abstract class FailbackScenarios extends FailureInjection {
   @ParameterizedTest(name = "{0}")
   @EnumSource(Flap.class)
   void aFlappingServerNeverMakesTheClientReadAnOldValue(Flap flap) throws Exception {
+    flapping(flap, 1);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Flap.class)
+  void withTwoReplicasAFlappingServerNeverMakesTheClientReadAnOldValue(Flap flap) throws Exception {
+    flapping(flap, 2);
+  }
+
+  private void flapping(Flap flap, int replicas) throws Exception {
     long totalReads = 0;
     long totalHits = 0;
     long totalErrors = 0;
@@ -187,7 +197,8 @@ abstract class FailbackScenarios extends FailureInjection {
         closeClient();
         reset();
       }
-      CacheClient<String> sync = defaultClient();
+      client = builder().replicas(replicas).build();
+      CacheClient<String> sync = client.sync();
       VersionedLoad load = new VersionedLoad(sync, KEYS, THREADS).start();
       Thread.sleep(2000);
       ServerHandle victim = fleet().server(2);
@@ -216,8 +227,9 @@ abstract class FailbackScenarios extends FailureInjection {
       totalEjections += ejections();
     }
     report(String.format(
-        "| flapping, %s | %d run(s) of %d s, 8 threads | %d ejections | %d reads (%d hits), %d errors | old values per run: %s |",
+        "| flapping, %s%s | %d run(s) of %d s, 8 threads | %d ejections | %d reads (%d hits), %d errors | old values per run: %s |",
         flap == Flap.STOP ? "SIGSTOP 2 s / SIGCONT 2 s" : "kill -9, restart after 1 s, every 2 s",
+        replicas == 1 ? "" : ", replicas " + replicas,
         FLAP_RUNS, FLAP_SECONDS, totalEjections, totalReads, totalHits, totalErrors, oldPerRun));
   }
 
