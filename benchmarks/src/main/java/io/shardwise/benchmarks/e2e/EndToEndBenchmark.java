@@ -31,7 +31,9 @@ import picocli.CommandLine.Option;
  * {@code redis-sync} and {@code redis-async} on one server against bare spymemcached / Lettuce;
  * {@code memcached-getmulti} (4 servers) and {@code memcached-getmulti-100} (100 servers) against
  * spymemcached's ketama client; {@code redis-getmulti} (4 servers) against bare Lettuce with a
- * connection per server and one {@code MGET} per server (see {@link Scenario}).
+ * connection per server and one {@code MGET} per server; {@code memcached-replicas-set},
+ * {@code memcached-replicas-get}, {@code redis-replicas-set} and {@code redis-replicas-get} (5
+ * servers): Shardwise with two replicas per key against Shardwise with one (see {@link Scenario}).
  *
  * <p>For each scenario it starts (or reuses) the servers, opens the peer and Shardwise on them with
  * the same timeout, writes the data set, checks that both read and write the same data, warms both
@@ -249,7 +251,7 @@ public final class EndToEndBenchmark implements Callable<Integer> {
       for (Contender c : contenders) {
         awaitReady(c);
       }
-      Correctness.populate(contenders.get(0), data);
+      Correctness.populate(contenders.get(scenario.comparesReplicas() ? contenders.size() - 1 : 0), data);
       String verified = Correctness.verify(scenario, contenders, data, seed);
       err.println("   verified: " + verified);
       List<String> names = contenders.stream().map(Contender::name).toList();

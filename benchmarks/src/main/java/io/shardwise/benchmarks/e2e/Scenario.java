@@ -36,7 +36,15 @@ enum Scenario {
       1.0,
       100),
   REDIS_GET_MULTI(
-      "redis-getmulti", "Redis getMulti of 100 keys, 4 nodes", Workload.GET_MULTI, 1.0, 4);
+      "redis-getmulti", "Redis getMulti of 100 keys, 4 nodes", Workload.GET_MULTI, 1.0, 4),
+  MEMCACHED_REPLICAS_SET(
+      "memcached-replicas-set", "memcached sync set, 5 nodes, replicas 2 against 1", Workload.SYNC_SET, 0.8, 5),
+  MEMCACHED_REPLICAS_GET(
+      "memcached-replicas-get", "memcached sync get, 5 nodes, replicas 2 against 1", Workload.SYNC_GET, 0.95, 5),
+  REDIS_REPLICAS_SET(
+      "redis-replicas-set", "Redis sync set, 5 nodes, replicas 2 against 1", Workload.SYNC_SET, 0.8, 5),
+  REDIS_REPLICAS_GET(
+      "redis-replicas-get", "Redis sync get, 5 nodes, replicas 2 against 1", Workload.SYNC_GET, 0.95, 5);
 
   private final String id;
   private final String title;
@@ -77,7 +85,18 @@ enum Scenario {
   }
 
   boolean isRedis() {
-    return this == REDIS_SYNC || this == REDIS_ASYNC || this == REDIS_GET_MULTI;
+    return this == REDIS_SYNC || this == REDIS_ASYNC || this == REDIS_GET_MULTI || this == REDIS_REPLICAS_SET
+        || this == REDIS_REPLICAS_GET;
+  }
+
+  /**
+   * Whether the scenario sets Shardwise with two replicas per key (second) against Shardwise with
+   * one (first), on the same servers: the cost of storing every key twice. The data set is written
+   * through the second, so that both find every key on every replica.
+   */
+  boolean comparesReplicas() {
+    return this == MEMCACHED_REPLICAS_SET || this == MEMCACHED_REPLICAS_GET || this == REDIS_REPLICAS_SET
+        || this == REDIS_REPLICAS_GET;
   }
 
   /** The scenario with this id. */
@@ -98,6 +117,20 @@ enum Scenario {
   Setup open(Servers servers, Duration timeout, boolean breakdown) {
     List<Contender> contenders = new ArrayList<>();
     try {
+      if (comparesReplicas() && isRedis()) {
+        List<RedisServer> fleet = servers.redis(nodes);
+        contenders.add(ShardwiseContender.replicated(ShardwiseContender.redisBackend(timeout), Servers.serverList(fleet), 1, timeout));
+        contenders.add(ShardwiseContender.replicated(ShardwiseContender.redisBackend(timeout), Servers.serverList(fleet), 2, timeout));
+        return new Setup(contenders, () -> Servers.redisCounters(fleet));
+      }
+      if (comparesReplicas()) {
+        List<MemcachedServer> fleet = servers.memcached(nodes);
+        contenders.add(
+            ShardwiseContender.replicated(ShardwiseContender.memcachedBackend(timeout), Servers.serverList(fleet), 1, timeout));
+        contenders.add(
+            ShardwiseContender.replicated(ShardwiseContender.memcachedBackend(timeout), Servers.serverList(fleet), 2, timeout));
+        return new Setup(contenders, () -> Servers.memcachedCounters(fleet));
+      }
       if (isRedis() && nodes > 1) {
         List<RedisServer> fleet = servers.redis(nodes);
         List<InetSocketAddress> addresses = fleet.stream().map(RedisServer::socketAddress).toList();

@@ -113,14 +113,25 @@ final class ShardwiseContender implements Contender {
     return open("Shardwise " + router, redisBackend(timeout), servers, router, timeout);
   }
 
+  /** {@code backend} on {@code servers} with the default router, each key on {@code replicas} servers. */
+  static ShardwiseContender replicated(Backend backend, String servers, int replicas, Duration timeout) {
+    return open("Shardwise replicas " + replicas, backend, servers, RouterSpec.DEFAULT, replicas, timeout);
+  }
+
   private static ShardwiseContender open(
       String name, Backend backend, String servers, RouterSpec router, Duration timeout) {
+    return open(name, backend, servers, router, 1, timeout);
+  }
+
+  private static ShardwiseContender open(
+      String name, Backend backend, String servers, RouterSpec router, int replicas, Duration timeout) {
     Watch watch = new Watch();
     AsyncCacheClient<byte[]> client =
         ShardwiseClient.builder()
             .backend(backend)
             .servers(servers)
             .router(router)
+            .replicas(replicas)
             .timeout(timeout)
             .listener(watch)
             .metrics(watch)

@@ -27,6 +27,26 @@ enum Workload {
     }
   },
 
+  /** One blocking set of a random key. */
+  SYNC_SET("ops", "set") {
+    @Override
+    int step(Contender contender, Worker worker) throws Exception {
+      int key = worker.nextKey();
+      contender.set(worker.data().key(key), worker.data().value(key));
+      return 1;
+    }
+  },
+
+  /** One blocking get of a random key. */
+  SYNC_GET("ops", "get") {
+    @Override
+    int step(Contender contender, Worker worker) throws Exception {
+      int key = worker.nextKey();
+      worker.check(key, contender.get(worker.data().key(key)));
+      return 1;
+    }
+  },
+
   /** {@value #BATCH} async commands (gets and sets of random keys, alternating), then a wait for all. */
   ASYNC_BATCH("ops", "batch of " + Workload.BATCH) {
     @Override

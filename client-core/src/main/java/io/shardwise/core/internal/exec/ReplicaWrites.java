@@ -143,13 +143,11 @@ public final class ReplicaWrites {
     switch (shape) {
       case ALL:
         {
-          List<CompletableFuture<T>> sent = new ArrayList<>(targets.length);
-          for (int node : targets) {
-            sent.add(one(t, node, key, operation, ttl, op, kind));
+          ToAll<T> all = new ToAll<>(t, key, targets, kind != Writes.Kind.TOUCHES, combine);
+          for (int i = 0; i < targets.length; i++) {
+            all.send(i, operation, ttl, op, kind);
           }
-          return Requests.allOf(sent)
-              .handle((x, y) -> (Void) null)
-              .thenCompose(x -> settle(t, key, targets, sent, kind != Writes.Kind.TOUCHES, combine));
+          return all.result;
         }
       case ONE_AND_DELETE:
         {
@@ -212,39 +210,83 @@ public final class ReplicaWrites {
   }
 
   /**
-   * The outcome of a write sent to every replica in {@code targets}: the replies of those that
-   * succeeded, combined; the copies of those that failed marked old ({@code mark}); the first
-   * failure if none succeeded or a mark could not be recorded.
+   * A write sent to every replica in {@code targets}, and its outcome once each has answered: the
+   * replies of those that succeeded, combined; the copies of those that failed marked old (with
+   * {@code mark}); the first failure if none succeeded or a mark could not be recorded. One
+   * callback per replica and no other stage: a set to two replicas costs one more request, and
+   * little besides.
    */
-  private <T> CompletableFuture<T> settle(
-      Topology t, String key, int[] targets, List<CompletableFuture<T>> sent, boolean mark, BinaryOperator<T> combine) {
-    T result = null;
-    boolean any = false;
-    Throwable firstFailure = null;
-    Throwable unmarked = null;
-    for (int i = 0; i < targets.length; i++) {
-      CompletableFuture<T> f = sent.get(i);
-      Throwable failure = failureOf(f);
-      if (failure == null) {
-        T value = f.join();
-        result = any ? combine.apply(result, value) : value;
-        any = true;
-        continue;
+  private final class ToAll<T> {
+    final Topology t;
+    final String key;
+    final int[] targets;
+    final boolean mark;
+    final BinaryOperator<T> combine;
+    final Object[] values;
+    final Throwable[] failures;
+    final java.util.concurrent.atomic.AtomicInteger left;
+    final CompletableFuture<T> result = new CompletableFuture<>();
+
+    ToAll(Topology t, String key, int[] targets, boolean mark, BinaryOperator<T> combine) {
+      this.t = t;
+      this.key = key;
+      this.targets = targets;
+      this.mark = mark;
+      this.combine = combine;
+      this.values = new Object[targets.length];
+      this.failures = new Throwable[targets.length];
+      this.left = new java.util.concurrent.atomic.AtomicInteger(targets.length);
+    }
+
+    void send(int i, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind) {
+      Member m = t.members[targets[i]];
+      m.inFlight.incrementAndGet();
+      CompletableFuture<T> f;
+      try {
+        f = writes.send(t, targets[i], key, operation, ttl, op, kind);
+      } catch (RuntimeException e) {
+        f = CompletableFuture.failedFuture(e);
       }
-      if (firstFailure == null) {
-        firstFailure = failure;
+      f.whenComplete(
+          (value, failure) -> {
+            m.inFlight.decrementAndGet();
+            values[i] = value;
+            failures[i] = failure;
+            if (left.decrementAndGet() == 0) { // the last reply: every other one is visible here
+              settle();
+            }
+          });
+    }
+
+    @SuppressWarnings("unchecked")
+    private void settle() {
+      T combined = null;
+      boolean any = false;
+      Throwable firstFailure = null;
+      Throwable unmarked = null;
+      for (int i = 0; i < targets.length; i++) {
+        Throwable failure = failures[i];
+        if (failure == null) {
+          T value = (T) values[i];
+          combined = any ? combine.apply(combined, value) : value;
+          any = true;
+          continue;
+        }
+        if (firstFailure == null) {
+          firstFailure = failure;
+        }
+        if (mark && !failback.markFailedCopy(t.members[targets[i]], key) && unmarked == null) {
+          unmarked = failure;
+        }
       }
-      if (mark && !failback.markFailedCopy(t.members[targets[i]], key) && unmarked == null) {
-        unmarked = failure;
+      if (!any) {
+        result.completeExceptionally(firstFailure);
+      } else if (unmarked != null) {
+        result.completeExceptionally(unmarked);
+      } else {
+        result.complete(combined);
       }
     }
-    if (!any) {
-      return CompletableFuture.failedFuture(firstFailure);
-    }
-    if (unmarked != null) {
-      return CompletableFuture.failedFuture(unmarked);
-    }
-    return CompletableFuture.completedFuture(result);
   }
 
   private static Throwable failureOf(CompletableFuture<?> f) {
