@@ -177,6 +177,102 @@ class ReplicasIT {
     }
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void hotKeysSpreadOverTheirReplicas(CacheFleet fleet) throws Exception {
+    hotKeyLoad(fleet, 1);
+    hotKeyLoad(fleet, 2); // peak/mean printed: which servers the hottest keys land on varies with the ports
+  }
+
+  /**
+   * Peak over mean of the gets each server receives from a Zipf(1.1) stream of 60,000 reads over
+   * 10,000 keys, 8 threads, every key stored: with two replicas the power of two choices spreads
+   * a hot key's reads over both of its servers.
+   */
+  private static double hotKeyLoad(CacheFleet fleet, int replicas) throws Exception {
+    fleet.reset();
+    int keys = 10_000;
+    int reads = 60_000;
+    Map<io.shardwise.routing.Node, java.util.concurrent.atomic.LongAdder> gets = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.concurrent.atomic.LongAdder secondReads = new java.util.concurrent.atomic.LongAdder();
+    try (AsyncCacheClient<String> client =
+        CacheFleet.ready(
+            io.shardwise.core.ShardwiseClient.builder()
+                .backend(fleet.newBackend())
+                .servers(fleet.serverList(fleet.size()))
+                .timeout(CacheFleet.CLIENT_TIMEOUT)
+                .codec(Codecs.utf8())
+                .replicas(replicas)
+                .metrics(
+                    new io.shardwise.client.ClientMetrics() {
+                      @Override
+                      public void request(io.shardwise.routing.Node node, String operation, long nanos, Throwable failure) {
+                        if (operation.equals("get")) {
+                          gets.computeIfAbsent(node, n -> new java.util.concurrent.atomic.LongAdder()).increment();
+                        }
+                      }
+
+                      @Override
+                      public void replicaRead(io.shardwise.routing.Node node, int rank) {
+                        if (rank > 0) {
+                          secondReads.increment();
+                        }
+                      }
+                    })
+                .build())) {
+      CacheClient<String> sync = client.sync();
+      Map<String, String> batch = new LinkedHashMap<>();
+      for (int i = 0; i < keys; i++) {
+        batch.put("z:" + i, "v" + i);
+        if (batch.size() == 1000) {
+          sync.setMulti(batch, Duration.ZERO).valuesOrThrow();
+          batch.clear();
+        }
+      }
+      int[] stream = ZipfStream.of(keys, 1.1, reads, 11);
+      List<Thread> readers = new ArrayList<>();
+      AtomicInteger misses = new AtomicInteger();
+      for (int t = 0; t < THREADS; t++) {
+        int thread = t;
+        Thread r = new Thread(() -> {
+          for (int k = thread; k < stream.length; k += THREADS) {
+            if (sync.get("z:" + stream[k]) == null) {
+              misses.incrementAndGet();
+            }
+          }
+        });
+        readers.add(r);
+        r.start();
+      }
+      for (Thread r : readers) {
+        r.join();
+      }
+      long peak = 0;
+      long total = 0;
+      List<Long> perServer = new ArrayList<>();
+      for (io.shardwise.routing.Node n : client.nodes()) {
+        long g = gets.containsKey(n) ? gets.get(n).sum() : 0;
+        perServer.add(g);
+        peak = Math.max(peak, g);
+        total += g;
+      }
+      double peakOverMean = peak / (total / (double) client.nodes().size());
+      System.out.printf(
+          "REPLICAS %s hot keys, replicas %d: Zipf 1.1, %d reads of %d keys, 8 threads: gets per server %s, peak/mean %.3f,"
+              + " %d to a second replica, %d misses%n",
+          fleet, replicas, reads, keys, perServer, peakOverMean, secondReads.sum(), misses.get());
+      assertThat(misses.get()).isZero();
+      assertThat(total).isEqualTo(reads);
+      if (replicas == 2) {
+        // The power of two choices between two idle-ish replicas: about half of the reads each.
+        assertThat(secondReads.sum()).as("reads sent to a key's second replica").isBetween(reads * 35L / 100, reads * 65L / 100);
+      }
+      return peakOverMean;
+    } finally {
+      fleet.reset();
+    }
+  }
+
   /** Reads every key: counts of version 0 (old), version 1 (new) and misses. */
   private static int[] readAll(CacheClient<String> sync) {
     int[] counts = new int[3];

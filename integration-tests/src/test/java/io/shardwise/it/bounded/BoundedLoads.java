@@ -121,44 +121,6 @@ abstract class BoundedLoads {
     return "zipf:" + i;
   }
 
-  /** Ranks 1..n drawn with probability proportional to 1 / rank^alpha, by inverse CDF. */
-  static int[] zipfStream(int n, double alpha, int count, long seed) {
-    double[] cdf = new double[n];
-    double sum = 0;
-    for (int r = 1; r <= n; r++) {
-      sum += 1 / Math.pow(r, alpha);
-      cdf[r - 1] = sum;
-    }
-    // Which key each rank is: a seeded shuffle, so the hottest keys land on random nodes.
-    int[] keyOfRank = new int[n];
-    for (int i = 0; i < n; i++) {
-      keyOfRank[i] = i;
-    }
-    SplittableRandom random = new SplittableRandom(seed);
-    for (int i = n - 1; i > 0; i--) {
-      int j = random.nextInt(i + 1);
-      int t = keyOfRank[i];
-      keyOfRank[i] = keyOfRank[j];
-      keyOfRank[j] = t;
-    }
-    int[] stream = new int[count];
-    for (int k = 0; k < count; k++) {
-      double u = random.nextDouble() * sum;
-      int lo = 0;
-      int hi = n - 1;
-      while (lo < hi) {
-        int mid = (lo + hi) >>> 1;
-        if (cdf[mid] < u) {
-          lo = mid + 1;
-        } else {
-          hi = mid;
-        }
-      }
-      stream[k] = keyOfRank[lo];
-    }
-    return stream;
-  }
-
   /** Per-window figures of one run. */
   record Run(
       double worstPeakOverMean,
@@ -276,7 +238,7 @@ abstract class BoundedLoads {
 
   @Test
   void boundedLoadsKeepTheBusiestNodeUnderItsCapOnAZipfStream() {
-    int[] stream = zipfStream(KEYS, ALPHA, READS, 11);
+    int[] stream = io.shardwise.it.ZipfStream.of(KEYS, ALPHA, READS, 11);
     CacheClient<String> plain = client(BoundedOptions.disabled());
     populate(plain);
     Run off = run(plain, stream, 0.25, Duration.ZERO);
