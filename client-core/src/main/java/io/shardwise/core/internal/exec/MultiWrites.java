@@ -218,20 +218,7 @@ public final class MultiWrites {
     if (nodeKeys == null) {
       return CompletableFuture.completedFuture(null);
     }
-    return sendBatch(
-            t,
-            node,
-            nodeKeys,
-            "setMulti",
-            key -> encoded.get(key).length(),
-            part -> {
-              Map<String, CachedValue> batch = new LinkedHashMap<>();
-              for (String key : part) {
-                batch.put(key, encoded.get(key));
-              }
-              return c -> c.setMulti(batch, ttl);
-            },
-            (reply, key) -> !reply.replies().containsKey(key))
+    return storeOn(t, node, nodeKeys, encoded, ttl)
         .thenAccept(
             reply -> {
               synchronized (stored) {
@@ -248,6 +235,30 @@ public final class MultiWrites {
                 }
               }
             });
+  }
+
+  /** A setMulti of {@code nodeKeys}' values to one node, in parts; what its reply says of each key. */
+  CompletableFuture<NodeReply<Throwable>> storeOn(
+      Topology t, int node, List<String> nodeKeys, Map<String, CachedValue> encoded, Duration ttl) {
+    return sendBatch(
+        t,
+        node,
+        nodeKeys,
+        "setMulti",
+        key -> encoded.get(key).length(),
+        part -> {
+          Map<String, CachedValue> batch = new LinkedHashMap<>();
+          for (String key : part) {
+            batch.put(key, encoded.get(key));
+          }
+          return c -> c.setMulti(batch, ttl);
+        },
+        (reply, key) -> !reply.replies().containsKey(key));
+  }
+
+  /** A deleteMulti of {@code nodeKeys} on one node, in parts; what its reply says of each key. */
+  CompletableFuture<NodeReply<Boolean>> deleteOn(Topology t, int node, List<String> nodeKeys) {
+    return sendBatch(t, node, nodeKeys, "deleteMulti", null, part -> c -> c.deleteMulti(part), (reply, key) -> reply.replies().get(key) != null);
   }
 
   /** Deletes {@code keys} on topology {@code t}, one batch per node; {@code targets} as {@link #storeAll}. */
@@ -306,7 +317,7 @@ public final class MultiWrites {
     if (nodeKeys == null) {
       return CompletableFuture.completedFuture(null);
     }
-    return sendBatch(t, node, nodeKeys, "deleteMulti", null, part -> c -> c.deleteMulti(part), (reply, key) -> reply.replies().get(key) != null)
+    return deleteOn(t, node, nodeKeys)
         .thenAccept(
             reply -> {
               synchronized (deleted) {
@@ -337,7 +348,7 @@ public final class MultiWrites {
    * @param opFor the request of one part
    * @param written whether the reply says that {@code key} was written
    */
-  <X> CompletableFuture<NodeReply<X>> sendBatch(
+  private <X> CompletableFuture<NodeReply<X>> sendBatch(
       Topology t,
       int node,
       List<String> keys,

@@ -302,21 +302,7 @@ public final class ReplicaWrites {
         encoded.keySet(),
         false,
         (on, keys) -> multiWrites.setMulti(on, subset(encoded, keys), ttl),
-        (node, keys) ->
-            multiWrites.sendBatch(
-                t,
-                node,
-                keys,
-                "setMulti",
-                key -> encoded.get(key).length(),
-                part -> {
-                  Map<String, CachedValue> batch = new LinkedHashMap<>();
-                  for (String key : part) {
-                    batch.put(key, encoded.get(key));
-                  }
-                  return c -> c.setMulti(batch, ttl);
-                },
-                (reply, key) -> !reply.replies().containsKey(key)),
+        (node, keys) -> multiWrites.storeOn(t, node, keys, encoded, ttl),
         (reply, key) -> {
           Throwable failure = reply.failure(key);
           return failure != null ? failure : reply.replies().get(key);
@@ -331,9 +317,7 @@ public final class ReplicaWrites {
         distinct,
         true,
         (on, keys) -> multiWrites.deleteMulti(on, Set.copyOf(keys)),
-        (node, keys) ->
-            multiWrites.sendBatch(
-                t, node, keys, "deleteMulti", null, part -> c -> c.deleteMulti(part), (reply, key) -> reply.replies().get(key) != null),
+        (node, keys) -> multiWrites.deleteOn(t, node, keys),
         (reply, key) -> {
           Throwable failure = reply.failure(key);
           if (failure != null) {
