@@ -300,7 +300,6 @@ public final class ReplicaWrites {
     return multi(
         t,
         encoded.keySet(),
-        false,
         (on, keys) -> multiWrites.setMulti(on, subset(encoded, keys), ttl),
         (node, keys) -> multiWrites.storeOn(t, node, keys, encoded, ttl),
         (reply, key) -> {
@@ -315,7 +314,6 @@ public final class ReplicaWrites {
     return multi(
         t,
         distinct,
-        true,
         (on, keys) -> multiWrites.deleteMulti(on, Set.copyOf(keys)),
         (node, keys) -> multiWrites.deleteOn(t, node, keys),
         (reply, key) -> {
@@ -358,7 +356,6 @@ public final class ReplicaWrites {
   private <X> CompletableFuture<MultiResult<Boolean>> multi(
       Topology t,
       Collection<String> keys,
-      boolean removes,
       Elsewhere elsewhere,
       NodeBatch<X> batch,
       KeyFailure<X> keyFailure,
@@ -467,7 +464,7 @@ public final class ReplicaWrites {
             });
   }
 
-  /** One key's outcome over the replicas it was sent to, as {@link #settle} decides it. */
+  /** One key's outcome over the replicas it was sent to, as {@link ToAll} decides it for one key. */
   private <X> void outcome(
       Topology t,
       String key,
