@@ -2,7 +2,6 @@ package io.shardwise.redis;
 
 import io.lettuce.core.ConnectionFuture;
 import io.lettuce.core.FlushMode;
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
@@ -15,6 +14,7 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.BooleanOutput;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.output.ValueListOutput;
 import io.lettuce.core.protocol.AsyncCommand;
 import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
@@ -552,19 +552,14 @@ final class RedisNodeConnection implements NodeConnection {
     for (int i = 0; i < k.length; i++) {
       k[i] = keyBytes(names.get(i));
     }
+    // The values alone (null for none), in the order of the keys: Lettuce's mget would pair each
+    // with its key in a KeyValue of its own. MgetReply reads the list as it is.
     return send(
         "MGET",
-        a -> a.mget(k),
-        replies -> {
-          Map<String, CachedValue> hits = new HashMap<>(capacity(replies.size()));
-          for (int i = 0; i < replies.size(); i++) {
-            KeyValue<byte[], byte[]> reply = replies.get(i);
-            if (reply.hasValue()) {
-              hits.put(names.get(i), CachedValue.of(reply.getValue(), 0));
-            }
-          }
-          return hits;
-        });
+        a ->
+            a.dispatch(
+                CommandType.MGET, new ValueListOutput<>(CODEC), new CommandArgs<>(CODEC).addKeys(k)),
+        values -> new MgetReply(names, values));
   }
 
   @Override
