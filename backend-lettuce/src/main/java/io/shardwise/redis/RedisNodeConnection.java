@@ -2,7 +2,6 @@ package io.shardwise.redis;
 
 import io.lettuce.core.ConnectionFuture;
 import io.lettuce.core.FlushMode;
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
@@ -15,6 +14,8 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.BooleanOutput;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.output.ValueListOutput;
+import io.lettuce.core.output.ValueOutput;
 import io.lettuce.core.protocol.AsyncCommand;
 import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
@@ -74,6 +75,9 @@ final class RedisNodeConnection implements NodeConnection {
   private static final Logger log = LoggerFactory.getLogger(RedisNodeConnection.class);
 
   private static final ByteArrayCodec CODEC = ByteArrayCodec.INSTANCE;
+
+  /** The {@code PX} of {@code SET key value PX milliseconds}. */
+  private static final byte[] PX = {'P', 'X'};
 
   /** While the server stays down, warn at most this often (debug otherwise). */
   private static final long STILL_DOWN_WARN_NANOS = TimeUnit.MINUTES.toNanos(1);
@@ -535,8 +539,10 @@ final class RedisNodeConnection implements NodeConnection {
 
   @Override
   public CompletableFuture<CachedValue> get(String key) {
-    byte[] k = keyBytes(key);
-    return send("GET", a -> a.get(k), RedisNodeConnection::value);
+    return dispatch(
+        "GET",
+        new BulkCommand<>(CommandType.GET, new ValueOutput<>(CODEC), keyBytes(key)),
+        RedisNodeConnection::value);
   }
 
   @Override
@@ -552,19 +558,12 @@ final class RedisNodeConnection implements NodeConnection {
     for (int i = 0; i < k.length; i++) {
       k[i] = keyBytes(names.get(i));
     }
-    return send(
+    // The values alone (null for none), in the order of the keys: Lettuce's mget would pair each
+    // with its key in a KeyValue of its own. MgetReply reads the list as it is.
+    return dispatch(
         "MGET",
-        a -> a.mget(k),
-        replies -> {
-          Map<String, CachedValue> hits = new HashMap<>(capacity(replies.size()));
-          for (int i = 0; i < replies.size(); i++) {
-            KeyValue<byte[], byte[]> reply = replies.get(i);
-            if (reply.hasValue()) {
-              hits.put(names.get(i), CachedValue.of(reply.getValue(), 0));
-            }
-          }
-          return hits;
-        });
+        new BulkCommand<>(CommandType.MGET, new ValueListOutput<>(CODEC), k),
+        values -> new MgetReply(names, values));
   }
 
   @Override
@@ -572,8 +571,13 @@ final class RedisNodeConnection implements NodeConnection {
     byte[] k = keyBytes(key);
     byte[] v = valueBytes(value);
     long px = ttlMillis(ttl);
-    return send(
-        "SET", a -> px == 0 ? a.set(k, v) : a.set(k, v, SetArgs.Builder.px(px)), ok -> null);
+    StatusOutput<byte[], byte[]> ok = new StatusOutput<>(CODEC);
+    return dispatch(
+        "SET",
+        px == 0
+            ? new BulkCommand<>(CommandType.SET, ok, k, v)
+            : new BulkCommand<>(CommandType.SET, ok, k, v, PX, ascii(px)),
+        reply -> null);
   }
 
   @Override
@@ -902,15 +906,40 @@ final class RedisNodeConnection implements NodeConnection {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(translate(operation, e));
     }
-    return reply
-        .toCompletableFuture()
-        .handle(
-            (value, t) -> {
-              if (t != null) {
-                throw new CompletionException(translate(operation, t));
-              }
-              return result.apply(value);
-            });
+    return handle(operation, reply.toCompletableFuture(), result);
+  }
+
+  /**
+   * {@link #send} of a command made here, handed to the connection as Lettuce's async API hands
+   * its own ({@code AbstractRedisAsyncCommands.dispatch}).
+   */
+  private <T, R> CompletableFuture<R> dispatch(
+      String operation, BulkCommand<T> command, Function<? super T, ? extends R> result) {
+    StatefulRedisConnection<byte[], byte[]> c = connection;
+    if (c == null || closed) {
+      return CompletableFuture.failedFuture(notConnected(operation));
+    }
+    AsyncCommand<byte[], byte[], T> reply = new AsyncCommand<>(command);
+    try {
+      if (c.dispatch(reply) instanceof AsyncCommand<byte[], byte[], T> dispatched) {
+        reply = dispatched;
+      }
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(translate(operation, e));
+    }
+    return handle(operation, reply, result);
+  }
+
+  /** The reply mapped by {@code result}, or its failure translated: see {@link #send}. */
+  private <T, R> CompletableFuture<R> handle(
+      String operation, CompletableFuture<T> reply, Function<? super T, ? extends R> result) {
+    return reply.handle(
+        (value, t) -> {
+          if (t != null) {
+            throw new CompletionException(translate(operation, t));
+          }
+          return result.apply(value);
+        });
   }
 
   private <T, R> void completeFrom(

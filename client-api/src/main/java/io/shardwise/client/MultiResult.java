@@ -65,14 +65,15 @@ public final class MultiResult<V> {
    * @param <V> the value type
    */
   public static final class Builder<V> {
-    private final Map<String, V> values;
-    private final Set<String> misses = new LinkedHashSet<>();
-    private final Map<String, ShardwiseException> errors = new LinkedHashMap<>();
+    private final InsertionOrderMap<V> values;
+    /** Made at the first miss: most results have none. */
+    private Set<String> misses;
+    /** Made at the first error: most results have none. */
+    private Map<String, ShardwiseException> errors;
     private boolean built;
 
     private Builder(int expectedHits) {
-      // Room for that many entries at HashMap's load factor of 0.75, without a resize.
-      values = new LinkedHashMap<>(expectedHits <= 12 ? 16 : (int) (expectedHits / 0.75f) + 1);
+      values = new InsertionOrderMap<>(expectedHits);
     }
 
     /**
@@ -81,10 +82,8 @@ public final class MultiResult<V> {
      * @throws IllegalArgumentException if the key was reported already
      */
     public Builder<V> hit(String key, V value) {
-      int before = values.size();
       checkNew(key, false, true, true);
-      values.put(key, value);
-      if (values.size() == before) {
+      if (!values.add(key, value)) {
         throw reportedTwice(key);
       }
       return this;
@@ -97,6 +96,9 @@ public final class MultiResult<V> {
      */
     public Builder<V> miss(String key) {
       checkNew(key, true, false, true);
+      if (misses == null) {
+        misses = new LinkedHashSet<>();
+      }
       if (!misses.add(key)) {
         throw reportedTwice(key);
       }
@@ -111,6 +113,9 @@ public final class MultiResult<V> {
     public Builder<V> error(String key, ShardwiseException error) {
       Objects.requireNonNull(error, "error");
       checkNew(key, true, true, false);
+      if (errors == null) {
+        errors = new LinkedHashMap<>();
+      }
       if (errors.putIfAbsent(key, error) != null) {
         throw reportedTwice(key);
       }
@@ -125,7 +130,10 @@ public final class MultiResult<V> {
     public MultiResult<V> build() {
       checkNotBuilt();
       built = true;
-      return new MultiResult<>(values, misses, errors);
+      return new MultiResult<>(
+          values,
+          misses == null ? Collections.emptySet() : misses,
+          errors == null ? Collections.emptyMap() : errors);
     }
 
     /** Checks the parts not about to be written; the written one reports its own repeat. */
@@ -133,8 +141,8 @@ public final class MultiResult<V> {
       checkNotBuilt();
       Objects.requireNonNull(key, "key");
       if ((inValues && !values.isEmpty() && values.containsKey(key))
-          || (inMisses && !misses.isEmpty() && misses.contains(key))
-          || (inErrors && !errors.isEmpty() && errors.containsKey(key))) {
+          || (inMisses && misses != null && misses.contains(key))
+          || (inErrors && errors != null && errors.containsKey(key))) {
         throw reportedTwice(key);
       }
     }

@@ -312,18 +312,16 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     if (keys == null) {
       throw new IllegalArgumentException("the collection of keys must not be null; pass an empty one for none");
     }
-    Set<String> distinct = new LinkedHashSet<>(keys.size() <= 12 ? 16 : (int) (keys.size() / 0.75f) + 1);
-    int position = 0;
-    for (String key : keys) {
+    String[] copy = keys.toArray(new String[0]);
+    for (int position = 0; position < copy.length; position++) {
+      String key = copy[position];
       if (key == null) {
         throw new IllegalArgumentException(
             "the collection of keys must not hold null; got null at position " + position);
       }
       keyRules.validate(key);
-      distinct.add(key);
-      position++;
     }
-    return distinct;
+    return DistinctKeys.of(copy);
   }
 
   // ---- checks ------------------------------------------------------------------------------
