@@ -1,9 +1,11 @@
 package io.shardwise.cli;
 
+import io.shardwise.cli.PlacementChange.Side;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.ketama.KetamaCompatibility;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.KeyHasher;
+import io.shardwise.routing.Murmur3;
 import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
 import io.shardwise.routing.ServerList;
@@ -34,7 +36,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code shardwise plan}: how many keys move, and from which server to which, when the server list
- * changes from OLD to NEW, for every router, next to the least share any placement must move.
+ * changes from OLD to NEW, for every router, next to the least share any placement must move; or,
+ * with {@code --from-router} and {@code --to-router}, when the placement itself changes too.
  * Moves are counted with the simulator's {@link KeyMoves}, as its {@code disrupt} experiment does.
  */
 @Command(
@@ -48,7 +51,10 @@ import picocli.CommandLine.Spec;
       "Keys come from --keys-file (one per line), else --sample random key hashes drawn from"
           + " --seed. See docs/topology.md.",
       "With --replicas N, also the copies of keys stored on N servers each: how many each server"
-          + " holds before and after, and how many are added to and removed from each."
+          + " holds before and after, and how many are added to and removed from each.",
+      "With --from-router and --to-router (and --from-/--to- versions of the router options), the"
+          + " placement changes from the old router to the new one, with or without a list change;"
+          + " one list (--from or --to) then serves both sides."
     },
     sortOptions = false)
 final class PlanCommand implements Callable<Integer> {
@@ -68,16 +74,19 @@ final class PlanCommand implements Callable<Integer> {
 
   @Option(
       names = "--from",
-      required = true,
       paramLabel = "OLD",
-      description = "The server list now: host:port[:weight] or name=host:port[:weight], comma-separated, or @FILE.")
+      description =
+          "The server list now: host:port[:weight] or name=host:port[:weight], comma-separated, or"
+              + " @FILE. Required, unless --from-router and --to-router are given: then --to serves"
+              + " both sides.")
   String from;
 
   @Option(
       names = "--to",
-      required = true,
       paramLabel = "NEW",
-      description = "The server list after the change, in the same syntax, or @FILE.")
+      description =
+          "The server list after the change, in the same syntax, or @FILE. Required, unless"
+              + " --from-router and --to-router are given: then --from serves both sides.")
   String to;
 
   @Option(
@@ -97,6 +106,8 @@ final class PlanCommand implements Callable<Integer> {
   List<String> compat;
 
   @Mixin RouterParameters parameters;
+
+  @Mixin PlacementChange placement;
 
   @Option(names = "--keys-file", description = "File with one key per line (UTF-8) to use instead of a sample.")
   Path keysFile;
@@ -125,13 +136,37 @@ final class PlanCommand implements Callable<Integer> {
   String format = "text";
 
   /**
-   * The outcome for one router: its moves and, with {@code --replicas}, its replicas' copies; or
-   * why it cannot place one of the lists.
+   * The outcome for one router, or for one old and new router: its moves and, with {@code
+   * --replicas}, its replicas' copies; or why it cannot place one of the lists. {@code fromRouter}
+   * and {@code toRouter} are set when the placement changes.
    */
-  record Outcome(String router, KeyMoves moves, ReplicaMoves replicas, String notApplicable) {}
+  record Outcome(
+      String router, String fromRouter, String toRouter, KeyMoves moves, ReplicaMoves replicas,
+      String notApplicable) {}
+
+  /** A row of the plan: the router before and after the change, one router unless it changes. */
+  record Row(RouterSpec from, RouterSpec to) {
+    String label(boolean placementChange) {
+      return placementChange ? from + " -> " + to : from.toString();
+    }
+  }
 
   @Override
   public Integer call() throws IOException {
+    boolean change = placement.given();
+    checkPlacementOptions();
+    if (!change && (from == null || to == null)) {
+      // What picocli said when --from and --to were required options.
+      throw new IllegalArgumentException(
+          from == null && to == null
+              ? "Missing required options: '--from=OLD', '--to=NEW'"
+              : "Missing required option: '" + (from == null ? "--from=OLD" : "--to=NEW") + "'");
+    }
+    if (from == null && to == null) {
+      throw new IllegalArgumentException(
+          "--from-router and --to-router need a server list: --from, --to or both (one list serves"
+              + " both sides)");
+    }
     boolean json = checkFormat();
     if (sample < 1) {
       throw new IllegalArgumentException("--sample must be >= 1 but was " + sample);
@@ -145,8 +180,11 @@ final class PlanCommand implements Callable<Integer> {
     if (replicas != null && replicas < 1) {
       throw new IllegalArgumentException("--replicas must be >= 1 but was " + replicas);
     }
-    List<Node> before = serverList("--from", from);
-    List<Node> after = serverList("--to", to);
+    List<Node> before = from != null ? serverList("--from", from) : null;
+    List<Node> after = to != null ? serverList("--to", to) : before;
+    if (before == null) {
+      before = after;
+    }
     if (replicas != null && replicas > Math.min(before.size(), after.size())) {
       throw new IllegalArgumentException(
           "--replicas must be at most the number of servers of each list (--from names "
@@ -157,34 +195,44 @@ final class PlanCommand implements Callable<Integer> {
       throw new IllegalArgumentException(
           "--hash-tag needs --keys-file: without it plan draws key hashes, not keys");
     }
-    List<RouterSpec> specs = routerSpecs();
-    KeySample keys = keysFile != null ? KeySample.read(keysFile, tag) : KeySample.random(sample, seed);
+    List<Row> rows = change ? placementRows() : routerRows();
 
     List<Router[]> built = new ArrayList<>();
     List<String> notApplicable = new ArrayList<>();
-    for (RouterSpec s : specs) {
+    for (Row row : rows) {
       Router[] pair = null;
       String why = null;
-      try {
-        pair = new Router[] {s.build(before), s.build(after)};
-        keys.hashes(pair[0].hasher());
-        keys.hashes(pair[1].hasher());
-      } catch (IllegalArgumentException e) {
-        if (routers != null) {
-          throw new IllegalArgumentException(s + ": " + e.getMessage(), e);
+      if (change) {
+        pair = new Router[] {build(row.from(), Side.FROM, before), build(row.to(), Side.TO, after)};
+      } else {
+        try {
+          pair = new Router[] {row.from().build(before), row.to().build(after)};
+        } catch (IllegalArgumentException e) {
+          if (routers != null) {
+            throw new IllegalArgumentException(row.from() + ": " + e.getMessage(), e);
+          }
+          why = e.getMessage();
         }
-        why = e.getMessage();
       }
       built.add(pair);
       notApplicable.add(why);
     }
+    KeySample keys = keysFile != null ? KeySample.read(keysFile, tag) : KeySample.random(sample, seed);
+    for (Router[] pair : built) {
+      if (pair != null) {
+        keys.hashes(pair[0].hasher());
+        keys.hashes(pair[1].hasher(), pair[0].hasher());
+      }
+    }
     List<Outcome> outcomes =
-        IntStream.range(0, specs.size())
+        IntStream.range(0, rows.size())
             .parallel()
             .mapToObj(
                 i ->
                     new Outcome(
-                        specs.get(i).toString(),
+                        rows.get(i).label(change),
+                        change ? rows.get(i).from().toString() : null,
+                        change ? rows.get(i).to().toString() : null,
                         built.get(i) == null ? null : count(built.get(i), keys),
                         built.get(i) == null || replicas == null
                             ? null
@@ -192,7 +240,7 @@ final class PlanCommand implements Callable<Integer> {
                         notApplicable.get(i)))
             .collect(Collectors.toList());
 
-    PlanReport report = new PlanReport(before, after, keys.describe(), outcomes, top, replicas);
+    PlanReport report = new PlanReport(before, after, keys.describe(), outcomes, top, replicas, change);
     PrintWriter out = spec.commandLine().getOut();
     out.print(json ? report.json() : report.text());
     out.flush();
@@ -215,7 +263,7 @@ final class PlanCommand implements Callable<Integer> {
     Router old = pair[0];
     Router next = pair[1];
     long[] oldHashes = keys.hashes(old.hasher());
-    long[] newHashes = keys.hashes(next.hasher());
+    long[] newHashes = keys.hashes(next.hasher(), old.hasher());
     KeyMoves moves = KeyMoves.between(old.nodes(), next.nodes());
     for (int k = 0; k < oldHashes.length; k++) {
       moves.add(old.primary(oldHashes[k]), next.primary(newHashes[k]));
@@ -228,7 +276,7 @@ final class PlanCommand implements Callable<Integer> {
     Router old = pair[0];
     Router next = pair[1];
     long[] oldHashes = keys.hashes(old.hasher());
-    long[] newHashes = keys.hashes(next.hasher());
+    long[] newHashes = keys.hashes(next.hasher(), old.hasher());
     ReplicaMoves moves = ReplicaMoves.between(old.nodes(), next.nodes(), n);
     int[] oldReplicas = new int[n];
     int[] newReplicas = new int[n];
@@ -260,10 +308,156 @@ final class PlanCommand implements Callable<Integer> {
     }
   }
 
-  /** The specs named by --router and --compat: every router and ketama mode by default. */
-  private List<RouterSpec> routerSpecs() {
+  /**
+   * The options of a placement change that must come together or not at all: checked before
+   * anything is read, so that a conflict is the first thing plan reports.
+   */
+  private void checkPlacementOptions() {
+    if (placement.given()) {
+      if (routers != null) {
+        throw new IllegalArgumentException(
+            "--router and --from-router/--to-router exclude each other: --router plans the same"
+                + " router on both sides, --from-router and --to-router a change of router");
+      }
+      if (placement.fromRouter == null || placement.toRouter == null) {
+        throw new IllegalArgumentException(
+            (placement.fromRouter == null ? "--to-router needs --from-router" : "--from-router needs --to-router")
+                + ": name the router on both sides (the same one to change only its options)");
+      }
+    } else {
+      List<String> given = placement.optionsGiven();
+      if (!given.isEmpty()) {
+        throw new IllegalArgumentException(given.get(0) + " needs --from-router and --to-router");
+      }
+    }
+  }
+
+  /**
+   * The rows of a plan without a change of router: one per router of --router, and per mode of
+   * --compat for ketama; every router and ketama mode by default.
+   */
+  private List<Row> routerRows() {
+    List<RouterSpec> specs =
+        routerSpecs(
+            parameters.applyTo(RouterSpec.DEFAULT), routerTypes(routers), compat != null ? compat : KETAMA_MODES);
+    return specs.stream().map(s -> new Row(s, s)).collect(Collectors.toList());
+  }
+
+  /** The rows of a placement change: every router of --from-router with every one of --to-router. */
+  private List<Row> placementRows() {
+    List<RouterSpec> olds = sideSpecs(Side.FROM);
+    List<RouterSpec> news = sideSpecs(Side.TO);
+    List<Row> rows = new ArrayList<>();
+    for (RouterSpec old : olds) {
+      for (RouterSpec next : news) {
+        rows.add(new Row(old, next));
+      }
+    }
+    return rows;
+  }
+
+  /**
+   * The specs of one side of a placement change: its routers and router options, each option not
+   * given for the side taken from the shared one. Errors name the option.
+   */
+  private List<RouterSpec> sideSpecs(Side side) {
     RouterSpec base = parameters.applyTo(RouterSpec.DEFAULT);
-    List<String> modes = compat != null ? compat : KETAMA_MODES;
+    try {
+      if (placement.compatMode(side) != null) {
+        base = base.withCompatMode(placement.compatMode(side));
+      }
+    } catch (IllegalArgumentException e) {
+      throw named(side.option("compat-mode"), e);
+    }
+    try {
+      if (placement.points(side) != null) {
+        base = base.withRingPoints(placement.points(side));
+      }
+    } catch (IllegalArgumentException e) {
+      throw named(side.option("points"), e);
+    }
+    try {
+      if (placement.probes(side) != null) {
+        base = base.withProbes(placement.probes(side));
+      }
+    } catch (IllegalArgumentException e) {
+      throw named(side.option("probes"), e);
+    }
+    try {
+      if (placement.tableSize(side) != null) {
+        base = base.withTableSize(placement.tableSize(side));
+      }
+    } catch (IllegalArgumentException e) {
+      throw named(side.option("table-size"), e);
+    }
+    List<RouterSpec.Type> types;
+    try {
+      types = routerTypes(placement.routers(side));
+    } catch (IllegalArgumentException e) {
+      throw named(side.option("router"), e);
+    }
+    List<String> modes = placement.compat(side) != null ? placement.compat(side) : compat;
+    String modesOption = placement.compat(side) != null ? side.option("compat") : "--compat";
+    try {
+      return routerSpecs(base, types, modes != null ? modes : KETAMA_MODES);
+    } catch (IllegalArgumentException e) {
+      throw named(modesOption, e);
+    }
+  }
+
+  /**
+   * {@code routerSpec} built for one side of a placement change; an error names the side's router
+   * and the option that set the parameter it depends on, if one was given.
+   */
+  private Router build(RouterSpec routerSpec, Side side, List<Node> nodes) {
+    try {
+      return routerSpec.build(nodes);
+    } catch (IllegalArgumentException e) {
+      StringBuilder which = new StringBuilder(side.option("router")).append(' ').append(routerSpec.type().id());
+      String option = null;
+      Object value = null;
+      switch (routerSpec.type()) {
+        case KETAMA:
+          option = placement.compat(side) != null ? side.option("compat") : compat != null ? "--compat" : null;
+          value = routerSpec.ketamaCompatibility();
+          break;
+        case RING:
+          option = placement.points(side) != null ? side.option("points") : given("--points");
+          value = routerSpec.ringPoints();
+          break;
+        case MULTIPROBE:
+          option = placement.probes(side) != null ? side.option("probes") : given("--probes");
+          value = routerSpec.probes();
+          break;
+        case MAGLEV:
+          option = placement.tableSize(side) != null ? side.option("table-size") : given("--table-size");
+          value = routerSpec.tableSize();
+          break;
+        case COMPAT:
+          option = placement.compatMode(side) != null ? side.option("compat-mode") : given("--compat-mode");
+          value = routerSpec.compatMode().id();
+          break;
+        default:
+          break;
+      }
+      if (option != null) {
+        which.append(' ').append(option).append(' ').append(value);
+      }
+      throw named(which.toString(), e);
+    }
+  }
+
+  /** {@code option} if the command line gave it, else null. */
+  private String given(String option) {
+    return spec.commandLine().getParseResult().hasMatchedOption(option) ? option : null;
+  }
+
+  private static IllegalArgumentException named(String option, IllegalArgumentException e) {
+    return new IllegalArgumentException(option + ": " + e.getMessage(), e);
+  }
+
+  /** The router types named, each once; every router but compat when none is named. */
+  private static List<RouterSpec.Type> routerTypes(List<String> routers) {
     List<RouterSpec.Type> types = new ArrayList<>();
     if (routers == null) {
       // Every router but compat, whose placement depends on a mode: plan it by naming it.
@@ -280,6 +474,11 @@ final class PlanCommand implements Callable<Integer> {
         }
       }
     }
+    return types;
+  }
+
+  /** A spec per type, and per ketama mode for ketama. */
+  private static List<RouterSpec> routerSpecs(RouterSpec base, List<RouterSpec.Type> types, List<String> modes) {
     List<RouterSpec> specs = new ArrayList<>();
     for (RouterSpec.Type type : types) {
       if (type == RouterSpec.Type.KETAMA) {
@@ -343,6 +542,29 @@ final class PlanCommand implements Callable<Integer> {
           String.format(Locale.ROOT, "%,d keys from %s", keys.size(), file)
               + (tag.isEnabled() ? " (hash tag " + tag + ")" : "");
       return new KeySample(null, keys, tag, described);
+    }
+
+    /**
+     * The hash of every key for {@code hasher}, given to a new router whose old one hashes keys
+     * with {@code old}. A key file's keys are hashed as ever. A random key hash stands for a key's
+     * hash under one function: under another function the same key has an unrelated hash, so when
+     * the two differ the new router gets {@code fmix64(hash ^ salt)}, the salt a hash of the new
+     * function's name. Not thread safe until filled for every pair of hashers.
+     */
+    long[] hashes(KeyHasher hasher, KeyHasher old) {
+      if (random == null || hasher.name().equals(old.name())) {
+        return hashes(hasher);
+      }
+      return byHasher.computeIfAbsent(
+          "unrelated to the sample: " + hasher.name(),
+          name -> {
+            long salt = Murmur3.INSTANCE.hash(hasher.name());
+            long[] hashes = new long[random.length];
+            for (int i = 0; i < hashes.length; i++) {
+              hashes[i] = Murmur3.fmix64(random[i] ^ salt);
+            }
+            return hashes;
+          });
     }
 
     /** The hash of every key for {@code hasher}. Not thread safe until filled for every hasher. */

@@ -12,6 +12,8 @@ import java.util.Locale;
 /**
  * What {@code shardwise plan} prints: a table of routers and their largest flows, and with {@code
  * --replicas} a table of their replicas' copies and the copies per server; or the same as JSON.
+ * When the placement changes, a row is an old and a new router, and the text says what the
+ * optimum means then.
  */
 final class PlanReport {
 
@@ -22,18 +24,41 @@ final class PlanReport {
   private final int top;
   /** Copies per key with {@code --replicas}, else null. */
   private final Integer replicas;
+  /** Whether the router changes too (--from-router and --to-router). */
+  private final boolean placementChange;
   /** The change itself, with no keys: servers, and the optimum. */
   private final KeyMoves change;
 
   PlanReport(
-      List<Node> before, List<Node> after, String sample, List<Outcome> outcomes, int top, Integer replicas) {
+      List<Node> before, List<Node> after, String sample, List<Outcome> outcomes, int top, Integer replicas,
+      boolean placementChange) {
     this.before = before;
     this.after = after;
     this.sample = sample;
     this.outcomes = outcomes;
     this.top = top;
     this.replicas = replicas;
+    this.placementChange = placementChange;
     this.change = KeyMoves.between(before, after);
+  }
+
+  /**
+   * The share of keys two unrelated placements of the old and the new list move: a key stays only
+   * where both happen to put it, {@code 1 - sum over s of p_s q_s} with the weight shares {@code
+   * p_s} before and {@code q_s} after (0.8 for one placement of 5 equal servers and another).
+   */
+  private double unrelated() {
+    long totalBefore = 0;
+    long totalAfter = 0;
+    for (int s = 0; s < change.servers().size(); s++) {
+      totalBefore += change.weightBefore(s);
+      totalAfter += change.weightAfter(s);
+    }
+    double stay = 0;
+    for (int s = 0; s < change.servers().size(); s++) {
+      stay += (double) change.weightBefore(s) / totalBefore * change.weightAfter(s) / totalAfter;
+    }
+    return 1 - stay;
   }
 
   /** Added, removed, reweighted and unchanged servers, matched by address. */
@@ -69,8 +94,12 @@ final class PlanReport {
         String.format(
             Locale.ROOT,
             "Optimum: %s of the keys must move at the least (total variation distance between the"
-                + " old and new weight shares)%n%n",
+                + " old and new weight shares)%n",
             percent(change.optimum())));
+    if (placementChange) {
+      placementText(sb);
+    }
+    sb.append('\n');
 
     List<String[]> rows = new ArrayList<>();
     rows.add(new String[] {"router", "keys", "moved", "moved %", "optimum %", "moved/optimum", "excess %"});
@@ -96,10 +125,17 @@ final class PlanReport {
     for (String note : notes) {
       sb.append(note).append('\n');
     }
-    sb.append(
-        "\nmoved/optimum: 1.000 is the least possible; a ring's uneven shares put it a little above"
-            + " or below.\nexcess %: keys that moved although this router's own old and new shares"
-            + " did not require it.\n");
+    if (placementChange) {
+      sb.append(
+          "\nmoved/optimum: 1.000 is the least possible; - where the optimum is 0.\nexcess %: keys that"
+              + " moved although the old router's shares and the new router's shares did not\nrequire"
+              + " it.\n");
+    } else {
+      sb.append(
+          "\nmoved/optimum: 1.000 is the least possible; a ring's uneven shares put it a little above"
+              + " or below.\nexcess %: keys that moved although this router's own old and new shares"
+              + " did not require it.\n");
+    }
 
     for (Outcome o : outcomes) {
       KeyMoves m = o.moves();
@@ -138,6 +174,42 @@ final class PlanReport {
       replicaText(sb);
     }
     return sb.toString();
+  }
+
+  /** What the optimum means when the router changes, and what unrelated placements move. */
+  private void placementText(StringBuilder sb) {
+    String optimum =
+        change.optimum() == 0
+            ? "The router changes: the optimum is the least a consistent change of the servers' shares"
+                + " must move, and every server keeps its share here, so it is 0; every key a row moves"
+                + " is the cost of the new placement itself."
+            : "The router changes: the optimum is still the least a consistent change of the servers'"
+                + " shares must move, whatever the routers; what a row moves beyond it is the cost of"
+                + " the new placement itself.";
+    String unrelated =
+        String.format(
+            Locale.ROOT,
+            " Two unrelated placements keep a key on its server only by chance: they move %s (1 - sum"
+                + " over s of p_s x q_s, with the old and new weight shares p and q).",
+            percent(unrelated()));
+    wrap(sb, optimum + unrelated, 100);
+  }
+
+  /** {@code text} in lines of at most {@code width} characters, broken at spaces. */
+  private static void wrap(StringBuilder sb, String text, int width) {
+    int line = 0;
+    for (String word : text.split(" ")) {
+      if (line > 0 && line + 1 + word.length() > width) {
+        sb.append('\n');
+        line = 0;
+      } else if (line > 0) {
+        sb.append(' ');
+        line++;
+      }
+      sb.append(word);
+      line += word.length();
+    }
+    sb.append('\n');
   }
 
   /** The replica section: a table of routers, then each router's copies per server. */
@@ -250,6 +322,9 @@ final class PlanReport {
     w.name("unchanged").value(c[3]);
     w.name("sample").value(sample);
     w.name("optimum").value(change.optimum());
+    if (placementChange) {
+      w.name("unrelated").value(unrelated());
+    }
     if (replicas != null) {
       w.name("replicas").value(replicas);
     }
@@ -257,6 +332,9 @@ final class PlanReport {
     for (Outcome o : outcomes) {
       KeyMoves m = o.moves();
       w.beginObject().name("router").value(o.router());
+      if (placementChange) {
+        w.name("fromRouter").value(o.fromRouter()).name("toRouter").value(o.toRouter());
+      }
       if (m == null) {
         w.name("notApplicable").value(o.notApplicable()).endObject();
         continue;

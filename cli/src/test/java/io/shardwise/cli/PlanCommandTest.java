@@ -278,8 +278,14 @@ class PlanCommandTest {
   /** The keys whose server differs, routed key by key as the client does. */
   private static long movedByLocate(String router, String old, String next, List<String> keys, String hashTag) {
     RouterSpec spec = RouterSpec.of(router).withKetamaCompatibility("twemproxy");
-    Router before = spec.build(ServerList.parse(old));
-    Router after = spec.build(ServerList.parse(next));
+    return movedByLocate(spec, spec, old, next, keys, hashTag);
+  }
+
+  /** The keys whose server differs from {@code oldSpec} on {@code old} to {@code newSpec} on {@code next}. */
+  private static long movedByLocate(
+      RouterSpec oldSpec, RouterSpec newSpec, String old, String next, List<String> keys, String hashTag) {
+    Router before = oldSpec.build(ServerList.parse(old));
+    Router after = newSpec.build(ServerList.parse(next));
     HashTag tag = HashTag.of(hashTag);
     long moved = 0;
     for (String key : keys) {
@@ -516,6 +522,270 @@ class PlanCommandTest {
     assertRejected("shardwise: --replicas must be at most the number of servers of each list (--from names 3,"
             + " --to 2) but was 3\n",
         "plan", "--from", "a:1,b:1,c:1", "--to", "a:1,b:1", "--replicas", "3");
+  }
+
+  /** Five standard deviations of the share of {@code n} keys that move with probability {@code p}. */
+  private static double fiveSigma(double p, int n) {
+    return 5 * Math.sqrt(p * (1 - p) / n);
+  }
+
+  @Test
+  void fromModuloToKetamaOnTheSameFiveServersMovesFourKeysInFive() {
+    int sample = 100_000;
+    List<RouterFigures> figures =
+        plan("--from", servers(1, 5), "--from-router", "modulo", "--to-router", "ketama", "--compat", "libketama",
+            "--sample", Integer.toString(sample));
+    assertThat(figures).extracting(RouterFigures::router).containsExactly("modulo -> ketama(libketama)");
+    RouterFigures r = figures.get(0);
+    // Modulo gives each server 1/5 whatever ketama's shares: a key stays with probability 1/5.
+    assertThat((double) r.moved() / r.keys()).isCloseTo(0.8, within(fiveSigma(0.8, sample)));
+    assertThat(r.optimum()).isZero();
+    assertThat(Double.parseDouble(field(out.toString(), "unrelated"))).isCloseTo(0.8, within(1e-12));
+    assertThat(r.flows()).hasSize(20);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"ketama,maglev", "hrw,jump", "jump,hrw", "maglev,multiprobe"})
+  void aChangeOfRouterOnTheSameListMovesWhatTwoUnrelatedPlacementsMove(String pair) {
+    String[] routers = pair.split(",");
+    int sample = 100_000;
+    RouterFigures r =
+        plan("--from", servers(1, 5), "--from-router", routers[0], "--to-router", routers[1], "--compat",
+                "libketama", "--sample", Integer.toString(sample))
+            .get(0);
+    // Old shares p_s, new shares q_s = 1/5 (up to Maglev's table and multi-probe's points): sum p_s q_s = 1/5.
+    double tolerance = fiveSigma(0.8, sample) + (routers[1].equals("multiprobe") ? 0.01 : 0.001);
+    assertThat((double) r.moved() / r.keys()).as(pair).isCloseTo(0.8, within(tolerance));
+    assertThat(r.optimum()).isZero();
+    assertThat(r.moved()).as(pair).isGreaterThan(r.floor());
+  }
+
+  @Test
+  void aChangeOfRouterExplainsTheOptimumInTheText() {
+    int code =
+        run("plan", "--from", servers(1, 5), "--from-router", "modulo", "--to-router", "hrw", "--sample", "10000");
+    assertThat(err.toString()).isEmpty();
+    assertThat(code).isZero();
+    assertThat(out.toString())
+        .startsWith("Plan: 5 servers -> 5 servers: 0 added, 0 removed, 0 reweighted, 5 unchanged\n"
+            + "Keys: 10,000 random key hashes (seed 1)\n"
+            + "Optimum: 0.000% of the keys must move at the least (total variation distance between the"
+            + " old and new weight shares)\n"
+            + "The router changes: the optimum is the least a consistent change of the servers' shares must"
+            + " move,\nand every server keeps its share here, so it is 0; every key a row moves is the cost of"
+            + " the new\nplacement itself. Two unrelated placements keep a key on its server only by chance:"
+            + " they move\n80.000% (1 - sum over s of p_s x q_s, with the old and new weight shares p and q).\n\n"
+            + "router           keys  moved  moved %  optimum %  moved/optimum  excess %\n")
+        .containsPattern("\nmodulo -> hrw  10,000  [0-9],[0-9]{3}  [0-9.]+%     0.000%              -   [0-9.]+%\n")
+        .contains("\nmodulo -> hrw: ");
+    // Without a change of router the plan does not mention it.
+    assertThat(run("plan", "--from", servers(1, 5), "--to", servers(1, 6), "--router", "hrw", "--sample", "1000"))
+        .isZero();
+    assertThat(out.toString()).doesNotContain("The router changes").doesNotContain("unrelated");
+    plan("--from", servers(1, 5), "--to", servers(1, 6), "--router", "hrw", "--sample", "1000");
+    assertThat(out.toString()).doesNotContain("unrelated").doesNotContain("fromRouter").doesNotContain("toRouter");
+  }
+
+  @Test
+  void theSameRouterOnBothSidesPlansWhatRouterPlans() {
+    for (String router : new String[] {"ketama", "ring", "maglev", "modulo"}) {
+      RouterFigures same =
+          plan("--from", servers(1, 10), "--to", servers(1, 3) + "," + servers(5, 11), "--router", router,
+                  "--compat", "twemproxy", "--sample", "20000")
+              .get(0);
+      RouterFigures change =
+          plan("--from", servers(1, 10), "--to", servers(1, 3) + "," + servers(5, 11), "--from-router", router,
+                  "--to-router", router, "--compat", "twemproxy", "--sample", "20000")
+              .get(0);
+      assertThat(change.router()).isEqualTo(same.router() + " -> " + same.router());
+      assertThat(change.moved()).as(router).isEqualTo(same.moved());
+      assertThat(change.floor()).as(router).isEqualTo(same.floor());
+      assertThat(change.flows()).as(router).usingRecursiveFieldByFieldElementComparator()
+          .containsExactlyElementsOf(same.flows());
+    }
+  }
+
+  @Test
+  void aChangeOfRouterAndListMovesWhatUnrelatedPlacementsOfTheTwoListsMove() {
+    int sample = 100_000;
+    List<RouterFigures> figures =
+        plan("--from", servers(1, 5), "--to", servers(1, 6), "--from-router", "modulo", "--to-router", "hrw,jump",
+            "--sample", Integer.toString(sample));
+    assertThat(figures).extracting(RouterFigures::router).containsExactly("modulo -> hrw", "modulo -> jump");
+    String json = out.toString();
+    assertThat(json)
+        .contains("\"fromRouter\": \"modulo\",\n      \"toRouter\": \"hrw\",")
+        .contains("\"fromRouter\": \"modulo\",\n      \"toRouter\": \"jump\",");
+    // 1 - 5 x (1/5 x 1/6) = 5/6 move; a consistent change of shares moves 1/6.
+    assertThat(Double.parseDouble(field(json, "unrelated"))).isCloseTo(5.0 / 6, within(1e-12));
+    for (RouterFigures r : figures) {
+      assertThat(r.optimum()).isCloseTo(1.0 / 6, within(1e-12));
+      assertThat((double) r.moved() / r.keys()).as(r.router()).isCloseTo(5.0 / 6, within(fiveSigma(5.0 / 6, sample)));
+      assertThat(r.flows()).as(r.router()).anySatisfy(flow -> assertThat(flow[1]).isEqualTo("127.0.0.6:11211"));
+    }
+  }
+
+  @Test
+  void oneListServesBothSidesOfAChangeOfRouter() {
+    RouterFigures fromOnly =
+        plan("--from", servers(1, 4), "--from-router", "ring", "--to-router", "hrw", "--sample", "5000").get(0);
+    assertThat(out.toString()).contains("\"serversBefore\": 4,\n  \"serversAfter\": 4,");
+    RouterFigures toOnly =
+        plan("--to", servers(1, 4), "--from-router", "ring", "--to-router", "hrw", "--sample", "5000").get(0);
+    RouterFigures both =
+        plan("--from", servers(1, 4), "--to", servers(1, 4), "--from-router", "ring", "--to-router", "hrw",
+                "--sample", "5000")
+            .get(0);
+    assertThat(fromOnly.router()).isEqualTo("ring(V=160) -> hrw");
+    assertThat(fromOnly.moved()).isEqualTo(both.moved()).isEqualTo(toOnly.moved());
+  }
+
+  @Test
+  void eachRouterOptionHasAnOldAndANewValue() {
+    List<RouterFigures> figures =
+        plan("--from", servers(1, 5), "--from-router", "maglev,ring,ketama", "--to-router", "maglev,ring,ketama",
+            "--from-table-size", "65537", "--to-table-size", "5003", "--from-points", "160", "--to-points", "40",
+            "--from-compat", "libketama", "--to-compat", "twemproxy", "--sample", "20000");
+    assertThat(figures).extracting(RouterFigures::router).contains(
+        "maglev(M=65537) -> maglev(M=5003)", "ring(V=160) -> ring(V=40)", "ketama(libketama) -> ketama(twemproxy)",
+        "maglev(M=65537) -> ketama(twemproxy)");
+    assertThat(figures).hasSize(9).allSatisfy(r -> assertThat(r.moved()).as(r.router()).isPositive());
+    // libketama keeps port 11211 in its point names, twemproxy drops it: two unrelated rings.
+    RouterFigures ketama =
+        figures.stream().filter(r -> r.router().equals("ketama(libketama) -> ketama(twemproxy)")).findFirst().get();
+    assertThat((double) ketama.moved() / ketama.keys()).isGreaterThan(0.5);
+    RouterFigures compat =
+        plan("--from", servers(1, 5), "--from-router", "compat", "--from-compat-mode", "spymemcached:array_mod:native_hash",
+                "--to-router", "compat", "--to-compat-mode", "twemproxy:fnv1a_64:ketama", "--sample", "1000")
+            .get(0);
+    assertThat(compat.router())
+        .isEqualTo("compat(spymemcached:array_mod:native_hash) -> compat(twemproxy:fnv1a_64:ketama)");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"modulo,ketama", "ketama,maglev", "hrw,jump", "compat,hrw"})
+  void aKeysFileMovesWhatLocateSaysWhenTheRouterChanges(String pair) throws IOException {
+    String[] routers = pair.split(",");
+    List<String> keys = someTaggedKeys();
+    Path keysFile = Files.write(dir.resolve("keys"), keys, StandardCharsets.UTF_8);
+    String old = servers(1, 5);
+    String next = servers(1, 6);
+    RouterFigures r =
+        plan("--from", old, "--to", next, "--from-router", routers[0], "--to-router", routers[1],
+                "--compat", "twemproxy", "--compat-mode", "spymemcached:array_mod:native_hash",
+                "--keys-file", keysFile.toString(), "--hash-tag", "{}")
+            .get(0);
+    RouterSpec base = RouterSpec.DEFAULT.withKetamaCompatibility("twemproxy")
+        .withCompatMode("spymemcached:array_mod:native_hash");
+    RouterSpec oldSpec = base.withType(RouterSpec.Type.of(routers[0]));
+    RouterSpec newSpec = base.withType(RouterSpec.Type.of(routers[1]));
+    assertThat(r.router()).isEqualTo(oldSpec + " -> " + newSpec);
+    assertThat(r.keys()).isEqualTo(3000);
+    assertThat(r.moved()).as(pair).isEqualTo(movedByLocate(oldSpec, newSpec, old, next, keys, "{}"));
+  }
+
+  @Test
+  void replicaCopiesOfAChangeOfRouterAreWhatLocatePrints() throws IOException {
+    List<String> keys = someTaggedKeys();
+    Path keysFile = Files.write(dir.resolve("keys"), keys, StandardCharsets.UTF_8);
+    String old = servers(1, 5);
+    String next = servers(2, 7);
+    plan("--from", old, "--to", next, "--from-router", "ketama", "--to-router", "maglev", "--compat", "twemproxy",
+        "--keys-file", keysFile.toString(), "--hash-tag", "{}", "--replicas", "3");
+    ReplicaFigures figures = replicaFigures("ketama(twemproxy) -> maglev(M=65537)");
+
+    Router before = RouterSpec.of("ketama").withKetamaCompatibility("twemproxy").build(ServerList.parse(old));
+    Router after = RouterSpec.of("maglev").build(ServerList.parse(next));
+    HashTag tag = HashTag.of("{}");
+    Map<String, long[]> expected = new LinkedHashMap<>();
+    for (int i = 1; i <= 7; i++) {
+      expected.put("127.0.0." + i + ":11211", new long[4]);
+    }
+    long changed = 0;
+    for (String key : keys) {
+      Set<String> was = addresses(before, tag.hash(before.hasher(), key), 3);
+      Set<String> is = addresses(after, tag.hash(after.hasher(), key), 3);
+      was.forEach(s -> expected.get(s)[0]++);
+      is.forEach(s -> expected.get(s)[1]++);
+      is.stream().filter(s -> !was.contains(s)).forEach(s -> expected.get(s)[2]++);
+      was.stream().filter(s -> !is.contains(s)).forEach(s -> expected.get(s)[3]++);
+      changed += was.equals(is) ? 0 : 1;
+    }
+    assertThat(figures.keysChanged()).isEqualTo(changed);
+    assertThat(figures.copies()).isEqualTo(3L * keys.size());
+    for (Map.Entry<String, long[]> e : expected.entrySet()) {
+      assertThat(figures.servers().get(e.getKey())).as(e.getKey()).containsExactly(e.getValue());
+    }
+  }
+
+  @Test
+  void twoReplicasUnderANewRouterLoseThreeCopiesInFive() {
+    int sample = 100_000;
+    plan("--from", servers(1, 5), "--from-router", "hrw", "--to-router", "maglev", "--sample",
+        Integer.toString(sample), "--replicas", "2");
+    ReplicaFigures c = replicaFigures("hrw -> maglev(M=65537)");
+    assertThat(c.copies()).isEqualTo(2L * sample);
+    assertThat(c.removed()).isEqualTo(c.added());
+    // A new replica is any of the 5 servers, 2 of which hold the key already: 3/5 of the copies are new.
+    assertThat((double) c.added() / c.copies()).isCloseTo(0.6, within(fiveSigma(0.6, sample)));
+    // The set stays only when the new pair is the old one: 1 in C(5, 2) = 10.
+    assertThat((double) c.keysChanged() / sample).isCloseTo(0.9, within(fiveSigma(0.9, sample)));
+  }
+
+  @Test
+  void badPlacementChangesAreOneLineNamingTheOptionAndExitCode2() {
+    String five = servers(1, 5);
+    assertRejected("shardwise: --router and --from-router/--to-router exclude each other: --router plans the same"
+            + " router on both sides, --from-router and --to-router a change of router\n",
+        "plan", "--from", five, "--router", "hrw", "--from-router", "modulo", "--to-router", "ketama");
+    // Before anything else is checked: here the list is not even valid.
+    assertRejected("shardwise: --router and --from-router/--to-router exclude each other: --router plans the same"
+            + " router on both sides, --from-router and --to-router a change of router\n",
+        "plan", "--from", "a:x", "--to-router", "ketama", "--router", "hrw");
+    assertRejected("shardwise: --from-router needs --to-router: name the router on both sides (the same one to"
+            + " change only its options)\n",
+        "plan", "--from", five, "--from-router", "modulo");
+    assertRejected("shardwise: --to-router needs --from-router: name the router on both sides (the same one to"
+            + " change only its options)\n",
+        "plan", "--from", five, "--to", five, "--to-router", "modulo");
+    assertRejected("shardwise: --to-table-size needs --from-router and --to-router\n",
+        "plan", "--from", five, "--to", five, "--router", "maglev", "--to-table-size", "5003");
+    assertRejected("shardwise: --from-router and --to-router need a server list: --from, --to or both (one list"
+            + " serves both sides)\n",
+        "plan", "--from-router", "modulo", "--to-router", "hrw");
+    assertRejected("shardwise: Missing required options: '--from=OLD', '--to=NEW'\n", "plan");
+    assertRejected("shardwise: --to-router: unknown router 'chord'; expected one of ketama, ring, hrw, jump,"
+            + " multiprobe, maglev, modulo, compat\n",
+        "plan", "--from", five, "--from-router", "modulo", "--to-router", "hrw,chord");
+    assertRejected("shardwise: --from-router: unknown router 'mod'; expected one of ketama, ring, hrw, jump,"
+            + " multiprobe, maglev, modulo, compat\n",
+        "plan", "--from", five, "--from-router", "mod", "--to-router", "hrw");
+    assertRejected("shardwise: --to-router jump: jump supports no weights: every node must have weight 1 but node"
+            + " '127.0.0.1:11211' has weight 2 (use hrw, maglev or a ring for weighted nodes)\n",
+        "plan", "--from", "127.0.0.1:11211:2,127.0.0.2:11211", "--from-router", "hrw", "--to-router", "jump");
+    assertRejected("shardwise: --from-router modulo: modulo supports no weights: every node must have weight 1 but"
+            + " node '127.0.0.1:11211' has weight 2 (use hrw, maglev or a ring for weighted nodes)\n",
+        "plan", "--from", "127.0.0.1:11211:2,127.0.0.2:11211", "--from-router", "modulo", "--to-router", "hrw");
+    assertRejected("shardwise: --to-router maglev --to-table-size 65536: maglev table size must be a prime larger"
+            + " than the node count 5 but was 65536\n",
+        "plan", "--from", five, "--from-router", "modulo", "--to-router", "maglev", "--to-table-size", "65536");
+    assertRejected("shardwise: --from-router maglev --table-size 4: maglev table size must be a prime larger"
+            + " than the node count 5 but was 4\n",
+        "plan", "--from", five, "--from-router", "maglev", "--to-router", "hrw", "--table-size", "4");
+    assertRejected("shardwise: --to-table-size: maglev table size must be a prime >= 2 but was 1\n",
+        "plan", "--from", five, "--from-router", "modulo", "--to-router", "maglev", "--to-table-size", "1");
+    assertRejected("shardwise: --from-probes: multiprobe probes must be >= 1 but was 0\n",
+        "plan", "--from", five, "--from-router", "multiprobe", "--to-router", "hrw", "--from-probes", "0");
+    assertRejected("shardwise: --to-points: ring points per node must be >= 1 but was -3\n",
+        "plan", "--from", five, "--from-router", "hrw", "--to-router", "ring", "--to-points", "-3");
+    assertRejected("shardwise: --to-compat: unknown ketama compatibility mode 'memcachedb'; expected one of"
+            + " libketama, libmemcached, twemproxy, spymemcached\n",
+        "plan", "--from", five, "--from-router", "modulo", "--to-router", "ketama", "--to-compat", "memcachedb");
+    assertRejected("shardwise: --from-compat-mode: unknown compat mode 'spy'; expected a mode starting with"
+            + " twemproxy:, libmemcached:, spymemcached:, xmemcached: or jedis:\n",
+        "plan", "--from", five, "--from-router", "compat", "--from-compat-mode", "spy", "--to-router", "hrw");
+    assertRejected("shardwise: Invalid value for option '--to-probes': 'x' is not an int\n",
+        "plan", "--from", five, "--from-router", "hrw", "--to-router", "multiprobe", "--to-probes", "x");
   }
 
   private void assertRejected(String message, String... args) {
