@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.CacheClient;
+import io.shardwise.client.NodeState;
 import io.shardwise.routing.Node;
 import io.shardwise.spring.boot.ShardwiseConnectionDetails;
 import io.shardwise.spring.boot.it.BookshopApplication.Book;
@@ -26,6 +27,9 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -82,9 +86,28 @@ public abstract class BootStarterContract {
   protected abstract String lettuceVersionPrefix();
 
   @BeforeEach
-  void freshServers() {
+  void freshServers() throws InterruptedException {
     FLEET.restoreAll();
     FLEET.flushAll();
+    // A server killed by the previous test is back: wait until the client has its connection to
+    // it again and holds it healthy, or this test's first request to it fails "not connected"
+    // (seen in CI after the health test's kill).
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (true) {
+      boolean ready = client.nodeStates().values().stream().allMatch(s -> s == NodeState.HEALTHY);
+      for (CompletableFuture<java.time.Duration> ping : client.pingAll().values()) {
+        try {
+          ping.get(5, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+          ready = false;
+        }
+      }
+      if (ready) {
+        return;
+      }
+      assertThat(System.nanoTime()).as("every server reachable again within 30 s").isLessThan(deadline);
+      Thread.sleep(20);
+    }
   }
 
   @Test
