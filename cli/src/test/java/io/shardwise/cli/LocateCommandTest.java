@@ -152,7 +152,7 @@ class LocateCommandTest {
         .isEqualTo("shardwise: server list must not name a server twice but a:1 is entry 1 and entry 2\n");
     assertRejected("shardwise: unknown router 'chord'; expected one of ketama, ring, hrw, jump, multiprobe, maglev, modulo, compat\n",
         "locate", "--router", "chord", "--servers", "a:1");
-    assertRejected("shardwise: unknown ketama compatibility mode 'memcachedb'; expected one of libketama, libmemcached, twemproxy, spymemcached\n",
+    assertRejected("shardwise: unknown ketama compatibility mode 'memcachedb'; expected one of libketama, libmemcached, twemproxy, spymemcached, spymemcached-weighted\n",
         "locate", "--compat", "memcachedb", "--servers", "a:1");
     assertRejected("shardwise: server entry 'a:99999': port must be in 1..65535 but was 99999\n",
         "locate", "--servers", "a:99999");

@@ -498,7 +498,7 @@ class PlanCommandTest {
         "plan", "--from", "a:1", "--to", "a:1", "--keys-file", empty.toString());
     assertRejected("shardwise: unknown router 'chord'; expected one of ketama, ring, hrw, jump, multiprobe, maglev, modulo, compat\n",
         "plan", "--from", "a:1", "--to", "a:1", "--router", "hrw,chord");
-    assertRejected("shardwise: unknown ketama compatibility mode 'memcachedb'; expected one of libketama, libmemcached, twemproxy, spymemcached\n",
+    assertRejected("shardwise: unknown ketama compatibility mode 'memcachedb'; expected one of libketama, libmemcached, twemproxy, spymemcached, spymemcached-weighted\n",
         "plan", "--from", "a:1", "--to", "a:1", "--compat", "memcachedb");
     assertRejected("shardwise: jump: jump supports no weights: every node must have weight 1 but node 'a:1' has weight 2"
             + " (use hrw, maglev or a ring for weighted nodes)\n",
@@ -779,7 +779,7 @@ class PlanCommandTest {
     assertRejected("shardwise: --to-points: ring points per node must be >= 1 but was -3\n",
         "plan", "--from", five, "--from-router", "hrw", "--to-router", "ring", "--to-points", "-3");
     assertRejected("shardwise: --to-compat: unknown ketama compatibility mode 'memcachedb'; expected one of"
-            + " libketama, libmemcached, twemproxy, spymemcached\n",
+            + " libketama, libmemcached, twemproxy, spymemcached, spymemcached-weighted\n",
         "plan", "--from", five, "--from-router", "modulo", "--to-router", "ketama", "--to-compat", "memcachedb");
     assertRejected("shardwise: --from-compat-mode: unknown compat mode 'spy'; expected a mode starting with"
             + " twemproxy:, libmemcached:, spymemcached:, xmemcached: or jedis:\n",

@@ -102,7 +102,13 @@ public final class RouterSpec {
   private static String checkCompatibility(String mode) {
     String m = mode == null ? "" : mode.strip().toLowerCase(Locale.ROOT);
     if (!m.equals("spymemcached-weighted")) {
-      KetamaCompatibility.of(m); // throws with the list of modes
+      try {
+        KetamaCompatibility.of(m);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "unknown ketama compatibility mode '" + mode + "'; expected one of libketama, libmemcached,"
+                + " twemproxy, spymemcached, spymemcached-weighted");
+      }
     }
     return m;
   }
