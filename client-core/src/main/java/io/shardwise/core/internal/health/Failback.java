@@ -17,8 +17,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -70,7 +70,8 @@ public final class Failback {
     final Journal journal;
     public final DirtyCopies dirty;
     final ReentrantReadWriteLock fence = new ReentrantReadWriteLock();
-    final AtomicBoolean cleaning = new AtomicBoolean();
+    /** The deletes of old copies under way on the member (sweep or rejoin), or null: one at a time. */
+    final AtomicReference<CompletableFuture<Void>> cleaning = new AtomicReference<>();
 
     Slot(int capacity) {
       this(new Journal(capacity), new DirtyCopies());
@@ -235,7 +236,7 @@ public final class Failback {
             .thenApply(done -> "rejoin policy flush: emptied it; " + done.describe(""));
       case JOURNAL:
         return deleteRounds(x, 0)
-            .thenCompose(deleted -> deleteMarked(x))
+            .thenCompose(deleted -> deleteMarked(x, true))
             .thenCompose(deleted -> readmit(x, flip))
             .thenApply(done -> "rejoin policy journal: " + done.describe("deleted them on it"));
       default:
@@ -319,35 +320,61 @@ public final class Failback {
    */
   void deleteOldCopies(Member node) {
     if (node.available()) {
-      deleteMarked(node);
+      deleteMarked(node, false);
     }
   }
 
   /**
    * Deletes the copies marked old on {@code node} and clears the marks the deletes covered; fails if
-   * a delete failed. Also a step of the rejoin: a copy left old by a replica write that failed on
-   * the node before it was ejected is gone before the node serves again, for other processes too.
+   * a delete failed. Also a step of the rejoin ({@code rejoin}): a copy left old by a replica write
+   * that failed on the node before it was ejected is gone before the node serves again, for other
+   * processes too; a rejoin that finds a sweep's deletes under way waits for them, then deletes what
+   * is still marked, where a sweep leaves the work to the sweep under way.
    */
-  private CompletableFuture<Void> deleteMarked(Member node) {
+  private CompletableFuture<Void> deleteMarked(Member node, boolean rejoin) {
     DirtyCopies copies = node.failback.dirty;
-    AtomicBoolean cleaning = node.failback.cleaning;
-    if (copies.isEmpty() || node.retired || !cleaning.compareAndSet(false, true)) {
-      return CompletableFuture.completedFuture(null);
+    AtomicReference<CompletableFuture<Void>> cleaning = node.failback.cleaning;
+    CompletableFuture<Void> mine = new CompletableFuture<>();
+    while (true) {
+      if (copies.isEmpty() || node.retired) {
+        return CompletableFuture.completedFuture(null);
+      }
+      CompletableFuture<Void> running = cleaning.get();
+      if (running == null) {
+        if (cleaning.compareAndSet(null, mine)) {
+          break;
+        }
+        continue;
+      }
+      return rejoin
+          ? running.handle((r, x) -> (Void) null).thenCompose(x -> deleteMarked(node, true))
+          : CompletableFuture.completedFuture(null);
     }
     Map<String, Long> marked = new java.util.HashMap<>();
-    return copies
-        .handOff(
-            () -> {
-              marked.putAll(copies.snapshot());
-              return deleteOn(node, DirtyCopies.keys(marked));
-            })
-        .whenComplete(
-            (done, failure) -> {
-              if (failure == null) {
-                copies.cleaned(marked);
-              }
-              cleaning.set(false);
-            });
+    CompletableFuture<Void> deletes;
+    try {
+      deletes =
+          copies.handOff(
+              () -> {
+                marked.putAll(copies.snapshot());
+                return deleteOn(node, DirtyCopies.keys(marked));
+              });
+    } catch (RuntimeException e) {
+      deletes = CompletableFuture.failedFuture(e);
+    }
+    deletes.whenComplete(
+        (done, failure) -> {
+          if (failure == null) {
+            copies.cleaned(marked);
+          }
+          cleaning.set(null);
+          if (failure == null) {
+            mine.complete(null);
+          } else {
+            mine.completeExceptionally(failure);
+          }
+        });
+    return mine;
   }
 
   /** Deletes the marked old copies (and retries those that failed); run periodically on the health thread. */
