@@ -298,10 +298,6 @@ public final class ClientBuilder<V> {
       throw new IllegalArgumentException(
           "replicas must be at most the number of servers (" + servers.size() + ") but was " + replicas);
     }
-    if (replicas > 1 && bounded.enabled()) {
-      throw new IllegalArgumentException(
-          "replicas " + replicas + " with bounded loads is not supported yet: set replicas to 1 or turn bounded loads off");
-    }
     List<String> unresolved = backend.resolvesHosts() ? ServerListChecks.unresolvedHosts(servers) : List.of();
     if (!unresolved.isEmpty()) {
       throw new IllegalArgumentException(

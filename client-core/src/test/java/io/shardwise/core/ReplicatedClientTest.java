@@ -259,16 +259,6 @@ class ReplicatedClientTest {
             () -> ShardwiseClient.builder().backend(backend).servers("a:1,b:2").replicas(3).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("replicas must be at most the number of servers (2) but was 3");
-    assertThatThrownBy(
-            () ->
-                ShardwiseClient.builder()
-                    .backend(backend)
-                    .servers("a:1,b:2")
-                    .replicas(2)
-                    .bounded(BoundedOptions.builder().enabled(true).build())
-                    .build())
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("replicas 2 with bounded loads is not supported yet");
   }
 
   @Test

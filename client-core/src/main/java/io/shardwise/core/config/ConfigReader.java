@@ -93,19 +93,10 @@ final class ConfigReader {
     checkReplicas(r);
   }
 
-  /** Replicas against the server list given in the settings, and against bounded loads. */
+  /** Replicas against the server list given in the settings. */
   private void checkReplicas(SettingsReader r) {
-    if (replicas <= 1) {
-      return;
-    }
-    if (servers != null && !servers.isEmpty() && replicas > servers.size()) {
+    if (replicas > 1 && servers != null && !servers.isEmpty() && replicas > servers.size()) {
       r.problem(REPLICAS, "must be at most the number of servers (" + servers.size() + ") but was " + replicas);
-    }
-    if (boundedEnabled) {
-      r.problem(
-          REPLICAS,
-          "is " + replicas + ", and replicas above 1 with " + PREFIX + BOUNDED_ENABLED
-              + "=true are not supported yet: set one of them back");
     }
   }
 

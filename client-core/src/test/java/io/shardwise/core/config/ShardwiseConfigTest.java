@@ -166,7 +166,7 @@ class ShardwiseConfigTest {
   }
 
   @Test
-  void replicasAreReadAndCheckedAgainstTheServersAndBoundedLoads() {
+  void replicasAreReadAndCheckedAgainstTheServers() {
     ShardwiseConfig config = with("replicas", "3", "replica-reads", "PRIMARY");
     assertThat(config.replicas()).isEqualTo(3);
     assertThat(config.replicaReads()).isEqualTo(io.shardwise.core.ReplicaReads.PRIMARY);
@@ -174,10 +174,7 @@ class ShardwiseConfigTest {
     assertThat(problems("replicas", "4").problems())
         .containsExactly("shardwise.replicas: must be at most the number of servers (3) but was 4");
     assertThat(problems("replicas", "0").problems()).containsExactly("shardwise.replicas: must be >= 1 but was 0");
-    assertThat(problems("replicas", "2", "bounded.enabled", "true").problems())
-        .containsExactly(
-            "shardwise.replicas: is 2, and replicas above 1 with shardwise.bounded.enabled=true are not"
-                + " supported yet: set one of them back");
+    assertThat(with("replicas", "2", "bounded.enabled", "true").replicas()).isEqualTo(2);
     assertThat(problems("replica-reads", "nearest").problems())
         .containsExactly("shardwise.replica-reads: 'nearest' is not allowed; expected one of p2c, primary");
   }

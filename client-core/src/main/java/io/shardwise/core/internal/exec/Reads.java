@@ -10,6 +10,7 @@ import io.shardwise.core.internal.route.Topology;
 import io.shardwise.core.internal.spill.BoundedReads;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Executes single-key reads: the node {@link Routes#readNode} names (one request, the common case),
@@ -164,11 +165,21 @@ public final class Reads {
    * else the primary's value, which is then left there as a copy (see {@link BoundedReads}).
    */
   private CompletableFuture<CachedValue> spilled(Topology t, String key, int primary, int node) {
-    metrics.redirected(t.nodes.get(primary), t.nodes.get(node), "spill");
+    return spilled(t, key, primary, node, () -> requests.send(t, primary, "getFallback", c -> c.get(key)));
+  }
+
+  /**
+   * A read that spilled from {@code from}, over its cap, to {@code node}: the copy there if it has
+   * one (a failure there counts as none), else what {@code fallback} reads where the key lives,
+   * which is then left on {@code node} as a copy, unless a write of the key came in between.
+   */
+  CompletableFuture<CachedValue> spilled(
+      Topology t, String key, int from, int node, Supplier<CompletableFuture<CachedValue>> fallback) {
+    metrics.redirected(t.nodes.get(from), t.nodes.get(node), "spill");
     BoundedReads bounded = t.bounded;
     return requests
         .send(t, node, "get", c -> c.get(key))
-        .exceptionally(failure -> null) // the spill node failed: read the primary instead
+        .exceptionally(failure -> null) // the spill node failed: read where the key lives instead
         .thenCompose(
             copy -> {
               if (copy != null) {
@@ -176,8 +187,8 @@ public final class Reads {
               }
               BoundedReads.Spill spill = bounded.spillFor(key);
               long generation = spill == null ? 0 : spill.generation.get();
-              return requests
-                  .send(t, primary, "getFallback", c -> c.get(key))
+              return fallback
+                  .get()
                   .thenApply(
                       value -> {
                         if (value != null && spill != null) {

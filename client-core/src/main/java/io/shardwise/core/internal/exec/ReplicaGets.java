@@ -8,6 +8,7 @@ import io.shardwise.client.ValueCodec;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ReplicaRoutes;
 import io.shardwise.core.internal.route.Topology;
+import io.shardwise.core.internal.spill.BoundedReads;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -52,7 +53,7 @@ public final class ReplicaGets<V> {
     CompletableFuture<R> f;
     try {
       long hash = t.hash(key);
-      ReplicaRoutes.Plan p = routes.plan(t, key, hash);
+      ReplicaRoutes.Plan p = routes.readPlan(t, key, hash);
       if (p.readCount == 0) {
         if (p.writeCount == 0) {
           f = null; // every replica is out: the failure mode decides, below
@@ -66,7 +67,10 @@ public final class ReplicaGets<V> {
         for (int i = 0; i < order.length; i++) {
           ranks[i] = ReplicaRoutes.rank(p, order[i]);
         }
-        f = tryFrom(t, key, order, ranks, 0, false).thenApply(decode);
+        f = (p.spill >= 0
+                ? reads.spilled(t, key, order[0], p.spill, () -> tryFrom(t, key, order, ranks, 0, false))
+                : tryFrom(t, key, order, ranks, 0, false))
+            .thenApply(decode);
       }
     } catch (RuntimeException | Error e) {
       t.exit();
@@ -84,7 +88,7 @@ public final class ReplicaGets<V> {
     int node = order[i];
     Member m = t.members[node];
     metrics.replicaRead(m.node, ranks[i]);
-    m.inFlight.incrementAndGet();
+    routes.sent(m);
     CompletableFuture<CachedValue> sent;
     try {
       sent = requests.send(t, node, "get", c -> c.get(key), true);
@@ -144,6 +148,12 @@ public final class ReplicaGets<V> {
     final boolean[] missed;
     /** Per key: the node whose answer is its outcome. */
     final int[] from;
+    /**
+     * With bounded loads, per key whose replicas were all over their caps: the record of the copy
+     * its read leaves on the node it spilled to ({@code order[k][0]}, rank -1), once that missed.
+     */
+    final BoundedReads.Spill[] spills;
+    final long[] generations;
     final List<String> noReplica = new ArrayList<>();
     PendingGetMulti<V> elsewhere;
     final CompletableFuture<Void> done;
@@ -157,11 +167,13 @@ public final class ReplicaGets<V> {
       outcome = new Object[n];
       missed = new boolean[n];
       from = new int[n];
+      spills = t.bounded == null ? null : new BoundedReads.Spill[n];
+      generations = t.bounded == null ? null : new long[n];
       List<Integer> first = new ArrayList<>(n);
       for (int k = 0; k < n; k++) {
         String key = keys[k];
         long hash = t.hash(key);
-        ReplicaRoutes.Plan p = routes.plan(t, key, hash);
+        ReplicaRoutes.Plan p = routes.readPlan(t, key, hash);
         if (p.readCount == 0) {
           if (p.writeCount == 0) {
             noReplica.add(key);
@@ -171,10 +183,16 @@ public final class ReplicaGets<V> {
           }
           continue;
         }
-        order[k] = Arrays.copyOf(p.reads, p.readCount);
-        ranks[k] = new int[p.readCount];
+        int skip = p.spill >= 0 ? 1 : 0;
+        order[k] = new int[skip + p.readCount];
+        ranks[k] = new int[skip + p.readCount];
+        if (skip == 1) {
+          order[k][0] = p.spill;
+          ranks[k][0] = -1;
+        }
         for (int i = 0; i < p.readCount; i++) {
-          ranks[k][i] = ReplicaRoutes.rank(p, order[k][i]);
+          order[k][skip + i] = p.reads[i];
+          ranks[k][skip + i] = ReplicaRoutes.rank(p, p.reads[i]);
         }
         first.add(k);
       }
@@ -202,7 +220,11 @@ public final class ReplicaGets<V> {
           byNode.set(node, list);
         }
         list.add(k);
-        metrics.replicaRead(t.members[node].node, ranks[k][r]);
+        if (ranks[k][r] < 0) {
+          metrics.redirected(t.nodes.get(order[k][r + 1]), t.nodes.get(node), "spill");
+        } else {
+          metrics.replicaRead(t.members[node].node, ranks[k][r]);
+        }
       }
       List<CompletableFuture<List<Integer>>> replies = new ArrayList<>();
       for (int i = 0; i < byNode.size(); i++) {
@@ -229,7 +251,7 @@ public final class ReplicaGets<V> {
       for (int k : indexes) {
         nodeKeys.add(keys[k]);
       }
-      m.inFlight.incrementAndGet();
+      routes.sent(m);
       return requests
           .inParts(m, nodeKeys, null, part -> requests.send(t, node, r == 0 ? "getMulti" : "getMultiReplica", c -> c.getMulti(part)))
           .thenApply(
@@ -248,6 +270,16 @@ public final class ReplicaGets<V> {
                   if (cv != null) {
                     outcome[k] = cv;
                     from[k] = node;
+                    if (spills != null && spills[k] != null) {
+                      t.bounded.leaveCopy(spills[k], generations[k], key, t.members[order[k][0]], cv, requests);
+                    }
+                    continue;
+                  }
+                  if (ranks[k][r] < 0) {
+                    // No copy on the spill node (or it failed): the replicas next, then a copy there.
+                    spills[k] = t.bounded.spillFor(key);
+                    generations[k] = spills[k] == null ? 0 : spills[k].generation.get();
+                    next.add(k);
                     continue;
                   }
                   if (failure == null) {

@@ -87,6 +87,9 @@ public final class ReplicaWrites {
     CompletableFuture<T> f;
     try {
       f = route(t, key, operation, ttl, op, kind, shape, combine);
+      if (t.bounded != null && kind != Writes.Kind.TOUCHES) {
+        f = t.bounded.afterWrite(key, f, requests); // done once the copies spilled reads left are gone
+      }
     } catch (RuntimeException | Error e) {
       t.exit();
       throw e;
@@ -363,6 +366,9 @@ public final class ReplicaWrites {
     CompletableFuture<MultiResult<Boolean>> f;
     try {
       f = multiRouted(t, keys, elsewhere, batch, keyFailure, keyResult);
+      if (t.bounded != null) {
+        f = t.bounded.afterWrites(keys, f, requests);
+      }
     } catch (RuntimeException | Error e) {
       t.exit();
       throw e;

@@ -26,10 +26,13 @@ public final class Member {
   Failback.Slot failback;
 
   /**
-   * Requests of replicated reads and writes under way on it: the load the power of two choices
-   * compares when it picks the replica a read goes to.
+   * Requests of replicated reads and writes under way on it: with {@link #recentReads}, the load
+   * the power of two choices compares when it picks the replica a read goes to.
    */
   public final AtomicInteger inFlight = new AtomicInteger();
+
+  /** Replicated reads sent to it over the last second. */
+  public final RecentReads recentReads = new RecentReads();
 
   /** Closed: no longer in any topology in use. Its connection is closed and it is not probed. */
   public volatile boolean retired;

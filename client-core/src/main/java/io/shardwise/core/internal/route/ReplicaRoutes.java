@@ -2,7 +2,9 @@ package io.shardwise.core.internal.route;
 
 import io.shardwise.core.ReplicaReads;
 import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.spill.BoundedReads;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
 
 /**
  * Where the requests of a key stored on N replicas go: the first N distinct servers of its
@@ -12,16 +14,17 @@ import java.util.concurrent.ThreadLocalRandom;
  * hold a copy marked old (not read), and the order a read tries the others in.
  *
  * <p>A read goes first to one replica picked by the power of two choices: of two replicas drawn at
- * random, the one with fewer requests under way (Mitzenmacher, "The Power of Two Choices in
- * Randomized Load Balancing", 2001; Envoy's least-request balancer picks the same way), then to
- * the others in preference order. With {@link ReplicaReads#PRIMARY} it tries them in preference
- * order from the primary.
+ * random, the less loaded (reads sent over the last second and requests under way; Mitzenmacher,
+ * "The Power of Two Choices in Randomized Load Balancing", 2001; Envoy's least-request balancer
+ * picks between two the same way, on requests under way alone), then to the others in preference
+ * order. With {@link ReplicaReads#PRIMARY} it tries them in preference order from the primary.
  */
 public final class ReplicaRoutes {
 
   private final int n;
   private final ReplicaReads reads;
   private final ThreadLocal<Plan> plans;
+  private final LongSupplier nanoClock;
 
   /** A key's replicas on one topology. Per thread, reused: overwritten by the thread's next plan. */
   public static final class Plan {
@@ -37,8 +40,16 @@ public final class ReplicaRoutes {
     /** Replicas that are out: a write is journaled against them. */
     public final int[] out;
     public int outCount;
+    /**
+     * For a read with bounded loads, when every readable replica is at or over its cap: the node
+     * the read spills to (not a replica; it may hold a copy), else -1.
+     */
+    public int spill = -1;
+    /** Scratch space of {@link #readPlan}. */
+    private final int[] overCap;
 
     Plan(int n) {
+      overCap = new int[n];
       replicas = new int[n];
       reads = new int[n];
       writes = new int[n];
@@ -50,19 +61,37 @@ public final class ReplicaRoutes {
    * @param n replicas per key, at least 2 (with 1 the client takes the single-copy path)
    */
   public ReplicaRoutes(int n, ReplicaReads reads) {
+    this(n, reads, System::nanoTime);
+  }
+
+  /**
+   * @param n replicas per key, at least 2 (with 1 the client takes the single-copy path)
+   * @param nanoClock the clock of the replicas' read counts ({@link Member#recentReads})
+   */
+  public ReplicaRoutes(int n, ReplicaReads reads, LongSupplier nanoClock) {
     if (n < 2) {
       throw new IllegalArgumentException("replicas must be >= 2 for replica routes but was " + n);
     }
     this.n = n;
     this.reads = reads;
     this.plans = ThreadLocal.withInitial(() -> new Plan(n));
+    this.nanoClock = nanoClock;
+  }
+
+  /** Counts a read sent to {@code m} in the load the power of two choices compares. */
+  public void sent(Member m) {
+    m.inFlight.incrementAndGet();
+    m.recentReads.record(nanoClock.getAsLong());
   }
 
   public int replicas() {
     return n;
   }
 
-  /** The plan of {@code key} with this hash on {@code t}: belongs to the calling thread. */
+  /**
+   * Where a write of {@code key} with this hash goes on {@code t}: its replicas, the available ones
+   * and the ones out ({@link Plan#reads} in preference order). Belongs to the calling thread.
+   */
   public Plan plan(Topology t, String key, long hash) {
     Plan p = plans.get();
     int count = t.router.replicas(hash, n, p.replicas);
@@ -70,6 +99,7 @@ public final class ReplicaRoutes {
     p.readCount = 0;
     p.writeCount = 0;
     p.outCount = 0;
+    p.spill = -1;
     for (int i = 0; i < count; i++) {
       int node = p.replicas[i];
       Member m = t.members[node];
@@ -82,29 +112,81 @@ public final class ReplicaRoutes {
         p.reads[p.readCount++] = node;
       }
     }
-    if (reads == ReplicaReads.P2C && p.readCount > 1) {
-      pickFirst(t, p);
+    return p;
+  }
+
+  /**
+   * Where a read of {@code key} with this hash goes on {@code t}: {@link #plan} with {@link
+   * Plan#reads} in the order the read tries them. Belongs to the calling thread.
+   *
+   * <p>With bounded loads, the replicas under their caps come first, the first of them picked by
+   * the power of two choices over the load window that the caps are computed from; only when every
+   * readable replica is at or over its cap does the read spill past them, to the node the selector
+   * picks along the key's preference order ({@link Plan#spill}), and then try the replicas in that
+   * order. So a hot key's reads spread over its replicas before any spills, and those need no
+   * copy.
+   */
+  public Plan readPlan(Topology t, String key, long hash) {
+    Plan p = plan(t, key, hash);
+    BoundedReads bounded = t.bounded;
+    if (bounded == null || p.readCount == 0 || !bounded.subject(key, hash)) {
+      if (reads == ReplicaReads.P2C && p.readCount > 1) {
+        pickFirst(t, p, p.readCount);
+      }
+      return p;
+    }
+    // The replicas under their caps first, each part in preference order.
+    long total = bounded.loads.total();
+    int under = 0;
+    int[] over = p.overCap;
+    int overCount = 0;
+    for (int i = 0; i < p.readCount; i++) {
+      int node = p.reads[i];
+      if (bounded.underCap(node, total)) {
+        p.reads[under++] = node;
+      } else {
+        over[overCount++] = node;
+      }
+    }
+    System.arraycopy(over, 0, p.reads, under, overCount);
+    if (under == 0) {
+      int from = p.reads[0];
+      p.spill = bounded.spillPastReplicas(hash, p.replicas, p.count, from);
+      if (p.spill >= 0 && t.members[p.spill].holdsOldCopy(key)) {
+        p.spill = -1; // its copy may be older than a write of this process: not read
+      }
+    } else if (reads == ReplicaReads.P2C && under > 1) {
+      pickFirst(t, p, under);
     }
     return p;
   }
 
   /**
-   * Moves the less loaded of two readable replicas drawn at random to the front of {@link
-   * Plan#reads}, the others keeping their order; a tie goes to either, at random.
+   * Moves the less loaded of two of the first {@code among} readable replicas, drawn at random,
+   * to the front of {@link Plan#reads}, the others keeping their order; a tie goes to either, at
+   * random. A replica's load is the reads sent to it over the last second plus the requests
+   * still under way: the count balances the servers over time, so the reads of a hot key's
+   * other neighbours move to their own other replicas; the requests under way steer reads away
+   * from a server that stalls at once, before its count says anything.
    */
-  private static void pickFirst(Topology t, Plan p) {
+  private void pickFirst(Topology t, Plan p, int among) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
-    int a = random.nextInt(p.readCount);
-    int b = random.nextInt(p.readCount - 1);
+    int a = random.nextInt(among);
+    int b = random.nextInt(among - 1);
     if (b >= a) {
       b++;
     }
-    int loadA = t.members[p.reads[a]].inFlight.get();
-    int loadB = t.members[p.reads[b]].inFlight.get();
+    long now = nanoClock.getAsLong();
+    long loadA = load(t.members[p.reads[a]], now);
+    long loadB = load(t.members[p.reads[b]], now);
     int chosen = loadA < loadB ? a : loadB < loadA ? b : (random.nextBoolean() ? a : b);
     int node = p.reads[chosen];
     System.arraycopy(p.reads, 0, p.reads, 1, chosen);
     p.reads[0] = node;
+  }
+
+  private static long load(Member m, long now) {
+    return m.recentReads.count(now) + m.inFlight.get();
   }
 
   /** The rank of {@code node} among the replicas of the last {@link #plan} (0 for the primary). */

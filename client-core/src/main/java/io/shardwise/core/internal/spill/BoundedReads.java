@@ -109,26 +109,70 @@ public final class BoundedReads {
    * bounded loads (not hot), else the selector's choice, or {@link BoundedLoadSelector#NO_NODE}.
    */
   public int selectRead(String key, long keyHash) {
-    if (sketch != null) {
-      int frequency = sketch.increment(keyHash);
-      if (frequency < options.hotThreshold()) {
-        return PRIMARY;
-      }
-      if (!hotKeys.containsKey(key)) {
-        if (hotKeys.size() < MAX_HOT_KEYS_SHOWN) {
-          hotKeys.put(key, keyHash);
-        } else if (ThreadLocalRandom.current().nextInt(REPLACE_ONE_IN) == 0) {
-          replaceColdest(key, keyHash, frequency);
-        }
-      }
+    if (!subject(key, keyHash)) {
+      return PRIMARY;
     }
     Selection s = selections.get();
     int node = selector.select(keyHash, loads, s);
     if (node >= 0 && s.spilled() && node != s.primary()) {
-      spilledFrom.incrementAndGet(s.primary());
-      spilledTo.incrementAndGet(node);
+      countSpill(s.primary(), node);
     }
     return node;
+  }
+
+  /**
+   * Counts a read of the key in the hot-key sketch and tells whether bounded loads apply to it:
+   * always with scope {@code all}, once it is hot with scope {@code hot}.
+   */
+  public boolean subject(String key, long keyHash) {
+    if (sketch == null) {
+      return true;
+    }
+    int frequency = sketch.increment(keyHash);
+    if (frequency < options.hotThreshold()) {
+      return false;
+    }
+    if (!hotKeys.containsKey(key)) {
+      if (hotKeys.size() < MAX_HOT_KEYS_SHOWN) {
+        hotKeys.put(key, keyHash);
+      } else if (ThreadLocalRandom.current().nextInt(REPLACE_ONE_IN) == 0) {
+        replaceColdest(key, keyHash, frequency);
+      }
+    }
+    return true;
+  }
+
+  /**
+   * For a key stored on several replicas that are all at or over their caps: the node its read
+   * spills to, the selector's choice along the key's preference order when that is not one of
+   * its replicas, else -1 (the least loaded node probed was a replica: no spill). Counts the
+   * spill against {@code from}, the replica the read would have taken.
+   *
+   * @param replicas the key's replicas in their first {@code count} entries
+   */
+  public int spillPastReplicas(long keyHash, int[] replicas, int count, int from) {
+    Selection s = selections.get();
+    int node = selector.select(keyHash, loads, s);
+    if (node < 0) {
+      return -1;
+    }
+    for (int i = 0; i < count; i++) {
+      if (replicas[i] == node) {
+        return -1;
+      }
+    }
+    countSpill(from, node);
+    return node;
+  }
+
+  /** Whether {@code node} may take one more request: its load in the window is below its cap. */
+  public boolean underCap(int node, long total) {
+    return loads.load(node) < selector.cap(node, total);
+  }
+
+  private void countSpill(int from, int to) {
+    spilledFrom.incrementAndGet(from);
+    spilledTo.incrementAndGet(to);
   }
 
   /**
