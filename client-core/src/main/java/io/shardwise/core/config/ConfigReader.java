@@ -1,10 +1,9 @@
 package io.shardwise.core.config;
 
+import static io.shardwise.core.config.BackendSettings.BUILT_IN_BACKENDS;
 import static io.shardwise.core.config.ConfigKeys.*;
 import static io.shardwise.core.config.ShardwiseConfig.*;
 
-import io.shardwise.bounded.BoundedLoadSelector;
-import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.ClientBuilder;
 import io.shardwise.core.FailoverOptions;
 import io.shardwise.core.FailureMode;
@@ -20,7 +19,6 @@ import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.BackendProvider;
 import io.shardwise.spi.SettingsReader;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -39,10 +37,7 @@ final class ConfigReader {
   String backend;
   BackendProvider provider;
   final Map<String, String> backendSettings = new LinkedHashMap<>();
-  List<Node> servers;
-  Path serversFile;
-  String serversDns;
-  Duration serversRefreshInterval;
+  ServerSource source;
   RouterSpec router = RouterSpec.DEFAULT;
   HashTag hashTag = HashTag.NONE;
   String hashTagText = "none";
@@ -55,22 +50,11 @@ final class ConfigReader {
   String codec;
   FailoverOptions failover;
   TopologyOptions topology;
-  boolean boundedEnabled;
-  double boundedEpsilon;
-  int boundedProbeLimit;
-  String boundedScope;
-  Duration boundedWindow;
-  Duration boundedResolution;
-  Duration boundedSpillTtl;
-  int boundedHotThreshold;
+  BoundedSettings bounded;
 
   ConfigReader(SettingsReader r, Map<String, BackendProvider> providers) {
     readBackend(r, providers);
-    ServerSource source = new ServerSource(r);
-    servers = source.servers;
-    serversFile = source.file;
-    serversDns = source.dns;
-    serversRefreshInterval = source.refreshInterval;
+    source = new ServerSource(r);
     readRouter(r);
     readHashTag(r);
     replicas = REPLICAS_KEY.integer(r, 1);
@@ -82,13 +66,7 @@ final class ConfigReader {
     readCodec(r);
     readFailover(r);
     readTopology(r);
-    boundedEnabled = BOUNDED_ENABLED_KEY.bool(r, false);
-    boundedEpsilon = BOUNDED_EPSILON_KEY.decimal(r, BoundedLoadSelector.DEFAULT_EPSILON);
-    boundedProbeLimit = BOUNDED_PROBE_LIMIT_KEY.integer(r, BoundedLoadSelector.DEFAULT_PROBE_LIMIT);
-    boundedScope = BOUNDED_SCOPE_KEY.choice(r, "hot");
-    readBoundedWindow(r);
-    boundedSpillTtl = BOUNDED_SPILL_TTL_KEY.duration(r, BoundedOptions.DEFAULT_SPILL_TTL);
-    boundedHotThreshold = BOUNDED_HOT_THRESHOLD_KEY.integer(r, BoundedOptions.DEFAULT_HOT_THRESHOLD);
+    bounded = new BoundedSettings(r);
     readBackendKeys(r);
     checkReplicas(r);
   }
@@ -98,53 +76,16 @@ final class ConfigReader {
     if (replicas <= 1) {
       return;
     }
+    List<Node> servers = source.servers;
     if (servers != null && !servers.isEmpty() && replicas > servers.size()) {
       r.problem(REPLICAS, "must be at most the number of servers (" + servers.size() + ") but was " + replicas);
     }
-    if (boundedEnabled) {
+    if (bounded.enabled()) {
       r.problem(
           REPLICAS,
           "is " + replicas + ", and replicas above 1 with " + PREFIX + BOUNDED_ENABLED
               + "=true are not supported yet: set one of them back");
     }
-  }
-
-  private void readBoundedWindow(SettingsReader r) {
-    int before = r.problems().size();
-    boundedWindow = BOUNDED_WINDOW_KEY.duration(r, BoundedOptions.DEFAULT_WINDOW);
-    boundedResolution = BOUNDED_RESOLUTION_KEY.duration(r, BoundedOptions.DEFAULT_RESOLUTION);
-    if (r.problems().size() > before) {
-      boundedWindow = BoundedOptions.DEFAULT_WINDOW;
-      boundedResolution = BoundedOptions.DEFAULT_RESOLUTION;
-      return;
-    }
-    long window = boundedWindow.toNanos();
-    long resolution = boundedResolution.toNanos();
-    if (resolution > window || window % resolution != 0) {
-      r.problem(
-          BOUNDED_WINDOW,
-          "must be a whole multiple of "
-              + PREFIX
-              + BOUNDED_RESOLUTION
-              + " ("
-              + SettingsReader.format(boundedResolution)
-              + ") but was "
-              + SettingsReader.format(boundedWindow));
-    } else if (window / resolution > 1000) {
-      r.problem(
-          BOUNDED_WINDOW,
-          "must hold at most 1000 steps of "
-              + PREFIX
-              + BOUNDED_RESOLUTION
-              + " ("
-              + SettingsReader.format(boundedResolution)
-              + ") but holds "
-              + window / resolution);
-    } else {
-      return;
-    }
-    boundedWindow = BoundedOptions.DEFAULT_WINDOW;
-    boundedResolution = BoundedOptions.DEFAULT_RESOLUTION;
   }
 
   private void readBackend(SettingsReader r, Map<String, BackendProvider> providers) {
@@ -201,9 +142,9 @@ final class ConfigReader {
             .withProbes(probes)
             .withTableSize(tableSize)
             .withCompatMode(compatMode.id());
-    if (servers != null) {
+    if (source.servers != null) {
       try {
-        router.build(servers); // weights on a router without weights, a table too small, ...
+        router.build(source.servers); // weights on a router without weights, a table too small, ...
       } catch (IllegalArgumentException e) {
         r.problem(ROUTER, type + " cannot route these servers: " + e.getMessage());
       }
@@ -254,7 +195,7 @@ final class ConfigReader {
   private void readTopology(SettingsReader r) {
     Duration defaultSettle = TopologyOptions.DEFAULT_SETTLE;
     if (r.isSet(SERVERS_FILE) || r.isSet(SERVERS_DNS)) {
-      Duration twice = serversRefreshInterval.multipliedBy(2);
+      Duration twice = source.refreshInterval.multipliedBy(2);
       defaultSettle = twice.compareTo(defaultSettle) > 0 ? twice : defaultSettle;
       defaultSettle =
           defaultSettle.compareTo(MAX_TOPOLOGY_WAIT) > 0 ? MAX_TOPOLOGY_WAIT : defaultSettle;
@@ -304,7 +245,7 @@ final class ConfigReader {
       for (String key : provider.keys()) {
         String full = backend + "." + key;
         Optional<String> value =
-            provider.secretKeys().contains(key) || SettingsReader.looksSecret(key)
+            BackendSettings.isSecret(provider, key)
                 ? r.secret(full)
                 : r.text(full);
         value.ifPresent(v -> backendSettings.put(key, v));

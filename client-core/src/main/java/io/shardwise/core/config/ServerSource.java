@@ -4,6 +4,7 @@ import static io.shardwise.core.config.ConfigKeys.SERVERS_REFRESH_INTERVAL_KEY;
 import static io.shardwise.core.config.ShardwiseConfig.*;
 
 import io.shardwise.core.internal.route.ServerListChecks;
+import io.shardwise.core.sources.ServerListSource;
 import io.shardwise.core.sources.ServerListWatcher;
 import io.shardwise.core.sources.ServersDns;
 import io.shardwise.core.sources.ServersFile;
@@ -128,6 +129,17 @@ final class ServerSource {
     } catch (java.net.UnknownHostException e) {
       r.problem(SERVERS_DNS, e.getMessage());
     }
+  }
+
+  /**
+   * The source to watch: the servers file or the DNS name; empty for a list given in {@code
+   * shardwise.servers}.
+   */
+  Optional<ServerListSource> watched() {
+    if (file != null) {
+      return Optional.of(ServersFile.of(file));
+    }
+    return dns == null ? Optional.empty() : Optional.of(ServersDns.of(dns));
   }
 
   /**
