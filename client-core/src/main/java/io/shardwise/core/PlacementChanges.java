@@ -1,10 +1,14 @@
 package io.shardwise.core;
 
 import io.shardwise.client.TopologyChange;
+import io.shardwise.core.config.PlacementSettings;
 import io.shardwise.core.internal.change.Placement;
 import io.shardwise.core.internal.change.Topologies;
+import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -14,8 +18,8 @@ import java.util.concurrent.CompletableFuture;
  */
 final class PlacementChanges {
 
-  /** A placement as asked for: {@code router} is null for a router the caller's function builds. */
-  record Requested(RouterSpec router, Placement placement, List<Node> servers) {}
+  /** A placement as asked for, and as the topologies build it. */
+  private record Requested(PlacementSettings settings, Placement placement) {}
 
   private final Topologies topologies;
   private final int replicas;
@@ -24,10 +28,11 @@ final class PlacementChanges {
   /** The last placement applied (or the first). Guarded by this. */
   private Requested applied;
 
-  PlacementChanges(Topologies topologies, int replicas, RouterSpec router, List<Node> servers) {
+  /** @param router the router's spec, or null for a router the caller's function builds */
+  PlacementChanges(Topologies topologies, int replicas, RouterSpec router, HashTag hashTag, List<Node> servers) {
     this.topologies = topologies;
     this.replicas = replicas;
-    this.requested = new Requested(router, topologies.placement(), List.copyOf(servers));
+    this.requested = new Requested(PlacementSettings.of(router, hashTag, servers, replicas), topologies.placement());
     this.applied = requested;
   }
 
@@ -38,14 +43,45 @@ final class PlacementChanges {
       return CompletableFuture.failedFuture(
           new UnsupportedOperationException(
               "server-list changes with replicas " + replicas + " are not supported yet; the client keeps its "
-                  + requested.servers().size() + " servers (restart it with the new list)"));
+                  + requested.settings().servers().size() + " servers (restart it with the new list)"));
     }
-    return submit(new Requested(requested.router(), requested.placement(), servers));
+    PlacementSettings s = requested.settings();
+    return submit(new Requested(PlacementSettings.of(s.router(), s.hashTag(), servers, replicas), requested.placement()));
+  }
+
+  /**
+   * A change of the placement keys in {@code settings}, the others kept as last asked for; refused
+   * as a whole, the placement in force serving on, for a bad value or a key that is not one of them.
+   */
+  synchronized CompletableFuture<TopologyChange> placement(Map<String, String> settings) {
+    PlacementSettings next;
+    try {
+      next = requested.settings().with(settings);
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.failedFuture(
+          new IllegalArgumentException("placement change refused, the placement in force stays: " + e.getMessage(), e));
+    }
+    PlacementSettings s = requested.settings();
+    boolean samePlacement = Objects.equals(next.router(), s.router()) && next.hashTag().equals(s.hashTag());
+    if (replicas > 1 && !(samePlacement && next.servers().equals(s.servers()))) {
+      return CompletableFuture.failedFuture(
+          new UnsupportedOperationException(
+              "placement changes with replicas " + replicas + " are not supported yet; the client keeps its"
+                  + " placement (restart it with the new one)"));
+    }
+    Placement placement =
+        samePlacement
+            ? requested.placement()
+            : new Placement(
+                next.router() != null ? next.router()::build : topologies.placement().routers(),
+                next.hashTag(),
+                next.describeRouter());
+    return submit(new Requested(next, placement));
   }
 
   /** Hands {@code next} to the topologies; a change they refuse at once leaves nothing asked for. */
   private CompletableFuture<TopologyChange> submit(Requested next) {
-    CompletableFuture<TopologyChange> change = topologies.update(next.placement(), next.servers());
+    CompletableFuture<TopologyChange> change = topologies.update(next.placement(), next.settings().servers());
     if (change.isCompletedExceptionally()) {
       return change;
     }

@@ -128,7 +128,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       this.replicaGets = null;
       this.replicaWrites = null;
     }
-    this.placements = new PlacementChanges(topologies, replicas, routerSpec, topology.nodes);
+    this.placements = new PlacementChanges(topologies, replicas, routerSpec, topology.hashTag, topology.nodes);
     this.description = "shardwise(" + backend.name();
     this.sync = new SyncCacheClient<>(this, timeout);
   }
@@ -422,6 +422,12 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   public CompletableFuture<TopologyChange> updateServers(List<Node> servers) {
     checkOpen();
     return placements.servers(servers);
+  }
+
+  @Override
+  public CompletableFuture<TopologyChange> updatePlacement(Map<String, String> settings) {
+    checkOpen();
+    return placements.placement(settings);
   }
 
   @Override

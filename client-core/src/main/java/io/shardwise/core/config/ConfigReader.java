@@ -11,10 +11,6 @@ import io.shardwise.core.RejoinPolicy;
 import io.shardwise.core.ReplicaReads;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.core.TopologyOptions;
-import io.shardwise.ketama.HashRingRouter;
-import io.shardwise.ketama.PeerMode;
-import io.shardwise.routers.MaglevRouter;
-import io.shardwise.routers.MultiProbeRouter;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.BackendProvider;
@@ -55,8 +51,9 @@ final class ConfigReader {
   ConfigReader(SettingsReader r, Map<String, BackendProvider> providers) {
     readBackend(r, providers);
     source = new ServerSource(r);
-    readRouter(r);
-    readHashTag(r);
+    router = PlacementSettings.readRouter(r, RouterSpec.DEFAULT, source.servers);
+    hashTag = PlacementSettings.readHashTag(r, HashTag.NONE);
+    hashTagText = hashTag.isEnabled() ? hashTag.toString() : "none";
     replicas = REPLICAS_KEY.integer(r, 1);
     replicaReads = ReplicaReads.of(REPLICA_READS_KEY.choice(r, "p2c"));
     timeout = TIMEOUT_KEY.duration(r, DEFAULT_TIMEOUT);
@@ -107,73 +104,6 @@ final class ConfigReader {
       r.problem(
           BACKEND,
           "'" + value.get() + "' is not allowed; expected one of " + String.join(", ", names));
-    }
-  }
-
-  private void readRouter(SettingsReader r) {
-    String type = ROUTER_KEY.choice(r, "ketama");
-    String compatibility = KETAMA_COMPATIBILITY_KEY.choice(r, "libketama");
-    int points = RING_POINTS_KEY.integer(r, HashRingRouter.DEFAULT_POINTS_PER_NODE);
-    int probes = MULTIPROBE_PROBES_KEY.integer(r, MultiProbeRouter.DEFAULT_PROBES);
-    int tableSize = MAGLEV_TABLE_SIZE_KEY.integer(r, MaglevRouter.DEFAULT_TABLE_SIZE);
-    if (r.isSet(MAGLEV_TABLE_SIZE)
-        && tableSize != MaglevRouter.DEFAULT_TABLE_SIZE
-        && !isPrime(tableSize)) {
-      r.problem(MAGLEV_TABLE_SIZE, "must be a prime but was " + tableSize);
-      tableSize = MaglevRouter.DEFAULT_TABLE_SIZE;
-    }
-    onlyFor(r, KETAMA_COMPATIBILITY, "ketama", type);
-    onlyFor(r, COMPAT_MODE, "compat", type);
-    PeerMode compatMode = RouterSpec.DEFAULT_COMPAT_MODE;
-    if (r.isSet(COMPAT_MODE)) {
-      try {
-        compatMode = PeerMode.of(r.text(COMPAT_MODE, compatMode.id()));
-      } catch (IllegalArgumentException e) {
-        r.problem(COMPAT_MODE, e.getMessage());
-      }
-    }
-    onlyFor(r, RING_POINTS, "ring", type);
-    onlyFor(r, MULTIPROBE_PROBES, "multiprobe", type);
-    onlyFor(r, MAGLEV_TABLE_SIZE, "maglev", type);
-    router =
-        RouterSpec.of(type)
-            .withKetamaCompatibility(compatibility)
-            .withRingPoints(points)
-            .withProbes(probes)
-            .withTableSize(tableSize)
-            .withCompatMode(compatMode.id());
-    if (source.servers != null) {
-      try {
-        router.build(source.servers); // weights on a router without weights, a table too small, ...
-      } catch (IllegalArgumentException e) {
-        r.problem(ROUTER, type + " cannot route these servers: " + e.getMessage());
-      }
-    }
-  }
-
-  private static void onlyFor(SettingsReader r, String key, String routerType, String chosen) {
-    if (r.isSet(key) && !routerType.equals(chosen)) {
-      r.problem(
-          key,
-          "applies to router " + routerType + " only, but " + PREFIX + ROUTER + " is " + chosen);
-    }
-  }
-
-  private void readHashTag(SettingsReader r) {
-    Optional<String> value = r.text(HASH_TAG);
-    if (value.isEmpty() || value.get().equalsIgnoreCase("none")) {
-      return;
-    }
-    try {
-      hashTag = HashTag.of(value.get());
-      hashTagText = value.get();
-    } catch (IllegalArgumentException e) {
-      r.problem(
-          HASH_TAG,
-          "'"
-              + value.get()
-              + "' is not allowed; expected two distinct printable ASCII characters such as {},"
-              + " or none");
     }
   }
 
@@ -271,17 +201,5 @@ final class ConfigReader {
         }
       }
     }
-  }
-
-  private static boolean isPrime(int n) {
-    if (n < 2) {
-      return false;
-    }
-    for (int d = 2; (long) d * d <= n; d++) {
-      if (n % d == 0) {
-        return false;
-      }
-    }
-    return true;
   }
 }

@@ -89,11 +89,21 @@ final class ServerSource {
     if (value.isEmpty()) {
       return;
     }
+    servers = parse(r, value.get());
+  }
+
+  /** The list of {@code shardwise.servers}, set: null after a problem, which goes to the reader. */
+  static List<Node> serverList(SettingsReader r) {
+    return parse(r, r.text(SERVERS).orElseThrow());
+  }
+
+  private static List<Node> parse(SettingsReader r, String value) {
     try {
-      ServerListChecks.checkNoEmptyEntry(value.get());
-      servers = ServerList.parse(value.get());
+      ServerListChecks.checkNoEmptyEntry(value);
+      return ServerList.parse(value);
     } catch (IllegalArgumentException e) {
       r.problem(SERVERS, e.getMessage());
+      return null;
     }
   }
 
