@@ -122,6 +122,29 @@ public interface AsyncCacheClient<V> extends AutoCloseable {
   }
 
   /**
+   * Changes the placement itself while the client serves: the router, its mode and parameters, the
+   * hash tag, and the server list, named by the configuration keys ({@code shardwise.router},
+   * {@code shardwise.ketama.compatibility}, {@code shardwise.compat.mode}, {@code
+   * shardwise.ring.points-per-node}, {@code shardwise.multiprobe.probes}, {@code
+   * shardwise.maglev.table-size}, {@code shardwise.hash-tag}, {@code shardwise.servers}, {@code
+   * shardwise.replicas}). Keys not named keep their values. The keys that move are taken over as
+   * in a server-list change ({@link #updateServers}): they settle, then warm up from where they
+   * were; keys that stay cost nothing.
+   *
+   * <p>A bad value, or a key that is not one of these, fails the returned future with an {@link
+   * IllegalArgumentException} naming the key and the rule, as the configuration loader does, and
+   * the placement in force keeps serving. Changes are applied one at a time, in the order they are
+   * made, with the server-list changes.
+   *
+   * @param settings full key to value ({@code shardwise.router -> maglev})
+   * @return completes with the change once the new placement is in force
+   */
+  default CompletableFuture<TopologyChange> updatePlacement(Map<String, String> settings) {
+    return CompletableFuture.failedFuture(
+        new UnsupportedOperationException(getClass().getSimpleName() + " has a fixed placement"));
+  }
+
+  /**
    * The server list in force and where its last change stands. The default: the list, stable,
    * no change.
    */

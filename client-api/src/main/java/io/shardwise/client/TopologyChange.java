@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A server list that replaced another at runtime (see {@link AsyncCacheClient#updateServers}).
+ * A placement that replaced another at runtime: a new server list (see {@link
+ * AsyncCacheClient#updateServers}), a new router or hash tag ({@link
+ * AsyncCacheClient#updatePlacement}), or both.
  *
  * @param before the server list in force until the change
  * @param after the server list in force from {@code appliedAt}
@@ -20,6 +22,9 @@ import java.util.Objects;
  * @param warmUp how long, from {@code appliedAt}, moved keys are still taken over from their
  *     previous nodes: the settle phase plus the warm-up ({@link Duration#ZERO} when both are off or
  *     no key moved)
+ * @param placementBefore the router (and hash tag, if any) in force until the change, as the
+ *     client names it ({@code ketama(libketama)}); empty where unknown
+ * @param placementAfter the router (and hash tag) in force from {@code appliedAt}
  */
 public record TopologyChange(
     List<Node> before,
@@ -28,9 +33,13 @@ public record TopologyChange(
     List<Node> removed,
     double movedShare,
     Instant appliedAt,
-    Duration warmUp) {
+    Duration warmUp,
+    String placementBefore,
+    String placementAfter) {
 
   public TopologyChange {
+    Objects.requireNonNull(placementBefore, "placementBefore");
+    Objects.requireNonNull(placementAfter, "placementAfter");
     before = List.copyOf(before);
     after = List.copyOf(after);
     added = List.copyOf(added);
@@ -42,14 +51,31 @@ public record TopologyChange(
     }
   }
 
-  /** True when the new list is the old one: nothing changed. */
+  /** A change of the server list only, the router and hash tag unnamed. */
+  public TopologyChange(
+      List<Node> before,
+      List<Node> after,
+      List<Node> added,
+      List<Node> removed,
+      double movedShare,
+      Instant appliedAt,
+      Duration warmUp) {
+    this(before, after, added, removed, movedShare, appliedAt, warmUp, "", "");
+  }
+
+  /** True when the new list is the old one, with the same router and hash tag: nothing changed. */
   public boolean isEmpty() {
-    return before.equals(after);
+    return before.equals(after) && placementBefore.equals(placementAfter);
+  }
+
+  /** Whether the router or the hash tag changed. */
+  public boolean placementChanged() {
+    return !placementBefore.equals(placementAfter);
   }
 
   @Override
   public String toString() {
-    return before.size() + " -> " + after.size() + " nodes (+" + added.size() + " -" + removed.size()
+    return (placementChanged() ? placementBefore + " -> " + placementAfter + ", " : "") + before.size() + " -> " + after.size() + " nodes (+" + added.size() + " -" + removed.size()
         + "), " + String.format(java.util.Locale.ROOT, "%.1f%%", movedShare * 100) + " of keys move";
   }
 }

@@ -6,6 +6,7 @@ import io.shardwise.client.Codecs;
 import io.shardwise.client.NodeEventListener;
 import io.shardwise.client.ValueCodec;
 import io.shardwise.core.internal.change.LongestTtl;
+import io.shardwise.core.internal.change.Placement;
 import io.shardwise.core.internal.change.Topologies;
 import io.shardwise.core.internal.health.FleetHealth;
 import io.shardwise.core.internal.health.Member;
@@ -49,6 +50,8 @@ public final class ClientBuilder<V> {
   private List<Node> servers;
   private Function<List<Node>, Router> router = RouterSpec.DEFAULT::build;
   private String routerDescription = RouterSpec.DEFAULT.toString();
+  /** The router's spec, or null for a router built by the caller's function. */
+  private RouterSpec routerSpec = RouterSpec.DEFAULT;
   private HashTag hashTag = HashTag.NONE;
   private Duration timeout;
   private Duration connectWait = DEFAULT_CONNECT_WAIT;
@@ -75,6 +78,7 @@ public final class ClientBuilder<V> {
     this.servers = from.servers;
     this.router = from.router;
     this.routerDescription = from.routerDescription;
+    this.routerSpec = from.routerSpec;
     this.hashTag = from.hashTag;
     this.timeout = from.timeout;
     this.connectWait = from.connectWait;
@@ -116,6 +120,7 @@ public final class ClientBuilder<V> {
     Objects.requireNonNull(spec, "router");
     this.router = spec::build;
     this.routerDescription = spec.toString();
+    this.routerSpec = spec;
     return this;
   }
 
@@ -123,6 +128,7 @@ public final class ClientBuilder<V> {
   public ClientBuilder<V> router(Function<List<Node>, Router> factory) {
     this.router = Objects.requireNonNull(factory, "router");
     this.routerDescription = "custom";
+    this.routerSpec = null;
     return this;
   }
 
@@ -349,14 +355,13 @@ public final class ClientBuilder<V> {
     health.resize(members.length);
     Topologies.Settings settings =
         new Topologies.Settings(
-            router,
-            hashTag,
+            new Placement(router, hashTag, routerDescription),
             requestTimeout,
             bounded,
             nanoClock,
             topologyOptions,
             new LongestTtl(failover.failoverTtl(), topologyOptions.copyTtl(), bounded.spillTtl()));
     return new RoutingClient<>(
-        backend, topology, health, codec, requestTimeout, max, batchSize, replicas, replicaReads, routerDescription, metrics, settings);
+        backend, topology, health, codec, requestTimeout, max, batchSize, replicas, replicaReads, routerSpec, metrics, settings);
   }
 }

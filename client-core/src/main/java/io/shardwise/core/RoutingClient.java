@@ -48,7 +48,7 @@ import java.util.function.Function;
 /**
  * The routing client, the facade of the pieces in {@code io.shardwise.core.internal}: it checks
  * keys, values and TTLs, encodes and decodes values, holds the current topology (replaced whole by
- * {@link #updateServers}) and counts each operation on the snapshot it uses, and hands the
+ * {@link #updateServers} and {@link #updatePlacement}) and counts each operation on the snapshot it uses, and hands the
  * operation to its executor ({@link Reads}, {@link Writes}, {@link MultiGets}, {@link
  * MultiWrites}), which sends what {@link Routes} and {@code MovedKeys} decide. docs/architecture.md
  * follows a get and a set through them.
@@ -56,7 +56,7 @@ import java.util.function.Function;
 final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   private final Backend backend;
-  /** The current topology; replaced whole by {@link #updateServers}. */
+  /** The current topology; replaced whole by a change ({@link PlacementChanges}). */
   private volatile Topology topology;
   private final Topologies topologies;
   private final FleetHealth health;
@@ -74,11 +74,10 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final Writes writes;
   private final MultiGets<V> multiGets;
   private final MultiWrites multiWrites;
-  /** Replicas per key ({@link ClientBuilder#replicas}); with 1 the replica executors are null. */
-  private final int replicas;
+  private final PlacementChanges placements;
   private final ReplicaGets<V> replicaGets;
   private final ReplicaWrites replicaWrites;
-  /** {@code shardwise(<backend>, <router>}: {@link #toString()} adds the current fleet size. */
+  /** {@code shardwise(<backend>}: {@link #toString()} adds the router and the current fleet size. */
   private final String description;
   private final CacheClient<V> sync;
   private volatile boolean closed;
@@ -93,7 +92,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       int batchSize,
       int replicas,
       ReplicaReads replicaReads,
-      String routerDescription,
+      RouterSpec routerSpec,
       ClientMetrics metrics,
       Topologies.Settings settings) {
     this.backend = backend;
@@ -129,8 +128,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       this.replicaGets = null;
       this.replicaWrites = null;
     }
-    this.replicas = replicas;
-    this.description = "shardwise(" + backend.name() + ", " + routerDescription;
+    this.placements = new PlacementChanges(topologies, replicas, routerSpec, topology.hashTag, topology.nodes);
+    this.description = "shardwise(" + backend.name();
     this.sync = new SyncCacheClient<>(this, timeout);
   }
 
@@ -422,14 +421,13 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<TopologyChange> updateServers(List<Node> servers) {
     checkOpen();
-    if (replicas > 1) {
-      // The settle and warm-up phases move one owner per key; replica sets are not handled yet.
-      return CompletableFuture.failedFuture(
-          new UnsupportedOperationException(
-              "server-list changes with replicas " + replicas + " are not supported yet; the client keeps its "
-                  + topology.nodes.size() + " servers (restart it with the new list)"));
-    }
-    return topologies.update(servers);
+    return placements.servers(servers);
+  }
+
+  @Override
+  public CompletableFuture<TopologyChange> updatePlacement(Map<String, String> settings) {
+    checkOpen();
+    return placements.placement(settings);
   }
 
   @Override
@@ -487,6 +485,6 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   @Override
   public String toString() {
-    return description + ", " + topology.nodes.size() + " nodes)";
+    return description + ", " + topologies.placement().description() + ", " + topology.nodes.size() + " nodes)";
   }
 }

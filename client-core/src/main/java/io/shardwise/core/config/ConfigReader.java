@@ -1,10 +1,9 @@
 package io.shardwise.core.config;
 
+import static io.shardwise.core.config.BackendSettings.BUILT_IN_BACKENDS;
 import static io.shardwise.core.config.ConfigKeys.*;
 import static io.shardwise.core.config.ShardwiseConfig.*;
 
-import io.shardwise.bounded.BoundedLoadSelector;
-import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.ClientBuilder;
 import io.shardwise.core.FailoverOptions;
 import io.shardwise.core.FailureMode;
@@ -12,15 +11,10 @@ import io.shardwise.core.RejoinPolicy;
 import io.shardwise.core.ReplicaReads;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.core.TopologyOptions;
-import io.shardwise.ketama.HashRingRouter;
-import io.shardwise.ketama.PeerMode;
-import io.shardwise.routers.MaglevRouter;
-import io.shardwise.routers.MultiProbeRouter;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.BackendProvider;
 import io.shardwise.spi.SettingsReader;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -39,10 +33,7 @@ final class ConfigReader {
   String backend;
   BackendProvider provider;
   final Map<String, String> backendSettings = new LinkedHashMap<>();
-  List<Node> servers;
-  Path serversFile;
-  String serversDns;
-  Duration serversRefreshInterval;
+  ServerSource source;
   RouterSpec router = RouterSpec.DEFAULT;
   HashTag hashTag = HashTag.NONE;
   String hashTagText = "none";
@@ -55,24 +46,14 @@ final class ConfigReader {
   String codec;
   FailoverOptions failover;
   TopologyOptions topology;
-  boolean boundedEnabled;
-  double boundedEpsilon;
-  int boundedProbeLimit;
-  String boundedScope;
-  Duration boundedWindow;
-  Duration boundedResolution;
-  Duration boundedSpillTtl;
-  int boundedHotThreshold;
+  BoundedSettings bounded;
 
   ConfigReader(SettingsReader r, Map<String, BackendProvider> providers) {
     readBackend(r, providers);
-    ServerSource source = new ServerSource(r);
-    servers = source.servers;
-    serversFile = source.file;
-    serversDns = source.dns;
-    serversRefreshInterval = source.refreshInterval;
-    readRouter(r);
-    readHashTag(r);
+    source = new ServerSource(r);
+    router = PlacementSettings.readRouter(r, RouterSpec.DEFAULT, source.servers);
+    hashTag = PlacementSettings.readHashTag(r, HashTag.NONE);
+    hashTagText = hashTag.isEnabled() ? hashTag.toString() : "none";
     replicas = REPLICAS_KEY.integer(r, 1);
     replicaReads = ReplicaReads.of(REPLICA_READS_KEY.choice(r, "p2c"));
     timeout = TIMEOUT_KEY.duration(r, DEFAULT_TIMEOUT);
@@ -82,60 +63,17 @@ final class ConfigReader {
     readCodec(r);
     readFailover(r);
     readTopology(r);
-    boundedEnabled = BOUNDED_ENABLED_KEY.bool(r, false);
-    boundedEpsilon = BOUNDED_EPSILON_KEY.decimal(r, BoundedLoadSelector.DEFAULT_EPSILON);
-    boundedProbeLimit = BOUNDED_PROBE_LIMIT_KEY.integer(r, BoundedLoadSelector.DEFAULT_PROBE_LIMIT);
-    boundedScope = BOUNDED_SCOPE_KEY.choice(r, "hot");
-    readBoundedWindow(r);
-    boundedSpillTtl = BOUNDED_SPILL_TTL_KEY.duration(r, BoundedOptions.DEFAULT_SPILL_TTL);
-    boundedHotThreshold = BOUNDED_HOT_THRESHOLD_KEY.integer(r, BoundedOptions.DEFAULT_HOT_THRESHOLD);
+    bounded = new BoundedSettings(r);
     readBackendKeys(r);
     checkReplicas(r);
   }
 
   /** Replicas against the server list given in the settings. */
   private void checkReplicas(SettingsReader r) {
+    List<Node> servers = source.servers;
     if (replicas > 1 && servers != null && !servers.isEmpty() && replicas > servers.size()) {
       r.problem(REPLICAS, "must be at most the number of servers (" + servers.size() + ") but was " + replicas);
     }
-  }
-
-  private void readBoundedWindow(SettingsReader r) {
-    int before = r.problems().size();
-    boundedWindow = BOUNDED_WINDOW_KEY.duration(r, BoundedOptions.DEFAULT_WINDOW);
-    boundedResolution = BOUNDED_RESOLUTION_KEY.duration(r, BoundedOptions.DEFAULT_RESOLUTION);
-    if (r.problems().size() > before) {
-      boundedWindow = BoundedOptions.DEFAULT_WINDOW;
-      boundedResolution = BoundedOptions.DEFAULT_RESOLUTION;
-      return;
-    }
-    long window = boundedWindow.toNanos();
-    long resolution = boundedResolution.toNanos();
-    if (resolution > window || window % resolution != 0) {
-      r.problem(
-          BOUNDED_WINDOW,
-          "must be a whole multiple of "
-              + PREFIX
-              + BOUNDED_RESOLUTION
-              + " ("
-              + SettingsReader.format(boundedResolution)
-              + ") but was "
-              + SettingsReader.format(boundedWindow));
-    } else if (window / resolution > 1000) {
-      r.problem(
-          BOUNDED_WINDOW,
-          "must hold at most 1000 steps of "
-              + PREFIX
-              + BOUNDED_RESOLUTION
-              + " ("
-              + SettingsReader.format(boundedResolution)
-              + ") but holds "
-              + window / resolution);
-    } else {
-      return;
-    }
-    boundedWindow = BoundedOptions.DEFAULT_WINDOW;
-    boundedResolution = BoundedOptions.DEFAULT_RESOLUTION;
   }
 
   private void readBackend(SettingsReader r, Map<String, BackendProvider> providers) {
@@ -160,73 +98,6 @@ final class ConfigReader {
     }
   }
 
-  private void readRouter(SettingsReader r) {
-    String type = ROUTER_KEY.choice(r, "ketama");
-    String compatibility = KETAMA_COMPATIBILITY_KEY.choice(r, "libketama");
-    int points = RING_POINTS_KEY.integer(r, HashRingRouter.DEFAULT_POINTS_PER_NODE);
-    int probes = MULTIPROBE_PROBES_KEY.integer(r, MultiProbeRouter.DEFAULT_PROBES);
-    int tableSize = MAGLEV_TABLE_SIZE_KEY.integer(r, MaglevRouter.DEFAULT_TABLE_SIZE);
-    if (r.isSet(MAGLEV_TABLE_SIZE)
-        && tableSize != MaglevRouter.DEFAULT_TABLE_SIZE
-        && !isPrime(tableSize)) {
-      r.problem(MAGLEV_TABLE_SIZE, "must be a prime but was " + tableSize);
-      tableSize = MaglevRouter.DEFAULT_TABLE_SIZE;
-    }
-    onlyFor(r, KETAMA_COMPATIBILITY, "ketama", type);
-    onlyFor(r, COMPAT_MODE, "compat", type);
-    PeerMode compatMode = RouterSpec.DEFAULT_COMPAT_MODE;
-    if (r.isSet(COMPAT_MODE)) {
-      try {
-        compatMode = PeerMode.of(r.text(COMPAT_MODE, compatMode.id()));
-      } catch (IllegalArgumentException e) {
-        r.problem(COMPAT_MODE, e.getMessage());
-      }
-    }
-    onlyFor(r, RING_POINTS, "ring", type);
-    onlyFor(r, MULTIPROBE_PROBES, "multiprobe", type);
-    onlyFor(r, MAGLEV_TABLE_SIZE, "maglev", type);
-    router =
-        RouterSpec.of(type)
-            .withKetamaCompatibility(compatibility)
-            .withRingPoints(points)
-            .withProbes(probes)
-            .withTableSize(tableSize)
-            .withCompatMode(compatMode.id());
-    if (servers != null) {
-      try {
-        router.build(servers); // weights on a router without weights, a table too small, ...
-      } catch (IllegalArgumentException e) {
-        r.problem(ROUTER, type + " cannot route these servers: " + e.getMessage());
-      }
-    }
-  }
-
-  private static void onlyFor(SettingsReader r, String key, String routerType, String chosen) {
-    if (r.isSet(key) && !routerType.equals(chosen)) {
-      r.problem(
-          key,
-          "applies to router " + routerType + " only, but " + PREFIX + ROUTER + " is " + chosen);
-    }
-  }
-
-  private void readHashTag(SettingsReader r) {
-    Optional<String> value = r.text(HASH_TAG);
-    if (value.isEmpty() || value.get().equalsIgnoreCase("none")) {
-      return;
-    }
-    try {
-      hashTag = HashTag.of(value.get());
-      hashTagText = value.get();
-    } catch (IllegalArgumentException e) {
-      r.problem(
-          HASH_TAG,
-          "'"
-              + value.get()
-              + "' is not allowed; expected two distinct printable ASCII characters such as {},"
-              + " or none");
-    }
-  }
-
   private void readCodec(SettingsReader r) {
     codec = CODEC_KEY.choice(r, null);
     if ("spymemcached".equals(codec) && "redis".equals(backend)) {
@@ -245,7 +116,7 @@ final class ConfigReader {
   private void readTopology(SettingsReader r) {
     Duration defaultSettle = TopologyOptions.DEFAULT_SETTLE;
     if (r.isSet(SERVERS_FILE) || r.isSet(SERVERS_DNS)) {
-      Duration twice = serversRefreshInterval.multipliedBy(2);
+      Duration twice = source.refreshInterval.multipliedBy(2);
       defaultSettle = twice.compareTo(defaultSettle) > 0 ? twice : defaultSettle;
       defaultSettle =
           defaultSettle.compareTo(MAX_TOPOLOGY_WAIT) > 0 ? MAX_TOPOLOGY_WAIT : defaultSettle;
@@ -295,7 +166,7 @@ final class ConfigReader {
       for (String key : provider.keys()) {
         String full = backend + "." + key;
         Optional<String> value =
-            provider.secretKeys().contains(key) || SettingsReader.looksSecret(key)
+            BackendSettings.isSecret(provider, key)
                 ? r.secret(full)
                 : r.text(full);
         value.ifPresent(v -> backendSettings.put(key, v));
@@ -321,17 +192,5 @@ final class ConfigReader {
         }
       }
     }
-  }
-
-  private static boolean isPrime(int n) {
-    if (n < 2) {
-      return false;
-    }
-    for (int d = 2; (long) d * d <= n; d++) {
-      if (n % d == 0) {
-        return false;
-      }
-    }
-    return true;
   }
 }

@@ -68,7 +68,7 @@ final class ConfigSettings {
     put(s, PROBE_INTERVAL, SettingsReader.format(c.failover().probeInterval()));
     put(s, PROBE_MAX_INTERVAL, SettingsReader.format(c.failover().maxProbeInterval()));
     put(s, PROBE_TIMEOUT, SettingsReader.format(c.failover().probeTimeout()));
-    put(s, BOUNDED_ENABLED, Boolean.toString(c.boundedEnabled()));
+    put(s, BOUNDED_ENABLED, Boolean.toString(c.bounded().enabled()));
     put(s, BOUNDED_EPSILON, Double.toString(c.bounded().epsilon()));
     put(s, BOUNDED_PROBE_LIMIT, Integer.toString(c.bounded().probeLimit()));
     put(s, BOUNDED_SCOPE, c.bounded().scope().id());
@@ -76,8 +76,9 @@ final class ConfigSettings {
     put(s, BOUNDED_RESOLUTION, SettingsReader.format(c.bounded().resolution()));
     put(s, BOUNDED_SPILL_TTL, SettingsReader.format(c.bounded().spillTtl()));
     put(s, BOUNDED_HOT_THRESHOLD, Integer.toString(c.bounded().hotThreshold()));
-    c.rawBackendSettings().forEach(
-        (k, v) -> put(s, c.backend() + "." + k, mask && c.isSecret(k) ? masked(v) : v));
+    BackendSettings backend = c.chosenBackend();
+    backend.raw().forEach(
+        (k, v) -> put(s, c.backend() + "." + k, mask && backend.isSecret(k) ? masked(v) : v));
     return Collections.unmodifiableMap(s);
   }
 

@@ -4,6 +4,7 @@ import static io.shardwise.core.config.ConfigKeys.SERVERS_REFRESH_INTERVAL_KEY;
 import static io.shardwise.core.config.ShardwiseConfig.*;
 
 import io.shardwise.core.internal.route.ServerListChecks;
+import io.shardwise.core.sources.ServerListSource;
 import io.shardwise.core.sources.ServerListWatcher;
 import io.shardwise.core.sources.ServersDns;
 import io.shardwise.core.sources.ServersFile;
@@ -88,11 +89,21 @@ final class ServerSource {
     if (value.isEmpty()) {
       return;
     }
+    servers = parse(r, value.get());
+  }
+
+  /** The list of {@code shardwise.servers}, set: null after a problem, which goes to the reader. */
+  static List<Node> serverList(SettingsReader r) {
+    return parse(r, r.text(SERVERS).orElseThrow());
+  }
+
+  private static List<Node> parse(SettingsReader r, String value) {
     try {
-      ServerListChecks.checkNoEmptyEntry(value.get());
-      servers = ServerList.parse(value.get());
+      ServerListChecks.checkNoEmptyEntry(value);
+      return ServerList.parse(value);
     } catch (IllegalArgumentException e) {
       r.problem(SERVERS, e.getMessage());
+      return null;
     }
   }
 
@@ -128,6 +139,17 @@ final class ServerSource {
     } catch (java.net.UnknownHostException e) {
       r.problem(SERVERS_DNS, e.getMessage());
     }
+  }
+
+  /**
+   * The source to watch: the servers file or the DNS name; empty for a list given in {@code
+   * shardwise.servers}.
+   */
+  Optional<ServerListSource> watched() {
+    if (file != null) {
+      return Optional.of(ServersFile.of(file));
+    }
+    return dns == null ? Optional.empty() : Optional.of(ServersDns.of(dns));
   }
 
   /**

@@ -1,45 +1,27 @@
 package io.shardwise.core.config;
 
 import io.shardwise.client.AsyncCacheClient;
-import io.shardwise.client.Codecs;
-import io.shardwise.client.ValueCodec;
 import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.ClientBuilder;
 import io.shardwise.core.FailoverOptions;
 import io.shardwise.core.ReplicaReads;
 import io.shardwise.core.RouterSpec;
-import io.shardwise.core.ShardwiseClient;
 import io.shardwise.core.TopologyOptions;
 import io.shardwise.core.sources.ServerListSource;
 import io.shardwise.core.sources.ServerListWatcher;
-import io.shardwise.core.sources.ServersDns;
-import io.shardwise.core.sources.ServersFile;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
-import io.shardwise.spi.Backend;
 import io.shardwise.spi.BackendProvider;
 import io.shardwise.spi.InvalidSettingsException;
 import io.shardwise.spi.SettingsReader;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.Reader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Properties;
-import java.util.ServiceLoader;
-import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -122,21 +104,8 @@ public final class ShardwiseConfig {
   /** The default request timeout: 1 s, the built-in backends' own. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(1);
 
-  /** The built-in backends and the module that provides each. */
-  static final Map<String, String> BUILT_IN_BACKENDS = new LinkedHashMap<>();
-
-  static {
-    BUILT_IN_BACKENDS.put("memcached", "shardwise-backend-spymemcached");
-    BUILT_IN_BACKENDS.put("redis", "shardwise-backend-lettuce");
-  }
-
-  private final String backend;
-  private final BackendProvider provider;
-  private final Map<String, String> backendSettings;
-  private final List<Node> servers;
-  private final Path serversFile;
-  private final String serversDns;
-  private final Duration serversRefreshInterval;
+  private final BackendSettings backend;
+  private final ServerSource source;
   private final RouterSpec router;
   private final HashTag hashTag;
   private final String hashTagText;
@@ -149,23 +118,11 @@ public final class ShardwiseConfig {
   private final String codec;
   private final FailoverOptions failover;
   private final TopologyOptions topology;
-  private final boolean boundedEnabled;
-  private final double boundedEpsilon;
-  private final int boundedProbeLimit;
-  private final String boundedScope;
-  private final Duration boundedWindow;
-  private final Duration boundedResolution;
-  private final Duration boundedSpillTtl;
-  private final int boundedHotThreshold;
+  private final BoundedSettings bounded;
 
   private ShardwiseConfig(ConfigReader p) {
-    this.backend = p.backend;
-    this.provider = p.provider;
-    this.backendSettings = Collections.unmodifiableMap(new TreeMap<>(p.backendSettings));
-    this.servers = p.servers;
-    this.serversFile = p.serversFile;
-    this.serversDns = p.serversDns;
-    this.serversRefreshInterval = p.serversRefreshInterval;
+    this.backend = new BackendSettings(p.backend, p.provider, p.backendSettings);
+    this.source = p.source;
     this.router = p.router;
     this.hashTag = p.hashTag;
     this.hashTagText = p.hashTagText;
@@ -178,14 +135,7 @@ public final class ShardwiseConfig {
     this.codec = p.codec;
     this.failover = p.failover;
     this.topology = p.topology;
-    this.boundedEnabled = p.boundedEnabled;
-    this.boundedEpsilon = p.boundedEpsilon;
-    this.boundedProbeLimit = p.boundedProbeLimit;
-    this.boundedScope = p.boundedScope;
-    this.boundedWindow = p.boundedWindow;
-    this.boundedResolution = p.boundedResolution;
-    this.boundedSpillTtl = p.boundedSpillTtl;
-    this.boundedHotThreshold = p.boundedHotThreshold;
+    this.bounded = p.bounded;
   }
 
   // ---- loading -------------------------------------------------------------------------------
@@ -195,11 +145,7 @@ public final class ShardwiseConfig {
    */
   public static ShardwiseConfig from(Properties properties) {
     Objects.requireNonNull(properties, "properties");
-    Map<String, String> settings = new LinkedHashMap<>();
-    for (String name : new java.util.TreeSet<>(properties.stringPropertyNames())) {
-      settings.put(name, properties.getProperty(name));
-    }
-    return from(settings);
+    return from(ConfigLoader.settings(properties));
   }
 
   /**
@@ -208,14 +154,7 @@ public final class ShardwiseConfig {
    */
   public static ShardwiseConfig from(Map<String, String> settings) {
     Objects.requireNonNull(settings, "settings");
-    Map<String, String> relative = new LinkedHashMap<>();
-    for (Map.Entry<String, String> e : settings.entrySet()) {
-      String key = e.getKey();
-      if (key != null && key.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
-        relative.put(key.substring(PREFIX.length()), e.getValue());
-      }
-    }
-    return from(SettingsReader.of(PREFIX, relative));
+    return from(ConfigLoader.reader(settings));
   }
 
   /**
@@ -234,7 +173,7 @@ public final class ShardwiseConfig {
       throw new IllegalArgumentException(
           "the reader's prefix must be " + PREFIX + " but was " + reader.prefix());
     }
-    ConfigReader parsed = new ConfigReader(reader, providers());
+    ConfigReader parsed = new ConfigReader(reader, ConfigLoader.providers());
     reader.finish();
     return new ShardwiseConfig(parsed);
   }
@@ -242,13 +181,7 @@ public final class ShardwiseConfig {
   /** The configuration in a properties file (read as UTF-8). */
   public static ShardwiseConfig fromFile(Path file) {
     Objects.requireNonNull(file, "file");
-    Properties properties = new Properties();
-    try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      properties.load(in);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read Shardwise settings from " + file + ": " + e, e);
-    }
-    return from(properties);
+    return from(ConfigLoader.file(file));
   }
 
   /**
@@ -257,19 +190,7 @@ public final class ShardwiseConfig {
    */
   public static ShardwiseConfig fromClasspath(String resource) {
     Objects.requireNonNull(resource, "resource");
-    String name = resource.startsWith("/") ? resource.substring(1) : resource;
-    ClassLoader loader = classLoader();
-    Properties properties = new Properties();
-    try (InputStream in = loader.getResourceAsStream(name)) {
-      if (in == null) {
-        throw new IllegalArgumentException("no classpath resource " + name);
-      }
-      properties.load(new InputStreamReader(in, StandardCharsets.UTF_8));
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          "cannot read Shardwise settings from classpath:" + name + ": " + e, e);
-    }
-    return from(properties);
+    return from(ConfigLoader.resource(resource));
   }
 
   /** Every core key, with its default and what it accepts, in a stable order. */
@@ -315,48 +236,14 @@ public final class ShardwiseConfig {
       Class<V> valueType, Consumer<? super ClientBuilder<V>> customizer) {
     Objects.requireNonNull(valueType, "valueType");
     Objects.requireNonNull(customizer, "customizer");
-    Backend created = provider.create(backendSettings, timeout);
-    Optional<ServerListSource> source = serversSource();
-    WatchingBackend watching = source.isPresent() ? new WatchingBackend(created) : null;
-    try {
-      String codecName = codec != null ? codec : created.storesFlags() ? "spymemcached" : "java";
-      ValueCodec<V> typed = TypedCodec.of(Codecs.named(codecName), valueType);
-      ClientBuilder<V> builder =
-          ShardwiseClient.builder()
-              .codec(typed)
-              .backend(watching != null ? watching : created)
-              .servers(servers)
-              .router(router)
-              .hashTag(hashTag)
-              .replicas(replicas)
-              .replicaReads(replicaReads)
-              .timeout(timeout)
-              .connectWait(connectWait)
-              .batchSize(batchSize)
-              .failover(failover)
-              .topology(topology)
-              .bounded(bounded());
-      if (maxValueBytes > 0) {
-        builder.maxValueBytes(maxValueBytes);
-      }
-      customizer.accept(builder);
-      AsyncCacheClient<V> client = builder.build();
-      if (watching != null) {
-        watching.stopWithThis(
-            ServerListWatcher.start(client, source.get(), serversRefreshInterval));
-      }
-      return client;
-    } catch (RuntimeException | Error e) {
-      created.close();
-      throw e;
-    }
+    return ClientAssembly.build(this, valueType, customizer);
   }
 
   // ---- the settings --------------------------------------------------------------------------
 
   /** {@code memcached}, {@code redis}, or another provider's name. */
   public String backend() {
-    return backend;
+    return backend.name();
   }
 
   /**
@@ -365,9 +252,7 @@ public final class ShardwiseConfig {
    * where the secret comes from and not what it is.
    */
   public Map<String, String> backendSettings() {
-    Map<String, String> masked = new TreeMap<>();
-    backendSettings.forEach((k, v) -> masked.put(k, isSecret(k) ? ConfigSettings.masked(v) : v));
-    return Collections.unmodifiableMap(masked);
+    return backend.masked();
   }
 
   /**
@@ -375,22 +260,22 @@ public final class ShardwiseConfig {
    * resolved to when the configuration was read.
    */
   public List<Node> servers() {
-    return servers;
+    return source.servers;
   }
 
   /** The watched servers file ({@code shardwise.servers-file}), if the servers come from one. */
   public Optional<Path> serversFile() {
-    return Optional.ofNullable(serversFile);
+    return Optional.ofNullable(source.file);
   }
 
   /** The DNS name and port ({@code shardwise.servers-dns}), if the servers come from one. */
   public Optional<String> serversDns() {
-    return Optional.ofNullable(serversDns);
+    return Optional.ofNullable(source.dns);
   }
 
   /** How often the servers file or DNS name is read again. */
   public Duration serversRefreshInterval() {
-    return serversRefreshInterval;
+    return source.refreshInterval;
   }
 
   /**
@@ -399,10 +284,7 @@ public final class ShardwiseConfig {
    * AsyncCacheClient#updateServers}.
    */
   public Optional<ServerListSource> serversSource() {
-    if (serversFile != null) {
-      return Optional.of(ServersFile.of(serversFile));
-    }
-    return serversDns == null ? Optional.empty() : Optional.of(ServersDns.of(serversDns));
+    return source.watched();
   }
 
   public RouterSpec router() {
@@ -421,8 +303,6 @@ public final class ShardwiseConfig {
     return connectWait;
   }
 
-  /** The largest value accepted, if set; else the backend's default applies. */
-  /** Most keys in one request to one server ({@code shardwise.batch-size}). */
   /** Servers per key ({@code shardwise.replicas}). */
   public int replicas() {
     return replicas;
@@ -433,10 +313,12 @@ public final class ShardwiseConfig {
     return replicaReads;
   }
 
+  /** Most keys in one request to one server ({@code shardwise.batch-size}). */
   public int batchSize() {
     return batchSize;
   }
 
+  /** The largest value accepted, if set; else the backend's default applies. */
   public OptionalInt maxValueBytes() {
     return maxValueBytes > 0 ? OptionalInt.of(maxValueBytes) : OptionalInt.empty();
   }
@@ -445,7 +327,7 @@ public final class ShardwiseConfig {
    * The codec's name; when not set, {@code spymemcached} for memcached and {@code java} for Redis.
    */
   public String codec() {
-    return codec != null ? codec : defaultCodec(backend);
+    return codec != null ? codec : backend.defaultCodec();
   }
 
   public FailoverOptions failover() {
@@ -453,16 +335,7 @@ public final class ShardwiseConfig {
   }
 
   public BoundedOptions bounded() {
-    return BoundedOptions.builder()
-        .enabled(boundedEnabled)
-        .epsilon(boundedEpsilon)
-        .probeLimit(boundedProbeLimit)
-        .scope(BoundedOptions.Scope.of(boundedScope))
-        .window(boundedWindow)
-        .resolution(boundedResolution)
-        .spillTtl(boundedSpillTtl)
-        .hotThreshold(boundedHotThreshold)
-        .build();
+    return bounded.options();
   }
 
   /**
@@ -477,25 +350,18 @@ public final class ShardwiseConfig {
     return ConfigSettings.of(this, mask);
   }
 
-  /** The backend's settings as set, secrets included (for {@link ConfigSettings}). */
-  Map<String, String> rawBackendSettings() {
-    return backendSettings;
+  /** The backend, with its settings as set, secrets included. */
+  BackendSettings chosenBackend() {
+    return backend;
   }
 
-  boolean isSecret(String subKey) {
-    return provider.secretKeys().contains(subKey) || SettingsReader.looksSecret(subKey);
-  }
-
-  Optional<Path> file() {
-    return Optional.ofNullable(serversFile);
+  /** {@code shardwise.codec} as set; null when the backend decides. */
+  String codecSet() {
+    return codec;
   }
 
   String hashTagText() {
     return hashTagText;
-  }
-
-  boolean boundedEnabled() {
-    return boundedEnabled;
   }
 
   TopologyOptions topology() {
@@ -518,33 +384,5 @@ public final class ShardwiseConfig {
   @Override
   public String toString() {
     return "ShardwiseConfig" + settings(true);
-  }
-
-  // ---- parsing -------------------------------------------------------------------------------
-
-  private static String defaultCodec(String backend) {
-    switch (backend) {
-      case "memcached":
-        return "spymemcached";
-      case "redis":
-        return "java";
-      default:
-        return "backend default (spymemcached if it stores flags, else java)";
-    }
-  }
-
-  private static ClassLoader classLoader() {
-    ClassLoader loader = Thread.currentThread().getContextClassLoader();
-    return loader != null ? loader : ShardwiseConfig.class.getClassLoader();
-  }
-
-  private static Map<String, BackendProvider> providers() {
-    Map<String, BackendProvider> found = new LinkedHashMap<>();
-    for (ClassLoader loader : List.of(classLoader(), ShardwiseConfig.class.getClassLoader())) {
-      for (BackendProvider p : ServiceLoader.load(BackendProvider.class, loader)) {
-        found.putIfAbsent(p.name().toLowerCase(Locale.ROOT), p);
-      }
-    }
-    return found;
   }
 }

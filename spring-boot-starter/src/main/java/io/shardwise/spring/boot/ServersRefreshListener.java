@@ -1,6 +1,8 @@
 package io.shardwise.spring.boot;
 
 import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.core.RouterSpec;
+import io.shardwise.core.config.PlacementSettings;
 import io.shardwise.core.config.ShardwiseConfig;
 import io.shardwise.core.sources.ServerListUpdater;
 import io.shardwise.routing.ServerList;
@@ -19,15 +21,19 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.core.env.Environment;
 
 /**
- * Moves the starter's client to a refreshed {@code shardwise.servers} without recreating it. Spring
- * Cloud publishes an {@code EnvironmentChangeEvent} after a refresh ({@code /actuator/refresh}, a
- * Config Server or Kubernetes ConfigMap reload); this listener recognises it by its class name, so
- * the starter does not depend on Spring Cloud, reads the {@code shardwise.*} properties again and
- * hands a changed server list to {@link AsyncCacheClient#updateServers} through a {@link
- * ServerListUpdater}: a bad list is logged at WARN on {@code io.shardwise.topology} and the list in
- * force stays. Every other changed {@code shardwise.*} key is read at start-up only, and says so
- * at WARN, once per key and value; so does {@code shardwise.servers} when the servers come from
- * {@code shardwise.servers-file} or {@code shardwise.servers-dns}.
+ * Moves the starter's client to a refreshed {@code shardwise.servers} or placement without
+ * recreating it. Spring Cloud publishes an {@code EnvironmentChangeEvent} after a refresh ({@code
+ * /actuator/refresh}, a Config Server or Kubernetes ConfigMap reload); this listener recognises it
+ * by its class name, so the starter does not depend on Spring Cloud, and reads the {@code
+ * shardwise.*} properties again. A changed server list alone goes to {@link
+ * AsyncCacheClient#updateServers} through a {@link ServerListUpdater}; a changed placement key
+ * ({@link PlacementSettings#KEYS}: the router and its keys, the hash tag) goes to {@link
+ * AsyncCacheClient#updatePlacement} with the router as the properties now describe it (a key removed
+ * goes back to its default) and the server list if it changed too. A bad list or placement is
+ * logged at WARN on {@code io.shardwise.topology} and the one in force stays. Every other changed
+ * {@code shardwise.*} key is read at start-up only, and says so at WARN, once per key and value; so
+ * does {@code shardwise.servers} when the servers come from {@code shardwise.servers-file} or
+ * {@code shardwise.servers-dns}.
  */
 final class ServersRefreshListener implements ApplicationListener<ApplicationEvent> {
 
@@ -37,6 +43,21 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
 
   private static final Logger LOG = LoggerFactory.getLogger("io.shardwise.topology");
   private static final String SERVERS = SettingsReader.normalize(ShardwiseConfig.SERVERS);
+  private static final Set<String> PLACEMENT = new HashSet<>();
+  /** Each router's own key, with its default: the key a removed property goes back to. */
+  private static final Map<String, Map.Entry<String, String>> ROUTER_KEYS =
+      Map.of(
+          "ketama", Map.entry(ShardwiseConfig.KETAMA_COMPATIBILITY, RouterSpec.DEFAULT.ketamaCompatibility()),
+          "compat", Map.entry(ShardwiseConfig.COMPAT_MODE, RouterSpec.DEFAULT_COMPAT_MODE.id()),
+          "ring", Map.entry(ShardwiseConfig.RING_POINTS, String.valueOf(RouterSpec.DEFAULT.ringPoints())),
+          "multiprobe", Map.entry(ShardwiseConfig.MULTIPROBE_PROBES, String.valueOf(RouterSpec.DEFAULT.probes())),
+          "maglev", Map.entry(ShardwiseConfig.MAGLEV_TABLE_SIZE, String.valueOf(RouterSpec.DEFAULT.tableSize())));
+
+  static {
+    PlacementSettings.KEYS.stream()
+        .filter(k -> !k.equals(ShardwiseConfig.SERVERS))
+        .forEach(k -> PLACEMENT.add(SettingsReader.normalize(k)));
+  }
   private static final String ORIGIN =
       "property " + ShardwiseConfig.PREFIX + ShardwiseConfig.SERVERS;
 
@@ -66,13 +87,15 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
     }
   }
 
-  /** Reads the properties again and applies a changed server list. */
+  /** Reads the properties again and applies a changed server list or placement. */
   synchronized void refresh() {
     Map<String, Map.Entry<String, String>> now = read();
     Set<String> keys = new HashSet<>(seen.keySet());
     keys.addAll(now.keySet());
     Map<String, Map.Entry<String, String>> before = seen;
     seen = now;
+    boolean placementChanged = false;
+    boolean serversChanged = false;
     for (String key : keys) {
       Map.Entry<String, String> was = before.get(key);
       Map.Entry<String, String> is = now.get(key);
@@ -83,7 +106,9 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
       }
       String written = ShardwiseConfig.PREFIX + (is != null ? is.getKey() : was.getKey());
       if (key.equals(SERVERS) && serversFromProperty) {
-        applyServers(isValue);
+        serversChanged = true;
+      } else if (PLACEMENT.contains(key)) {
+        placementChanged = true;
       } else if (warned.add(key + '\0' + isValue)) {
         String shown =
             isValue == null
@@ -97,6 +122,57 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
             shown);
       }
     }
+    Map.Entry<String, String> servers = now.get(SERVERS);
+    if (placementChanged) {
+      applyPlacement(now, serversChanged && servers != null ? servers.getValue() : null);
+    } else if (serversChanged) {
+      applyServers(servers == null ? null : servers.getValue());
+    }
+  }
+
+  /**
+   * Hands the placement the properties now describe to the client: the router with its own key (a
+   * removed key goes back to its default), the other router keys set, the hash tag, the replicas if
+   * set, and {@code servers} when it changed too.
+   */
+  private void applyPlacement(Map<String, Map.Entry<String, String>> now, String servers) {
+    Map<String, String> settings = new LinkedHashMap<>();
+    String router = value(now, ShardwiseConfig.ROUTER, RouterSpec.DEFAULT.type().id());
+    settings.put(ShardwiseConfig.PREFIX + ShardwiseConfig.ROUTER, router);
+    Map.Entry<String, String> own = ROUTER_KEYS.get(router.strip().toLowerCase(java.util.Locale.ROOT));
+    if (own != null) {
+      settings.put(ShardwiseConfig.PREFIX + own.getKey(), value(now, own.getKey(), own.getValue()));
+    }
+    for (String key : PlacementSettings.KEYS) {
+      Map.Entry<String, String> set = now.get(SettingsReader.normalize(key));
+      if (set != null && !key.equals(ShardwiseConfig.SERVERS)) {
+        settings.putIfAbsent(ShardwiseConfig.PREFIX + key, set.getValue());
+      }
+    }
+    settings.putIfAbsent(ShardwiseConfig.PREFIX + ShardwiseConfig.HASH_TAG, "none");
+    if (servers != null) {
+      settings.put(ShardwiseConfig.PREFIX + ShardwiseConfig.SERVERS, servers);
+    }
+    client
+        .get()
+        .updatePlacement(settings)
+        .whenComplete(
+            (change, failure) -> {
+              if (failure != null) {
+                LOG.warn(
+                    "the refreshed placement {} is not applied, the one in force stays: {}",
+                    settings,
+                    (failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                            ? failure.getCause()
+                            : failure)
+                        .getMessage());
+              }
+            });
+  }
+
+  private static String value(Map<String, Map.Entry<String, String>> now, String key, String byDefault) {
+    Map.Entry<String, String> set = now.get(SettingsReader.normalize(key));
+    return set == null ? byDefault : set.getValue();
   }
 
   private void applyServers(String text) {

@@ -147,6 +147,7 @@ class ServersRefreshTest {
   static final class Recorder implements InvocationHandler {
     final AsyncCacheClient<?> real;
     final List<List<Node>> calls = new CopyOnWriteArrayList<>();
+    final List<Map<String, String>> placements = new CopyOnWriteArrayList<>();
     volatile List<Node> current;
 
     Recorder(AsyncCacheClient<?> real) {
@@ -172,6 +173,11 @@ class ServersRefreshTest {
                   0.5,
                   Instant.now(),
                   Duration.ZERO));
+        case "updatePlacement":
+          @SuppressWarnings("unchecked")
+          Map<String, String> settings = (Map<String, String>) args[0];
+          placements.add(settings);
+          return method.invoke(real, args);
         case "nodes":
           return current;
         default:
@@ -182,6 +188,45 @@ class ServersRefreshTest {
           }
       }
     }
+  }
+
+  @Test
+  void aRefreshedPlacementKeyChangesThePlacementOfTheRunningClient() {
+    runner
+        .withPropertyValues("shardwise.servers=" + SERVERS, "shardwise.router=hrw")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              AsyncCacheClient<?> client = context.getBean(AsyncCacheClient.class);
+              Recorder recorder = recorder(context);
+
+              refresh(context, Map.of("shardwise.router", "maglev"));
+              assertThat(recorder.placements)
+                  .containsExactly(
+                      Map.of(
+                          "shardwise.router", "maglev",
+                          "shardwise.maglev.table-size", "65537",
+                          "shardwise.hash-tag", "none"));
+              await(() -> client.topologyStatus().lastChange() != null);
+              assertThat(client.topologyStatus().lastChange().placementAfter()).isEqualTo("maglev(M=65537)");
+
+              refresh(context, Map.of("shardwise.hash-tag", "{{")); // refused, logged
+              refresh(context, Map.of("shardwise.hash-tag", "{}", "shardwise.servers", SERVERS + ",127.0.0.1:3"));
+              assertThat(recorder.placements).hasSize(3);
+              assertThat(recorder.placements.get(2))
+                  .containsEntry("shardwise.hash-tag", "{}")
+                  .containsEntry("shardwise.servers", SERVERS + ",127.0.0.1:3");
+              assertThat(recorder.calls).as("the list went with the placement").isEmpty();
+              assertThat(context.getBean(AsyncCacheClient.class)).isSameAs(client);
+            });
+  }
+
+  private static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!condition.getAsBoolean() && System.nanoTime() < end) {
+      Thread.sleep(10);
+    }
+    assertThat(condition.getAsBoolean()).isTrue();
   }
 
   @Test

@@ -113,11 +113,17 @@ final class ChangeHistory {
     return out;
   }
 
-  /** The share of a fixed sample of keys whose server differs between {@code a} and {@code b}. */
+  /**
+   * The share of a fixed sample of keys whose server differs between {@code a} and {@code b}. When
+   * the hash tag changes, the sample keys carry a tag (of {@code b}, else of {@code a}): the share
+   * is that of the keys with a tag, the ones such a change moves.
+   */
   static double movedShare(Topology a, Topology b) {
+    String tag = b.hashTag.isEnabled() ? b.hashTag.toString() : a.hashTag.toString();
+    boolean tagged = !a.hashTag.equals(b.hashTag);
     int moved = 0;
     for (int i = 0; i < SAMPLE; i++) {
-      String key = "shardwise:sample:" + i;
+      String key = tagged ? "shardwise:" + tag.charAt(0) + "sample:" + i + tag.charAt(1) + ":key" : "shardwise:sample:" + i;
       if (a.members[a.primary(key)] != b.members[b.primary(key)]) {
         moved++;
       }

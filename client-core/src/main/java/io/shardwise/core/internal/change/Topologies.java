@@ -15,12 +15,7 @@ import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
 import io.shardwise.routing.ServerList;
 import io.shardwise.spi.Backend;
-import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -33,16 +28,16 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Server-list changes at runtime: builds the next {@link Topology}, opens the connections of the
- * added servers before any request can reach them, installs the topology in one write, and closes
- * the servers no topology in use refers to any more.
+ * Placement changes at runtime, of the server list, the router or the hash tag, on one code path:
+ * builds the next {@link Topology} ({@link NextTopology}), opens the connections of the added
+ * servers before any request can reach them ({@link AddedServers}), installs the topology in one
+ * write, and closes the servers no topology in use refers to any more ({@link ReplacedTopologies}).
  *
  * <p>Closing safely. A request reads the current topology and counts itself on it ({@code
  * Topology.active}) until its future completes, re-reading the reference after counting; so once
@@ -66,10 +61,9 @@ public final class Topologies implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger("io.shardwise.topology");
   private static final long DRAIN_POLL_MILLIS = 20;
 
-  /** What a topology is built from, besides its servers. */
+  /** What the next topologies are built with, besides their placement. */
   public record Settings(
-      Function<List<Node>, Router> routers,
-      HashTag hashTag,
+      Placement placement,
       Duration requestTimeout,
       BoundedOptions bounded,
       LongSupplier nanoClock,
@@ -82,15 +76,13 @@ public final class Topologies implements AutoCloseable {
   private final ClientMetrics metrics;
   private final Supplier<Topology> current;
   private final Consumer<Topology> install;
+  private final AddedServers servers;
+  /** The placement of the current topology. Changed on the topology thread only. */
+  private volatile Placement inForce;
   /** Every open member, by {@link Member#identity}. Changed on the topology thread only. */
   private final Map<String, Member> open = new LinkedHashMap<>();
-  /** Topologies replaced but possibly still in use. Changed on the topology thread only. */
-  private final List<Topology> replaced = new ArrayList<>();
-  /**
-   * The members of the change being prepared (its new connections are being opened): a drain
-   * that runs meanwhile must not close one it kept from the list in force. Topology thread only.
-   */
-  private Member[] preparing = new Member[0];
+  /** Topologies replaced but possibly still in use. */
+  private final ReplacedTopologies replaced;
   private ScheduledExecutorService thread;
   private CompletableFuture<?> last = CompletableFuture.completedFuture(null);
   private volatile TopologyChange lastChange;
@@ -109,6 +101,9 @@ public final class Topologies implements AutoCloseable {
     this.metrics = metrics;
     this.current = current;
     this.install = install;
+    this.servers = new AddedServers(backend, health, settings.requestTimeout(), settings.options().connectWait());
+    this.inForce = settings.placement();
+    this.replaced = new ReplacedTopologies(settings.requestTimeout());
     for (Member m : current.get().members) {
       open.put(Member.identity(m.node), m);
     }
@@ -125,15 +120,25 @@ public final class Topologies implements AutoCloseable {
     return lastChange;
   }
 
-  /** Queues a change to {@code servers}; see {@link io.shardwise.client.AsyncCacheClient#updateServers}. */
-  public synchronized CompletableFuture<TopologyChange> update(List<Node> servers) {
+  /** The placement in force: the router and hash tag of the current topology. */
+  public Placement placement() {
+    return inForce;
+  }
+
+  /**
+   * Queues a change to {@code placement} over {@code servers} (either may be the one in force);
+   * see {@link io.shardwise.client.AsyncCacheClient#updateServers} and {@code updatePlacement}. The
+   * router is built at once: a list or placement it cannot take fails the returned future and
+   * nothing changes.
+   */
+  public synchronized CompletableFuture<TopologyChange> update(Placement placement, List<Node> servers) {
     List<Node> list;
     Router router;
     try {
       Objects.requireNonNull(servers, "servers");
       list = ServerList.validate(servers);
       ServerListChecks.checkDistinctServers(list);
-      router = buildRouter(list);
+      router = buildRouter(placement, list);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(refused(servers, e));
     }
@@ -164,10 +169,10 @@ public final class Topologies implements AutoCloseable {
     }
     CompletableFuture<TopologyChange> result = new CompletableFuture<>();
     last = last.handle((x, y) -> null).thenComposeAsync(x -> whenSettled(), thread)
-        .thenComposeAsync(x -> prepare(list, router), thread)
+        .thenComposeAsync(x -> prepare(placement, list, router), thread)
         .handleAsync(
             (prepared, failure) -> {
-              preparing = new Member[0];
+              replaced.preparing(new Member[0]);
               if (failure != null) {
                 result.completeExceptionally(unwrap(failure));
               } else {
@@ -183,10 +188,10 @@ public final class Topologies implements AutoCloseable {
     return result;
   }
 
-  private Router buildRouter(List<Node> list) {
+  private static Router buildRouter(Placement placement, List<Node> list) {
     Router r;
     try {
-      r = settings.routers().apply(list);
+      r = placement.routers().apply(list);
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("the router cannot be built for this list: " + e.getMessage(), e);
     }
@@ -201,7 +206,7 @@ public final class Topologies implements AutoCloseable {
         "new server list " + servers + " refused, the current list stays in force: " + e.getMessage(), e);
   }
 
-  private static Throwable unwrap(Throwable t) {
+  static Throwable unwrap(Throwable t) {
     while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
       t = t.getCause();
     }
@@ -220,161 +225,53 @@ public final class Topologies implements AutoCloseable {
     return done;
   }
 
-  /**
-   * A change with its members: the ones kept, and the new ones, connected; for a server added back,
-   * {@code earlier} maps the new member to the member it had before (kept by the history).
-  /**
-   * A change with its members: the ones kept, and the new ones, connected; {@code earlier} maps a
-   * server added back to the member it had before, which the history still remembers.
-   */
-  private record Prepared(
-      List<Node> list, Router router, Member[] members, List<Member> added, Map<Member, Member> earlier) {}
-
   /** Opens connections to the added servers and waits for their first attempt; on the topology thread. */
-  private CompletableFuture<Prepared> prepare(List<Node> list, Router router) {
-    List<Node> placed = router.nodes();
-    Member[] members = new Member[placed.size()];
-    List<Member> added = new ArrayList<>();
-    Map<Member, Member> earlier = new HashMap<>();
-    Map<String, Member> remembered = ChangeHistory.remembered(current.get(), open);
+  private CompletableFuture<AddedServers.Prepared> prepare(Placement placement, List<Node> list, Router router) {
+    AddedServers.Prepared p;
     try {
-      for (int i = 0; i < members.length; i++) {
-        Node node = placed.get(i);
-        Member m = open.get(Member.identity(node));
-        if (m == null) {
-          NodeConnection c = backend.connect(node, settings.requestTimeout());
-          m = new Member(node, c);
-          added.add(m);
-          Member before = remembered.get(Member.identity(node));
-          if (before != null) {
-            earlier.put(m, before);
-          }
-        }
-        members[i] = m;
-      }
+      p = servers.connect(placement, list, router, current.get(), open);
     } catch (RuntimeException e) {
-      added.forEach(m -> m.connection.close());
       return CompletableFuture.failedFuture(refused(list, e));
     }
-    preparing = members;
-    List<CompletableFuture<?>> ready = new ArrayList<>();
-    for (Member m : added) {
-      ready.add(m.connection.ready().handle((x, y) -> null));
-    }
-    long wait = settings.options().connectWait().toNanos();
-    return CompletableFuture.allOf(ready.toArray(new CompletableFuture<?>[0]))
-        .completeOnTimeout(null, wait, TimeUnit.NANOSECONDS)
-        .thenCompose(x -> probe(added, earlier, wait))
-        .thenApply(x -> new Prepared(list, router, members, added, earlier));
-  }
-
-  /** Admits each added member, healthy if it answers a ping, else out and probed. */
-  private CompletableFuture<Void> probe(List<Member> added, Map<Member, Member> earlier, long waitNanos) {
-    List<CompletableFuture<Void>> pings = new ArrayList<>();
-    for (Member m : added) {
-      Member before = earlier.get(m);
-      if (before == null) {
-        health.admit(m);
-      } else {
-        health.admit(m, before);
-        if (before.oldCopies().hasOverflowed()) {
-          LOG.warn(
-              "server {} is added back: more keys it held were written elsewhere since it left than"
-                  + " this client could remember ({}, journal-capacity); it may serve values older than"
-                  + " those for the others: flush it, or restart it empty, before adding it back",
-              m.node.name(),
-              health.options().journalCapacity());
-        }
-      }
-      pings.add(
-          m.connection
-              .ping()
-              .orTimeout(Math.max(waitNanos, settings.requestTimeout().toNanos()), TimeUnit.NANOSECONDS)
-              .handle(
-                  (rtt, failure) -> {
-                    if (failure != null) {
-                      health.startEjected(m, unwrap(failure));
-                    }
-                    return null;
-                  }));
-    }
-    return CompletableFuture.allOf(pings.toArray(new CompletableFuture<?>[0]));
+    replaced.preparing(p.members());
+    return servers.admit(p);
   }
 
   /** Installs the next topology; on the topology thread. */
-  private TopologyChange apply(Prepared p) {
+  private TopologyChange apply(AddedServers.Prepared p) {
     if (closed) {
       p.added().forEach(m -> m.connection.close());
       throw new IllegalStateException("the client is closed");
     }
     Topology before = current.get();
-    for (int i = 0; i < p.members().length; i++) {
-      p.members()[i].node = p.router().nodes().get(i); // a reweight or a new name keeps the member
-    }
     for (Member m : p.added()) {
       open.put(Member.identity(m.node), m);
     }
-    Member[] members = p.members();
-    BoundedReads bounded = null;
-    if (before.bounded != null) {
-      int[] previous = new int[members.length];
-      for (int i = 0; i < members.length; i++) {
-        previous[i] = indexOf(before.members, members[i]);
-      }
-      bounded = before.bounded.remapped(p.router(), previous, i -> members[i].available());
-    } else if (settings.bounded().enabled()) {
-      bounded = new BoundedReads(p.router(), settings.bounded(), settings.nanoClock(), i -> members[i].available());
-    }
-    Topology placementBefore = before.placement();
-    Topology plain = new Topology(p.router(), settings.hashTag(), members, bounded);
-    double moved = ChangeHistory.movedShare(placementBefore, plain);
-    TopologyOptions options = settings.options();
-    Duration window = options.settle().plus(options.warmUp());
-    boolean moving = moved > 0 && !window.isZero();
-    Set<String> beforeSet = ChangeHistory.identities(before.nodes);
-    Set<String> afterSet = ChangeHistory.identities(p.list());
-    List<Node> addedNodes = p.list().stream().filter(n -> !beforeSet.contains(Member.identity(n))).toList();
-    List<Node> removedNodes = before.nodes.stream().filter(n -> !afterSet.contains(Member.identity(n))).toList();
-    TopologyChange change =
-        new TopologyChange(
-            before.nodes, plain.nodes, addedNodes, removedNodes, moved, Instant.now(), moving ? window : Duration.ZERO);
-    long start = System.nanoTime();
-    List<Transition> history = new ArrayList<>();
-    if (moved > 0) {
-      history.add(new Transition(placementBefore, change, start, options));
-    }
-    history.addAll(List.of(before.history));
-    Topology next = plain.withHistory(ChangeHistory.kept(history, plain, p.earlier()).toArray(new Transition[0]));
-    health.resize(members.length);
-    install.accept(next);
-    before.replacedAtNanos = System.nanoTime();
+    NextTopology.Result next = NextTopology.of(before, inForce, p, settings);
+    TopologyChange change = next.change();
+    health.resize(p.members().length);
+    install.accept(next.topology());
+    inForce = p.placement();
     replaced.add(before);
     lastChange = change;
+    TopologyOptions options = settings.options();
     LOG.info(
-        "servers changed: {}{}",
+        "{} changed: {}{}",
+        change.placementChanged() ? "placement" : "servers",
         change,
-        moving
-            ? "; moved keys settle for " + options.settle().toMillis() + " ms, then warm up for "
+        change.warmUp().isZero()
+            ? ""
+            : "; moved keys settle for " + options.settle().toMillis() + " ms, then warm up for "
                 + (options.warmUp().toMillis() < 10_000
                     ? options.warmUp().toMillis() + " ms"
-                    : options.warmUp().toSeconds() + " s")
-            : "");
+                    : options.warmUp().toSeconds() + " s"));
     metrics.topologyChanged(change);
-    if (moved > 0) {
-      long end = next.latest().warmUntilNanos() - start;
-      thread.schedule(this::review, Math.max(0, end), TimeUnit.NANOSECONDS);
+    Transition latest = next.topology().latest();
+    if (next.moves() && latest != null) {
+      thread.schedule(this::review, Math.max(0, latest.warmUntilNanos() - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
     scheduleDrain();
     return change;
-  }
-
-  private static int indexOf(Member[] members, Member m) {
-    for (int i = 0; i < members.length; i++) {
-      if (members[i] == m) {
-        return i;
-      }
-    }
-    return -1;
   }
 
   /**
@@ -393,7 +290,6 @@ public final class Topologies implements AutoCloseable {
       Topology without =
           t.withHistory(ChangeHistory.kept(List.of(t.history), t.placement(), Map.of()).toArray(new Transition[0]));
       install.accept(without);
-      t.replacedAtNanos = System.nanoTime();
       replaced.add(t);
       LOG.info(
           "servers changed: {} earlier placements forgotten, every value written under them has expired",
@@ -414,28 +310,12 @@ public final class Topologies implements AutoCloseable {
     }
   }
 
-  /**
-   * Forgets replaced topologies nothing uses any more, then closes the members that no topology
-   * still in use refers to. Polls until every replaced topology is forgotten.
-   */
+  /** Closes the members no topology in use refers to; polls until every replaced one is forgotten. */
   private void drain() {
     if (closed) {
       return;
     }
-    Topology now = current.get();
-    long nowNanos = System.nanoTime();
-    long stuck = nowNanos - stuckAfterNanos();
-    replaced.removeIf(t -> t != now && (t.active.sum() == 0 || forget(t, stuck)));
-    Set<Member> used = new HashSet<>(List.of(preparing));
-    now.collectMembers(used, nowNanos);
-    replaced.forEach(t -> t.collectMembers(used, nowNanos));
-    List<Member> unused = new ArrayList<>();
-    for (Member m : open.values()) {
-      if (!used.contains(m)) {
-        unused.add(m);
-      }
-    }
-    for (Member m : unused) {
+    for (Member m : replaced.unused(current.get(), open.values())) {
       open.remove(Member.identity(m.node));
       health.retire(m);
       try {
@@ -448,27 +328,6 @@ public final class Topologies implements AutoCloseable {
     if (!replaced.isEmpty()) {
       scheduleDrain();
     }
-  }
-
-  /**
-   * How long a replaced topology may stay in use: every request completes within its timeout, so
-   * one still counted much later is a leak of this client, not a slow request.
-   */
-  private long stuckAfterNanos() {
-    return Math.max(Duration.ofMinutes(1).toNanos(), 10 * settings.requestTimeout().toNanos());
-  }
-
-  /** Whether to stop waiting for {@code t}, replaced before {@code stuck} and still counted in use. */
-  private boolean forget(Topology t, long stuck) {
-    if (t.replacedAtNanos - stuck > 0) {
-      return false;
-    }
-    LOG.warn(
-        "a replaced server list ({} servers) is still counted in use {} s after it was replaced; its"
-            + " servers are closed anyway (requests still on them fail)",
-        t.nodes.size(),
-        Duration.ofNanos(System.nanoTime() - t.replacedAtNanos).toSeconds());
-    return true;
   }
 
   /** Closes every member's connection and the topology thread. */

@@ -1,6 +1,7 @@
 package io.shardwise.core.internal.route;
 
 import io.shardwise.core.internal.health.Member;
+import io.shardwise.routing.HashTag;
 import java.util.Arrays;
 
 /**
@@ -104,12 +105,12 @@ public final class MovedKeys {
     Member[] previousOwners = new Member[history.length];
     for (int i = 0; i < history.length; i++) {
       Topology p = history[i].previous;
-      previousOwners[i] = p.members[primaryOf(p, key, hash, hasher)];
+      previousOwners[i] = p.members[primaryOf(p, key, hash, hasher, t.hashTag)];
     }
     Transition latest = history[0];
     boolean settling = latest.phase(nowNanos) == Transition.Phase.SETTLING && previousOwners[0] != owner;
     Topology serving = settling ? latest.previous : t;
-    int servingPrimary = settling ? primaryOf(latest.previous, key, hash, hasher) : primary;
+    int servingPrimary = settling ? primaryOf(latest.previous, key, hash, hasher, t.hashTag) : primary;
     Member servingNode = serving.members[servingPrimary];
 
     Member[] sources = NONE;
@@ -162,12 +163,15 @@ public final class MovedKeys {
         latest.copies(nowNanos));
   }
 
-  /** The node of {@code key} in placement {@code p}, reusing {@code hash} where {@code p} hashes alike. */
-  private static int primaryOf(Topology p, String key, long hash, String hasher) {
+  /**
+   * The node of {@code key} in placement {@code p}, reusing {@code hash} where {@code p} hashes alike:
+   * the same hasher, and the same hash tag (a change of the tag hashes another part of the key).
+   */
+  private static int primaryOf(Topology p, String key, long hash, String hasher, HashTag tag) {
     if (p.nodes.size() == 1) {
       return 0;
     }
-    if (hasher != null && hasher.equals(p.router.hasher().name())) {
+    if (hasher != null && hasher.equals(p.router.hasher().name()) && tag.equals(p.hashTag)) {
       return p.router.primary(hash);
     }
     return p.primary(key);

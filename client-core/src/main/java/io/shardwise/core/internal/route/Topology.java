@@ -23,7 +23,7 @@ public final class Topology {
 
   public final List<Node> nodes;
   public final Router router;
-  final HashTag hashTag;
+  public final HashTag hashTag;
   public final Member[] members;
   public final FailoverOrder order;
   /** Whether the member at an index is available; one object, so walks allocate nothing. */
@@ -100,11 +100,12 @@ public final class Topology {
 
   /**
    * Whether {@code other} places every key as this one does: the same router over the same servers
-   * in the same order, with the same names and weights.
+   * in the same order, with the same names and weights, and the same hash tag.
    */
   public boolean samePlacement(Topology other) {
-    return nodes.equals(other.nodes) && router.describe().equals(other.router.describe());
+    return nodes.equals(other.nodes) && router.describe().equals(other.router.describe()) && hashTag.equals(other.hashTag);
   }
+
   /**
    * The routing hash of {@code key}: of its hash tag if it has one. Allocation free. With a
    * single node every hash leads to it, so none is computed.
