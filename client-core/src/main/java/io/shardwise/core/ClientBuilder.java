@@ -347,8 +347,8 @@ public final class ClientBuilder<V> {
     for (int i = 0; i < members.length; i++) {
       members[i] = new Member(r.nodes().get(i), connections[i]);
     }
-    Topology topology = Topologies.initial(r, hashTag, members, bounded, nanoClock);
     FleetHealth health = new FleetHealth(backend, failover, listeners, metrics);
+    Topology topology = Topologies.initial(r, hashTag, members, bounded, nanoClock, health.failback());
     for (Member m : members) {
       health.admit(m);
     }

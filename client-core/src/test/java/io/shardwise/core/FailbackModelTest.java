@@ -78,11 +78,28 @@ class FailbackModelTest {
     assertThat(outcome.stale()).as("the checker sees the failback hazard with replicas").isPositive();
   }
 
+  @ParameterizedTest(name = "replicas {0}")
+  @ValueSource(ints = {1, 2})
+  void withBoundedLoadsNoReadReturnsAnOlderValueEither(int replicas) throws Exception {
+    // Every key subject to bounded loads with a tight cap: reads spill and leave copies, some on
+    // servers that the chaos then takes out.
+    BoundedOptions bounded = BoundedOptions.builder().enabled(true).scope(BoundedOptions.Scope.ALL).epsilon(0.05).build();
+    Outcome outcome = run(1, RejoinPolicy.JOURNAL, replicas, bounded);
+    assertThat(outcome.ejections()).as("the chaos ejected nodes").isGreaterThan(5);
+    assertThat(outcome.hits()).as("reads found values").isGreaterThan(1000);
+    assertThat(outcome.wrong()).as("values of other keys").isZero();
+    assertThat(outcome.stale()).as("old values read; examples: %s", outcome.examples()).isZero();
+  }
+
   private Outcome run(long seed, RejoinPolicy policy) throws Exception {
     return run(seed, policy, 1);
   }
 
   private Outcome run(long seed, RejoinPolicy policy, int replicas) throws Exception {
+    return run(seed, policy, replicas, BoundedOptions.builder().build());
+  }
+
+  private Outcome run(long seed, RejoinPolicy policy, int replicas, BoundedOptions bounded) throws Exception {
     SimulatedFleet fleet = new SimulatedFleet();
     AtomicLong ejections = new AtomicLong();
     AsyncCacheClient<String> client =
@@ -98,6 +115,7 @@ class FailbackModelTest {
             })
             .codec(Codecs.utf8())
             .replicas(replicas)
+            .bounded(bounded)
             .build();
     for (Node n : client.nodes()) {
       fleet.node(n).lossRate = 0.02; // some deletes of old copies fail and must be retried
@@ -119,8 +137,8 @@ class FailbackModelTest {
     Outcome outcome =
         new Outcome(done.reads(), done.hits(), done.writes(), done.stale(), done.wrong(), ejections.get(), done.examples());
     System.out.printf(
-        "[failback model] policy %s replicas %d seed %d: %d reads (%d hits), %d writes, %d ejections, %d old, %d wrong%n",
-        policy.id(), replicas, seed, outcome.reads(), outcome.hits(), outcome.writes(), outcome.ejections(),
+        "[failback model] policy %s replicas %d bounded %s seed %d: %d reads (%d hits), %d writes, %d ejections, %d old, %d wrong%n",
+        policy.id(), replicas, bounded.enabled(), seed, outcome.reads(), outcome.hits(), outcome.writes(), outcome.ejections(),
         outcome.stale(), outcome.wrong());
     return outcome;
   }

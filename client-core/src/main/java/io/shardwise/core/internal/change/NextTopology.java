@@ -2,6 +2,7 @@ package io.shardwise.core.internal.change;
 
 import io.shardwise.client.TopologyChange;
 import io.shardwise.core.TopologyOptions;
+import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.core.internal.route.Transition;
@@ -26,7 +27,8 @@ final class NextTopology {
   /** The next topology, the change it makes, and whether that change moved keys. */
   record Result(Topology topology, TopologyChange change, boolean moves) {}
 
-  static Result of(Topology before, Placement from, AddedServers.Prepared p, Topologies.Settings settings) {
+  static Result of(
+      Topology before, Placement from, AddedServers.Prepared p, Topologies.Settings settings, Failback failback) {
     Member[] members = p.members();
     for (int i = 0; i < members.length; i++) {
       members[i].node = p.router().nodes().get(i); // a reweight or a new name keeps the member
@@ -39,7 +41,8 @@ final class NextTopology {
       }
       bounded = before.bounded.remapped(p.router(), previous, i -> members[i].available());
     } else if (settings.bounded().enabled()) {
-      bounded = new BoundedReads(p.router(), settings.bounded(), settings.nanoClock(), i -> members[i].available());
+      bounded =
+          new BoundedReads(p.router(), settings.bounded(), settings.nanoClock(), i -> members[i].available(), failback);
     }
     Topology placementBefore = before.placement();
     Topology plain = new Topology(p.router(), p.placement().hashTag(), members, bounded);

@@ -5,6 +5,7 @@ import io.shardwise.client.TopologyChange;
 import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.TopologyOptions;
 import io.shardwise.core.internal.health.FleetHealth;
+import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ServerListChecks;
 import io.shardwise.core.internal.route.Topology;
@@ -110,9 +111,10 @@ public final class Topologies implements AutoCloseable {
   }
 
   /** The first topology of a client: one member per server, connected and admitted. */
-  public static Topology initial(Router router, HashTag hashTag, Member[] members, BoundedOptions bounded, LongSupplier clock) {
+  public static Topology initial(
+      Router router, HashTag hashTag, Member[] members, BoundedOptions bounded, LongSupplier clock, Failback failback) {
     BoundedReads reads =
-        bounded.enabled() ? new BoundedReads(router, bounded, clock, i -> members[i].available()) : null;
+        bounded.enabled() ? new BoundedReads(router, bounded, clock, i -> members[i].available(), failback) : null;
     return new Topology(router, hashTag, members, reads);
   }
 
@@ -247,7 +249,7 @@ public final class Topologies implements AutoCloseable {
     for (Member m : p.added()) {
       open.put(Member.identity(m.node), m);
     }
-    NextTopology.Result next = NextTopology.of(before, inForce, p, settings);
+    NextTopology.Result next = NextTopology.of(before, inForce, p, settings, health.failback());
     TopologyChange change = next.change();
     health.resize(p.members().length);
     install.accept(next.topology());

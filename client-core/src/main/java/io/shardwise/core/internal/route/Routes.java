@@ -76,7 +76,9 @@ public final class Routes {
       return -1;
     }
     int chosen = bounded.selectRead(key, hash);
-    return chosen >= 0 && chosen != primary && t.members[primary].available() ? chosen : -1;
+    return chosen >= 0 && chosen != primary && t.members[primary].available() && !t.members[chosen].holdsOldCopy(key)
+        ? chosen
+        : -1;
   }
 
   /**

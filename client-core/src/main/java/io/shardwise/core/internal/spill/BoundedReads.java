@@ -5,6 +5,7 @@ import io.shardwise.bounded.Selection;
 import io.shardwise.client.CachedValue;
 import io.shardwise.client.LoadReport;
 import io.shardwise.core.BoundedOptions;
+import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.health.Sender;
 import io.shardwise.routing.Router;
@@ -54,6 +55,8 @@ public final class BoundedReads {
   private final AtomicLongArray spilledTo;
   private final LongSupplier nanoClock;
   private final long spillTtlNanos;
+  /** Marks a copy whose delete failed, so that it is not read and is deleted later. */
+  private final Failback failback;
 
   /** A key that may have copies on other nodes. */
   public static final class Spill {
@@ -63,8 +66,10 @@ public final class BoundedReads {
     public volatile long lastCopyNanos;
   }
 
-  public BoundedReads(Router router, BoundedOptions options, LongSupplier nanoClock, IntPredicate available) {
+  public BoundedReads(
+      Router router, BoundedOptions options, LongSupplier nanoClock, IntPredicate available, Failback failback) {
     this.options = options;
+    this.failback = failback;
     this.nanoClock = nanoClock;
     this.loads = new LoadWindow(router.size(), options, nanoClock, available);
     this.selector = BoundedLoadSelector.of(router, options.epsilon(), options.probeLimit());
@@ -83,6 +88,7 @@ public final class BoundedReads {
    */
   private BoundedReads(BoundedReads from, Router router, int[] previous, IntPredicate available) {
     this.options = from.options;
+    this.failback = from.failback;
     this.nanoClock = from.nanoClock;
     this.loads = from.loads.remapped(previous, options, available);
     this.selector = BoundedLoadSelector.of(router, options.epsilon(), options.probeLimit());
@@ -271,7 +277,7 @@ public final class BoundedReads {
         .whenComplete(
             (stored, failure) -> {
               if (spill.generation.get() != generation) {
-                sender.send(node, "deleteCopy", c -> c.delete(key)).whenComplete((x, y) -> finish(spill, done));
+                deleteCopy(node, key, sender).whenComplete((x, y) -> finish(spill, done));
               } else {
                 finish(spill, done);
               }
@@ -320,9 +326,29 @@ public final class BoundedReads {
             x -> {
               List<CompletableFuture<?>> deletes = new ArrayList<>();
               for (Member node : spill.copies) {
-                deletes.add(sender.send(node, "deleteCopy", c -> c.delete(key)).handle((r, y) -> null));
+                deletes.add(deleteCopy(node, key, sender));
               }
               return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
+            });
+  }
+
+  /**
+   * Deletes the copy of {@code key} on {@code node}. If the delete fails (the server is out, the
+   * request was lost), the copy is marked old there ({@link Failback#markFailedCopy}): no read of
+   * this client spills to it, and the sweep or the server's rejoin deletes it. Completes
+   * exceptionally, with the delete's failure, only if the mark could not be recorded either.
+   */
+  private CompletableFuture<Void> deleteCopy(Member node, String key, Sender sender) {
+    return sender
+        .send(node, "deleteCopy", c -> c.delete(key))
+        .handle(
+            (deleted, failure) -> {
+              if (failure != null && !failback.markFailedCopy(node, key)) {
+                throw failure instanceof java.util.concurrent.CompletionException ce
+                    ? ce
+                    : new java.util.concurrent.CompletionException(failure);
+              }
+              return null;
             });
   }
 }
