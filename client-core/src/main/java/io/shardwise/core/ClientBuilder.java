@@ -203,7 +203,7 @@ public final class ClientBuilder<V> {
    * server it expects. Writes go to every available replica, reads to one ({@link
    * #replicaReads(ReplicaReads)}) and on to the next on a miss or an error ({@code
    * docs/replicas.md}). At most the number of servers, checked by {@link #build()}. For now, a
-   * client with more than one replica refuses server-list changes and bounded loads.
+   * client with more than one replica refuses server-list and placement changes.
    */
   public ClientBuilder<V> replicas(int n) {
     if (n < 1) {

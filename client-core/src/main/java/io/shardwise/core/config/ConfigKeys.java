@@ -168,7 +168,7 @@ final class ConfigKeys {
           .between(1, Integer.MAX_VALUE, ">= 1, at most the number of servers")
           .doing("Servers that store each key: the first N of its preference list, primary first; "
               + "writes go to all, a read to one and on to the next on a miss or an error. Above 1, "
-              + "server-list changes and bounded loads are refused for now.")
+              + "server-list and placement changes are refused for now.")
           .build();
 
   static final ConfigKey REPLICA_READS_KEY =

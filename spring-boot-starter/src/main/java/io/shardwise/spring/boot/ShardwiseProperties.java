@@ -61,7 +61,7 @@ public class ShardwiseProperties {
   /**
    * Servers that store each key, at least 1 and at most the number of servers: the first N of its
    * preference list. Writes go to all, a read to one and on to the next on a miss or an error.
-   * Above 1, server-list changes and bounded loads are refused for now.
+   * Above 1, server-list and placement changes are refused for now.
    */
   private String replicas = "1";
 
