@@ -15,7 +15,6 @@ import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -110,78 +109,6 @@ public final class MultiWrites {
     }
     f.whenComplete((r, x) -> t.exit());
     return f;
-  }
-
-  /**
-   * The keys of one multi-key write on one placement, grouped by the node each goes to: its node,
-   * or while that is out the node {@link Writes#redirect} picks through {@code fence} (journaled
-   * against the nodes skipped); keys with no node are already errors.
-   */
-  private final class WritePlan {
-    final Topology t;
-    final List<List<String>> byNode = new ArrayList<>();
-    /** Keys sent elsewhere because their node is out, per node they go to, with the failover TTL. */
-    final List<List<String>> redirectedByNode;
-    /** The node of each key, in the order the keys were given; {@link Routes#NONE} if none. */
-    final int[] nodeOf;
-    final Map<String, ShardwiseException> unavailable = new LinkedHashMap<>();
-
-    WritePlan(Topology t, Collection<String> keys, Fence fence) {
-      this.t = t;
-      int n = t.nodes.size();
-      for (int i = 0; i < n; i++) {
-        byNode.add(null);
-      }
-      redirectedByNode = new ArrayList<>(Collections.nCopies(n, null));
-      nodeOf = new int[keys.size()];
-      int index = 0;
-      for (String key : keys) {
-        long hash = t.hash(key);
-        nodeOf[index++] = route(key, hash, t.router.primary(hash), fence);
-      }
-    }
-
-    private int route(String key, long hash, int primary, Fence fence) {
-      if (t.members[primary].available()) {
-        return add(byNode, primary, key);
-      }
-      if (!routes.redistributes()) {
-        unavailable.put(key, routes.unavailable(t, primary, key));
-        return Routes.NONE;
-      }
-      int target;
-      try {
-        target = writes.redirect(t, key, hash, primary, fence);
-      } catch (ShardwiseException e) {
-        unavailable.put(key, e);
-        return Routes.NONE;
-      }
-      return add(target == primary ? byNode : redirectedByNode, target, key);
-    }
-
-    /** Records in {@code into} (if not null) the node each of {@code keys}, in plan order, goes to. */
-    void targets(Collection<String> keys, Map<String, Member> into) {
-      if (into == null) {
-        return;
-      }
-      int index = 0;
-      for (String key : keys) {
-        int node = nodeOf[index++];
-        if (node >= 0) {
-          into.put(key, t.members[node]);
-        }
-      }
-    }
-
-    private int add(List<List<String>> lists, int node, String key) {
-      List<String> list = lists.get(node);
-      if (list == null) {
-        list = new ArrayList<>(Math.max(10, 2 * nodeOf.length / lists.size()));
-        lists.set(node, list);
-      }
-      list.add(key);
-      return node;
-    }
   }
 
   /**
@@ -294,7 +221,7 @@ public final class MultiWrites {
     }
     List<CompletableFuture<Void>> parts = new ArrayList<>();
     try (Fence fence = failback.fence()) {
-      WritePlan plan = new WritePlan(t, keys, fence);
+      WritePlan plan = new WritePlan(t, keys, fence, routes, writes);
       plan.targets(keys, targets);
       synchronized (results) {
         errors.putAll(plan.unavailable);

@@ -5,7 +5,6 @@ import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.core.FailoverOptions;
 import io.shardwise.core.RejoinPolicy;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -54,7 +53,6 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  */
 public final class Failback {
 
-  private static final int DELETE_CHUNK = 1000;
   /** Rounds of deletes outside the fence before the last one is done inside it. */
   private static final int OPEN_ROUNDS = 4;
 
@@ -64,6 +62,7 @@ public final class Failback {
   /** Stamps of old-copy marks: readmissions, and writes of moved keys. */
   private final AtomicLong stamps = new AtomicLong();
   private final Executor healthThread;
+  private final OldCopyDeletes deletes;
 
   /** One member's journal, old-copy marks and fence. */
   public static final class Slot {
@@ -88,6 +87,7 @@ public final class Failback {
     this.options = options;
     this.metrics = metrics;
     this.tracking = options.rejoinPolicy() != RejoinPolicy.KEEP;
+    this.deletes = new OldCopyDeletes(options);
   }
 
   /** Gives a new member its journal and fence. */
@@ -227,7 +227,7 @@ public final class Failback {
         if (journal.size() == 0) {
           return readmit(x, flip).thenApply(done -> "rejoin policy flush: " + done.describe("it kept its data"));
         }
-        return step(x.connection.flushAll())
+        return deletes.step(x.connection.flushAll())
             .thenCompose(
                 flushed -> {
                   journal.emptied();
@@ -236,7 +236,7 @@ public final class Failback {
             .thenApply(done -> "rejoin policy flush: emptied it; " + done.describe(""));
       case JOURNAL:
         return deleteRounds(x, 0)
-            .thenCompose(deleted -> deleteMarked(x, true))
+            .thenCompose(deleted -> deletes.deleteMarked(x, true))
             .thenCompose(deleted -> readmit(x, flip))
             .thenApply(done -> "rejoin policy journal: " + done.describe("deleted them on it"));
       default:
@@ -266,7 +266,7 @@ public final class Failback {
     if (pending.isEmpty() || round == OPEN_ROUNDS) {
       return CompletableFuture.completedFuture(null);
     }
-    return deleteOn(x, pending)
+    return deletes.deleteOn(x, pending)
         .thenCompose(
             done -> {
               journal.deletedOnNode(pending);
@@ -290,7 +290,7 @@ public final class Failback {
           try {
             List<String> late = journal.pendingOnNode();
             if (!late.isEmpty()) {
-              await(deleteOn(x, late));
+              await(deletes.deleteOn(x, late));
               journal.deletedOnNode(late);
             }
             moved = journal.drain();
@@ -307,95 +307,15 @@ public final class Failback {
           }
           Set<Member> holders = new LinkedHashSet<>();
           moved.values().forEach(targets -> holders.addAll(Arrays.asList(targets)));
-          holders.forEach(this::deleteOldCopies);
+          holders.forEach(deletes::deleteOldCopies);
           return new Readmitted(moved.size(), holders.size());
         },
         healthThread);
   }
 
-  /**
-   * Deletes the marked old copies on {@code node} (if it is available) and clears the marks the
-   * deletes covered. Called after a readmission and by the periodic sweep, which retries what
-   * failed.
-   */
-  void deleteOldCopies(Member node) {
-    if (node.available()) {
-      deleteMarked(node, false);
-    }
-  }
-
-  /**
-   * Deletes the copies marked old on {@code node} and clears the marks the deletes covered; fails if
-   * a delete failed. Also a step of the rejoin ({@code rejoin}): a copy left old by a replica write
-   * that failed on the node before it was ejected is gone before the node serves again, for other
-   * processes too; a rejoin that finds a sweep's deletes under way waits for them, then deletes what
-   * is still marked, where a sweep leaves the work to the sweep under way.
-   */
-  private CompletableFuture<Void> deleteMarked(Member node, boolean rejoin) {
-    DirtyCopies copies = node.failback.dirty;
-    AtomicReference<CompletableFuture<Void>> cleaning = node.failback.cleaning;
-    CompletableFuture<Void> mine = new CompletableFuture<>();
-    while (true) {
-      if (copies.isEmpty() || node.retired) {
-        return CompletableFuture.completedFuture(null);
-      }
-      CompletableFuture<Void> running = cleaning.get();
-      if (running == null) {
-        if (cleaning.compareAndSet(null, mine)) {
-          break;
-        }
-        continue;
-      }
-      return rejoin
-          ? running.handle((r, x) -> (Void) null).thenCompose(x -> deleteMarked(node, true))
-          : CompletableFuture.completedFuture(null);
-    }
-    Map<String, Long> marked = new java.util.HashMap<>();
-    CompletableFuture<Void> deletes;
-    try {
-      deletes =
-          copies.handOff(
-              () -> {
-                marked.putAll(copies.snapshot());
-                return deleteOn(node, DirtyCopies.keys(marked));
-              });
-    } catch (RuntimeException e) {
-      deletes = CompletableFuture.failedFuture(e);
-    }
-    deletes.whenComplete(
-        (done, failure) -> {
-          if (failure == null) {
-            copies.cleaned(marked);
-          }
-          cleaning.set(null);
-          if (failure == null) {
-            mine.complete(null);
-          } else {
-            mine.completeExceptionally(failure);
-          }
-        });
-    return mine;
-  }
-
-  /** Deletes the marked old copies (and retries those that failed); run periodically on the health thread. */
+  /** The periodic sweep of the old copies of {@code members} ({@link OldCopyDeletes#sweep}). */
   void sweep(Iterable<Member> members) {
-    for (Member node : members) {
-      deleteOldCopies(node);
-    }
-  }
-
-  /** Deletes {@code keys} on {@code node} in batches; completes when all are confirmed. */
-  private CompletableFuture<Void> deleteOn(Member node, List<String> keys) {
-    List<CompletableFuture<?>> parts = new ArrayList<>();
-    for (int i = 0; i < keys.size(); i += DELETE_CHUNK) {
-      List<String> chunk = new ArrayList<>(keys.subList(i, Math.min(keys.size(), i + DELETE_CHUNK)));
-      parts.add(step(node.connection.deleteMulti(chunk)));
-    }
-    return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0]));
-  }
-
-  private <T> CompletableFuture<T> step(CompletableFuture<T> f) {
-    return f.orTimeout(options.probeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    deletes.sweep(members);
   }
 
   /** Waits for a step on the calling thread, within the probe timeout. */
