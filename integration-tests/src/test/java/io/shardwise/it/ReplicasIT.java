@@ -186,7 +186,7 @@ class ReplicasIT {
     double boundedOne = hotKeyLoad(fleet, 1, true);
     double boundedTwo = hotKeyLoad(fleet, 2, true);
     // Two choices on the reads of the last second even out every server (the hottest key, about
-    // 9% of the reads, fits in its two servers' 40%); bounded loads (epsilon 0.25) hold each
+    // 15% of the reads, fits in its two servers' 40%); bounded loads (epsilon 0.25) hold each
     // server under its cap with one replica by spilling, with two without any spill.
     assertThat(two).as("peak/mean with two replicas").isLessThan(1.1);
     assertThat(boundedOne).as("peak/mean with bounded loads, one replica").isLessThan(1.4);

@@ -119,8 +119,8 @@ public final class ReplicaRoutes {
    * Where a read of {@code key} with this hash goes on {@code t}: {@link #plan} with {@link
    * Plan#reads} in the order the read tries them. Belongs to the calling thread.
    *
-   * <p>With bounded loads, the replicas under their caps come first, the first of them picked by
-   * the power of two choices over the load window that the caps are computed from; only when every
+   * <p>With bounded loads, the replicas under their caps (of the load window) come first, the
+   * first of them picked by the power of two choices as without bounded loads; only when every
    * readable replica is at or over its cap does the read spill past them, to the node the selector
    * picks along the key's preference order ({@link Plan#spill}), and then try the replicas in that
    * order. So a hot key's reads spread over its replicas before any spills, and those need no
