@@ -108,6 +108,33 @@ class BoundedReadsTest {
   }
 
   @Test
+  void aWriteAfterAServerLeavesIsNotDeletedAsACopyOnTheKeysNewServer() {
+    client =
+        new ClientBuilder<>(Codecs.utf8())
+            .backend(backend)
+            .servers("a:1,b:2,c:3,d:4")
+            .bounded(BoundedOptions.builder().scope(BoundedOptions.Scope.ALL).enabled(true).build())
+            .topology(TopologyOptions.defaults().withSettle(Duration.ZERO).withWarmUp(Duration.ZERO))
+            .nanoClock(clock::get)
+            .build();
+    sync = client.sync();
+    String key = "k";
+    sync.set(key, "v1", Duration.ZERO);
+    for (int i = 0; i < 400; i++) {
+      sync.get(key);
+    }
+    Node primary = client.nodeFor(key);
+    List<Node> rest = new ArrayList<>(client.nodes());
+    rest.remove(primary);
+    client.updateServers(rest).join();
+    Node owner = client.nodeFor(key);
+    assertThat(backend.store(owner).data).as("a copy on the key's new server").containsKey(key);
+    sync.set(key, "v2", Duration.ZERO);
+    assertThat(backend.store(owner).data.get(key)).as("the write on the key's new server").isNotNull();
+    assertThat(sync.get(key)).isEqualTo("v2");
+  }
+
+  @Test
   void aWriteRemovesEveryCopyBeforeItCompletes() {
     build(BoundedOptions.builder().scope(BoundedOptions.Scope.ALL));
     String key = "k";

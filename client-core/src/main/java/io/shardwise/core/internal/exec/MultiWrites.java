@@ -102,7 +102,7 @@ public final class MultiWrites {
         done = CompletableFuture.allOf(here, there).thenCompose(x -> moving.clear(results, errors));
       }
       CompletableFuture<MultiResult<Boolean>> result = done.thenApply(x -> ordered(keys, results, Set.of(), errors));
-      f = t.bounded == null ? result : t.bounded.afterWrites(keys, result, requests);
+      f = t.bounded == null ? result : t.bounded.afterWrites(keys, result, requests, t::owns);
     } catch (RuntimeException | Error e) {
       t.exit();
       throw e;

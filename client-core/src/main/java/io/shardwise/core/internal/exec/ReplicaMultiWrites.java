@@ -112,7 +112,7 @@ final class ReplicaMultiWrites {
     try {
       f = multiRouted(t, keys, elsewhere, batch, keyFailure, keyResult);
       if (t.bounded != null) {
-        f = t.bounded.afterWrites(keys, f, requests); // done once the copies spilled reads left are gone
+        f = t.bounded.afterWrites(keys, f, requests, t::owns); // done once the copies spilled reads left are gone
       }
     } catch (RuntimeException | Error e) {
       t.exit();

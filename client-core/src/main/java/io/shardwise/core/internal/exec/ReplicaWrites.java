@@ -86,7 +86,7 @@ public final class ReplicaWrites {
     try {
       f = route(t, key, operation, ttl, op, kind, shape, combine);
       if (t.bounded != null && kind != Writes.Kind.TOUCHES) {
-        f = t.bounded.afterWrite(key, f, requests); // done once the copies spilled reads left are gone
+        f = t.bounded.afterWrite(key, f, requests, t::owns); // done once the copies spilled reads left are gone
       }
     } catch (RuntimeException | Error e) {
       t.exit();

@@ -80,7 +80,7 @@ public final class Writes {
       } else {
         written = moving(t, key, operation, ttl, op, kind);
       }
-      CompletableFuture<T> f = t.bounded != null && kind != Kind.TOUCHES ? t.bounded.afterWrite(key, written, requests) : written;
+      CompletableFuture<T> f = t.bounded != null && kind != Kind.TOUCHES ? t.bounded.afterWrite(key, written, requests, t::owns) : written;
       f.whenComplete((v, x) -> t.exit());
       return f;
     } catch (RuntimeException | Error e) {

@@ -119,6 +119,24 @@ public final class Topology {
     return router.primary(hash(key));
   }
 
+  /**
+   * Whether {@code m} takes writes of {@code key} here or took them in a placement this one still
+   * remembers: its primary in this topology or in the previous topology of a change in {@link
+   * #history}. A spilled copy is never deleted there ({@link BoundedReads#afterWrite}).
+   */
+  public boolean owns(String key, Member m) {
+    if (members[primary(key)] == m) {
+      return true;
+    }
+    for (Transition change : history) {
+      Topology p = change.previous;
+      if (p.members[p.primary(key)] == m) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   public int indexOf(Node node) {
     int i = nodes.indexOf(node);
     if (i < 0) {

@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.BiPredicate;
 import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
 
@@ -292,13 +293,20 @@ public final class BoundedReads {
   /**
    * Completes {@code write} only after the copies of its key, if reads of it spilled, are gone:
    * the generation moves on, the copy creations under way finish, the copies are deleted.
+   *
+   * <p>Never on a node that {@code owns} says takes or took writes of the key: after a server-list
+   * or placement change a node that held a copy may be the key's server, and the delete would
+   * remove the write itself. The copy there is replaced by the write, or handled as any old copy
+   * of a moved key is (deleted or marked by the change).
    */
-  public <T> CompletableFuture<T> afterWrite(String key, CompletableFuture<T> write, Sender sender) {
-    return write.handle((v, x) -> (Void) null).thenCompose(x -> dropCopies(key, sender)).thenCompose(x -> write);
+  public <T> CompletableFuture<T> afterWrite(
+      String key, CompletableFuture<T> write, Sender sender, BiPredicate<String, Member> owns) {
+    return write.handle((v, x) -> (Void) null).thenCompose(x -> dropCopies(key, sender, owns)).thenCompose(x -> write);
   }
 
   /** {@link #afterWrite} for every key of a multi-key write. */
-  public <T> CompletableFuture<T> afterWrites(Collection<String> keys, CompletableFuture<T> writes, Sender sender) {
+  public <T> CompletableFuture<T> afterWrites(
+      Collection<String> keys, CompletableFuture<T> writes, Sender sender, BiPredicate<String, Member> owns) {
     return writes
         .handle((v, x) -> (Void) null)
         .thenCompose(
@@ -306,7 +314,7 @@ public final class BoundedReads {
               List<CompletableFuture<?>> drops = new ArrayList<>();
               for (String key : keys) {
                 if (spilled(key) != null) {
-                  drops.add(dropCopies(key, sender));
+                  drops.add(dropCopies(key, sender, owns));
                 }
               }
               return CompletableFuture.allOf(drops.toArray(new CompletableFuture<?>[0]));
@@ -314,7 +322,7 @@ public final class BoundedReads {
         .thenCompose(x -> writes);
   }
 
-  private CompletableFuture<Void> dropCopies(String key, Sender sender) {
+  private CompletableFuture<Void> dropCopies(String key, Sender sender, BiPredicate<String, Member> owns) {
     Spill spill = spilled(key);
     if (spill == null) {
       return CompletableFuture.completedFuture(null);
@@ -326,7 +334,9 @@ public final class BoundedReads {
             x -> {
               List<CompletableFuture<?>> deletes = new ArrayList<>();
               for (Member node : spill.copies) {
-                deletes.add(deleteCopy(node, key, sender));
+                if (!owns.test(key, node)) {
+                  deletes.add(deleteCopy(node, key, sender));
+                }
               }
               return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
             });
