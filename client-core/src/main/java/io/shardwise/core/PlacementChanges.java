@@ -38,12 +38,8 @@ final class PlacementChanges {
 
   /** A change of the server list alone. */
   synchronized CompletableFuture<TopologyChange> servers(List<Node> servers) {
-    if (replicas > 1) {
-      // The settle and warm-up phases move one owner per key; replica sets are not handled yet.
-      return CompletableFuture.failedFuture(
-          new UnsupportedOperationException(
-              "server-list changes with replicas " + replicas + " are not supported yet; the client keeps its "
-                  + requested.settings().servers().size() + " servers (restart it with the new list)"));
+    if (!servers.isEmpty() && servers.size() < replicas) {
+      return CompletableFuture.failedFuture(tooFew(servers.size()));
     }
     PlacementSettings s = requested.settings();
     return submit(new Requested(PlacementSettings.of(s.router(), s.hashTag(), servers, replicas), requested.placement()));
@@ -63,11 +59,8 @@ final class PlacementChanges {
     }
     PlacementSettings s = requested.settings();
     boolean samePlacement = Objects.equals(next.router(), s.router()) && next.hashTag().equals(s.hashTag());
-    if (replicas > 1 && !(samePlacement && next.servers().equals(s.servers()))) {
-      return CompletableFuture.failedFuture(
-          new UnsupportedOperationException(
-              "placement changes with replicas " + replicas + " are not supported yet; the client keeps its"
-                  + " placement (restart it with the new one)"));
+    if (!next.servers().isEmpty() && next.servers().size() < replicas) {
+      return CompletableFuture.failedFuture(tooFew(next.servers().size()));
     }
     Placement placement =
         samePlacement
@@ -77,6 +70,14 @@ final class PlacementChanges {
                 next.hashTag(),
                 next.describeRouter());
     return submit(new Requested(next, placement));
+  }
+
+  /** A server list shorter than the number of replicas, refused: the list in force stays. */
+  private IllegalArgumentException tooFew(int servers) {
+    return new IllegalArgumentException(
+        "shardwise.servers: " + servers + " server(s) cannot hold shardwise.replicas=" + replicas
+            + " (every key is stored on that many distinct servers); the client keeps its "
+            + requested.settings().servers().size() + " servers");
   }
 
   /** Hands {@code next} to the topologies; a change they refuse at once leaves nothing asked for. */

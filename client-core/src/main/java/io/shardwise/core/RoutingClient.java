@@ -122,7 +122,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.multiWrites = new MultiWrites(requests, routes, health.failback(), warmUp, writes);
     if (replicas > 1) {
       ReplicaRoutes replicaRoutes = new ReplicaRoutes(replicas, replicaReads);
-      this.replicaGets = new ReplicaGets<>(requests, replicaRoutes, reads, multiGets, metrics, codec);
+      this.replicaGets = new ReplicaGets<>(requests, replicaRoutes, reads, multiGets, warmUp, metrics, codec);
       this.replicaWrites = new ReplicaWrites(requests, replicaRoutes, health.failback(), writes, multiWrites);
     } else {
       this.replicaGets = null;

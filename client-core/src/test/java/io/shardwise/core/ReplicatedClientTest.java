@@ -262,16 +262,53 @@ class ReplicatedClientTest {
   }
 
   @Test
-  void aServerListChangeIsRefusedAndTheListKept() {
-    build(2, ReplicaReads.P2C);
-    sync.set("x", "v", Duration.ZERO);
-    assertThat(client.updateServers(io.shardwise.routing.ServerList.parse("a:1,b:2,c:3,d:4")))
+  void aServerListChangeWarmsTheNewReplicasFromTheOldOnesAndATooShortListIsRefused() throws Exception {
+    client =
+        ShardwiseClient.builder()
+            .backend(backend)
+            .servers("a:1,b:2,c:3,d:4,e:5")
+            .timeout(Duration.ofMillis(200))
+            .topology(TopologyOptions.defaults().withSettle(Duration.ZERO).withWarmUp(Duration.ofMinutes(1)))
+            .codec(Codecs.utf8())
+            .replicas(2)
+            .build();
+    sync = client.sync();
+    for (int i = 0; i < 300; i++) {
+      sync.set("k" + i, "v" + i, Duration.ZERO);
+    }
+    client.updateServers(io.shardwise.routing.ServerList.parse("a:1,b:2,c:3,f:6,g:7")).join();
+    router = RouterSpec.DEFAULT.build(client.nodes());
+    int moved = 0;
+    for (int i = 0; i < 300; i++) {
+      String key = "k" + i;
+      List<Node> now = replicasOf(key, 2);
+      if (now.stream().anyMatch(n -> !store(n).data.containsKey(key))) {
+        moved++;
+      }
+      assertThat(sync.get(key)).as(key).isEqualTo("v" + i);
+    }
+    assertThat(moved).as("keys with a new replica").isGreaterThan(100);
+    // The hits read on the old replicas were copied to the new ones.
+    for (int i = 0; i < 300; i++) {
+      String key = "k" + i;
+      for (Node n : replicasOf(key, 2)) {
+        await(() -> store(n).data.containsKey(key));
+      }
+    }
+    // A write after the change goes to the new replicas and deletes the key on the old ones.
+    for (int i = 0; i < 300; i++) {
+      sync.set("k" + i, "w" + i, Duration.ZERO);
+    }
+    for (InMemoryBackend.Store store : List.of(store(Node.of("d", 4)), store(Node.of("e", 5)))) {
+      assertThat(store.data.keySet()).as("keys left on %s", store.node).noneMatch(k -> k.startsWith("k"));
+    }
+    assertThat(client.updateServers(io.shardwise.routing.ServerList.parse("a:1")))
         .failsWithin(Duration.ofSeconds(1))
         .withThrowableOfType(ExecutionException.class)
-        .withCauseInstanceOf(UnsupportedOperationException.class)
-        .withMessageContaining("server-list changes with replicas 2 are not supported yet");
+        .withCauseInstanceOf(IllegalArgumentException.class)
+        .withMessageContaining("1 server(s) cannot hold shardwise.replicas=2");
     assertThat(client.nodes()).hasSize(5);
-    assertThat(sync.get("x")).isEqualTo("v");
+    assertThat(sync.get("k1")).isEqualTo("w1");
   }
 
   private static void await(BooleanSupplier condition) throws InterruptedException {

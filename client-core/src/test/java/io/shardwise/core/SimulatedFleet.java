@@ -294,6 +294,7 @@ final class SimulatedFleet implements Backend {
       while (running.get()) {
         SimNode victim = node(nodes.get(random.nextInt(nodes.size())));
         int action = random.nextInt(3);
+        trace("*", "chaos " + victim.node + " " + (action == 2 ? "kill" : "pause"));
         if (action == 0) {
           victim.pause();
           Thread.sleep(20 + random.nextInt(150));
@@ -307,6 +308,7 @@ final class SimulatedFleet implements Backend {
           Thread.sleep(20 + random.nextInt(150));
           victim.restart(true);
         }
+        trace("*", "chaos " + victim.node + " back");
         Thread.sleep(random.nextInt(80));
       }
     } catch (InterruptedException e) {

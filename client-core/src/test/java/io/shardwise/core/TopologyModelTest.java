@@ -61,11 +61,34 @@ class TopologyModelTest {
     return out.stream();
   }
 
+  /** Seeds 1, 2 per router; {@code -Dtopology.model.seeds=N} runs seeds 1..N. */
+  static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> replicaRuns() {
+    long seeds = Long.getLong("topology.model.seeds", 2);
+    List<org.junit.jupiter.params.provider.Arguments> out = new ArrayList<>();
+    for (String router : List.of("ketama", "hrw", "maglev")) {
+      for (long seed = 1; seed <= seeds; seed++) {
+        out.add(org.junit.jupiter.params.provider.Arguments.of(router, seed));
+      }
+    }
+    return out.stream();
+  }
+
   @ParameterizedTest(name = "{0}, seed {1}")
   @MethodSource("runs")
   void noReadReturnsAnOlderValueThanOneConfirmedWhileTheListChangesAndChangesBack(String router, long seed)
       throws Exception {
-    Outcome outcome = run(router, seed, false);
+    assertNoOldValue(run(router, seed, false, 1));
+  }
+
+  /** The same with every key on two replicas: replica sets settle and warm as single owners do. */
+  @ParameterizedTest(name = "{0}, seed {1}")
+  @MethodSource("replicaRuns")
+  void withTwoReplicasNoReadReturnsAnOlderValueWhileTheListChangesAndChangesBack(String router, long seed)
+      throws Exception {
+    assertNoOldValue(run(router, seed, false, 2));
+  }
+
+  private static void assertNoOldValue(Outcome outcome) {
     assertThat(outcome.changes()).as("list changes applied").isGreaterThan(15);
     assertThat(outcome.hits()).as("reads found values").isGreaterThan(1000);
     assertThat(outcome.wrong()).as("values of other keys").isZero();
@@ -75,11 +98,19 @@ class TopologyModelTest {
   @ParameterizedTest(name = "{0}, seed {1}")
   @org.junit.jupiter.params.provider.CsvSource({"ketama, 1"})
   void theCheckerFindsOldValuesOnServersThatKeepDeletedValues(String router, long seed) throws Exception {
-    Outcome outcome = run(router, seed, true);
+    Outcome outcome = run(router, seed, true, 1);
     assertThat(outcome.stale()).as("the checker sees old values").isPositive();
   }
 
-  private Outcome run(String router, long seed, boolean brokenDeletes) throws Exception {
+  @ParameterizedTest(name = "{0}, seed {1}")
+  @org.junit.jupiter.params.provider.CsvSource({"ketama, 1"})
+  void withTwoReplicasTheCheckerFindsOldValuesOnServersThatKeepDeletedValues(String router, long seed)
+      throws Exception {
+    Outcome outcome = run(router, seed, true, 2);
+    assertThat(outcome.stale()).as("the checker sees old values").isPositive();
+  }
+
+  private Outcome run(String router, long seed, boolean brokenDeletes, int replicas) throws Exception {
     SimulatedFleet fleet = new SimulatedFleet();
     SimulatedFleet.TRACE.clear();
     AsyncCacheClient<String> client =
@@ -95,6 +126,8 @@ class TopologyModelTest {
                     .withWarmUp(Duration.ofMillis(120))
                     .withConnectWait(Duration.ofMillis(20)))
             .codec(Codecs.utf8())
+            .replicas(replicas)
+            .listener(e -> SimulatedFleet.trace("*", "event " + e))
             .build();
     for (Node n : ServerList.parse("a:1,b:2,c:3,d:4,e:5,f:6,g:7,h:8")) {
       fleet.node(n).lossRate = 0.02;
@@ -135,11 +168,17 @@ class TopologyModelTest {
     Outcome outcome =
         new Outcome(done.reads(), done.hits(), done.writes(), changes.get(), done.stale(), done.wrong(), done.examples());
     System.out.printf(
-        "[topology model] %s seed %d%s: %d changes, %d reads (%d hits), %d writes, %d old, %d wrong%n",
-        router, seed, brokenDeletes ? " (deletes ignored)" : "", outcome.changes(), outcome.reads(),
+        "[topology model] %s seed %d, replicas %d%s: %d changes, %d reads (%d hits), %d writes, %d old, %d wrong%n",
+        router, seed, replicas, brokenDeletes ? " (deletes ignored)" : "", outcome.changes(), outcome.reads(),
         outcome.hits(), outcome.writes(), outcome.stale(), outcome.wrong());
     if (SimulatedFleet.TRACING && outcome.stale() > 0) {
-      System.out.println("CHANGES:\n  " + String.join("\n  ", SimulatedFleet.TRACE.get("*")));
+      for (String example : outcome.examples()) {
+        String key = example.substring(0, example.indexOf(' '));
+        List<String> merged = new ArrayList<>(SimulatedFleet.TRACE.getOrDefault(key, new java.util.concurrent.ConcurrentLinkedQueue<>()));
+        merged.addAll(SimulatedFleet.TRACE.get("*"));
+        merged.sort(java.util.Comparator.comparingDouble(l -> Double.parseDouble(l.substring(0, l.indexOf(' ')))));
+        System.out.println("TRACE " + key + ":\n  " + String.join("\n  ", merged));
+      }
     }
     return outcome;
   }

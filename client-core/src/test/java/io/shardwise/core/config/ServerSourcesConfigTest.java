@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -154,15 +153,6 @@ class ServerSourcesConfigTest {
       Files.writeString(path, "127.0.0.1:1\n127.0.0.1:2\n127.0.0.1:3\n");
       await("the third server", () -> client.nodes().size() == 3);
       assertThat(client.nodes()).contains(Node.of("127.0.0.1", 3));
-    }
-  }
-
-  private static boolean fixedServerList(AsyncCacheClient<?> client) {
-    try {
-      client.updateServers(client.nodes()).join();
-      return false;
-    } catch (CompletionException e) {
-      return e.getCause() instanceof UnsupportedOperationException;
     }
   }
 

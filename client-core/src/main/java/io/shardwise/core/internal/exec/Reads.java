@@ -98,6 +98,15 @@ public final class Reads {
     return requests.send(t, node, "get", c -> c.get(key), true);
   }
 
+  /**
+   * A read of {@code key} routed on {@code t} as a single-copy read (a spill, the failure mode's
+   * node, or a miss for a copy marked old): for a key whose replicas are all out.
+   */
+  CompletableFuture<CachedValue> unreplicated(Topology t, String key) {
+    long hash = t.hash(key);
+    return onServing(t, key, hash, t.router.primary(hash));
+  }
+
   /** A read answered as a miss because its node's copy is marked old. */
   private CompletableFuture<CachedValue> oldCopy(Topology t, long hash, int primary) {
     metrics.oldCopySkipped(t.nodes.get(routes.select(t, hash, primary)));

@@ -5,14 +5,19 @@ import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.client.ValueCodec;
+import io.shardwise.core.internal.change.WarmUp;
 import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.ReplicaRoutes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.core.internal.spill.BoundedReads;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -30,6 +35,7 @@ public final class ReplicaGets<V> {
   private final ReplicaRoutes routes;
   private final Reads reads;
   private final MultiGets<V> multiGets;
+  private final WarmUp warmUp;
   private final ClientMetrics metrics;
   private final ValueCodec<V> codec;
 
@@ -38,8 +44,10 @@ public final class ReplicaGets<V> {
       ReplicaRoutes routes,
       Reads reads,
       MultiGets<V> multiGets,
+      WarmUp warmUp,
       ClientMetrics metrics,
       ValueCodec<V> codec) {
+    this.warmUp = warmUp;
     this.requests = requests;
     this.routes = routes;
     this.reads = reads;
@@ -52,6 +60,12 @@ public final class ReplicaGets<V> {
   public <R> CompletableFuture<R> get(Topology t, String key, Function<CachedValue, R> decode) {
     CompletableFuture<R> f;
     try {
+      ReplicaMoves.Move move = t.readsHistory() ? ReplicaMoves.route(t, key, routes.replicas(), System.nanoTime()) : null;
+      if (move != null && move.readsElsewhere(t)) {
+        f = moved(t, move, key).thenApply(decode);
+        f.whenComplete((v, x) -> t.exit());
+        return f;
+      }
       long hash = t.hash(key);
       ReplicaRoutes.Plan p = routes.readPlan(t, key, hash);
       if (p.readCount == 0) {
@@ -81,6 +95,142 @@ public final class ReplicaGets<V> {
     }
     f.whenComplete((v, x) -> t.exit());
     return f;
+  }
+
+  /**
+   * A read of a key whose replicas changed in a change still being taken over ({@link
+   * ReplicaMoves}): on the replicas of its serving placement in turn (those of the placement before
+   * the change while it settles; else the replicas that arrived in the change first), then, after
+   * a miss on each, on its sources in turn. Once copies are due (see {@link WarmUp}), a hit is
+   * copied to the replicas of the key that answered a miss before it, so that a key warms onto
+   * every replica that arrived. A read of a key that moves does not spill (bounded loads).
+   */
+  private CompletableFuture<CachedValue> moved(Topology t, ReplicaMoves.Move move, String key) {
+    long generation = warmUp.generation(key);
+    Topology serving = move.serving;
+    ReplicaRoutes.Plan p = routes.readPlan(serving, key, serving.hash(key));
+    if (p.readCount == 0) {
+      // Every replica out (the failure mode decides), or each up one holds a copy marked old.
+      CompletableFuture<CachedValue> first =
+          p.writeCount == 0 ? reads.unreplicated(serving, key) : CompletableFuture.completedFuture(null);
+      return first.thenCompose(
+          found -> found != null ? CompletableFuture.completedFuture(found) : fromSources(move, key, 0, NO_MEMBERS, generation));
+    }
+    int[] order = new int[p.readCount];
+    int k = 0;
+    boolean copies = move.copies && serving == t;
+    if (copies) {
+      for (int i = 0; i < p.readCount; i++) {
+        if (contains(move.arrived, t.members[p.reads[i]])) {
+          order[k++] = p.reads[i];
+        }
+      }
+    }
+    for (int i = 0; i < p.readCount; i++) {
+      if (!copies || !contains(move.arrived, t.members[p.reads[i]])) {
+        order[k++] = p.reads[i];
+      }
+    }
+    int[] ranks = new int[order.length];
+    for (int i = 0; i < order.length; i++) {
+      ranks[i] = ReplicaRoutes.rank(p, order[i]);
+    }
+    return warmRead(serving, move, key, order, ranks, 0, copies ? new ArrayList<>(order.length) : null, false, generation);
+  }
+
+  /**
+   * Reads {@code key} on {@code order[i]} and then the next replicas, then the sources; {@code
+   * missedOn} (null when no copy is due) collects the replicas that answered a miss, where a hit
+   * is copied.
+   */
+  private CompletableFuture<CachedValue> warmRead(
+      Topology t,
+      ReplicaMoves.Move move,
+      String key,
+      int[] order,
+      int[] ranks,
+      int i,
+      List<Member> missedOn,
+      boolean missed,
+      long generation) {
+    int node = order[i];
+    Member m = t.members[node];
+    metrics.replicaRead(m.node, ranks[i]);
+    routes.sent(m);
+    CompletableFuture<CachedValue> sent;
+    try {
+      sent = requests.send(t, node, "get", c -> c.get(key), true);
+    } catch (RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    return sent.handle(
+            (value, failure) -> {
+              m.inFlight.decrementAndGet();
+              if (value != null) {
+                if (missedOn != null) {
+                  for (Member owner : missedOn) {
+                    warmUp.copy(key, value, generation, m, owner, requests);
+                  }
+                }
+                return CompletableFuture.completedFuture(value);
+              }
+              if (failure == null && missedOn != null) {
+                missedOn.add(m);
+              }
+              boolean anyMiss = missed || failure == null;
+              if (i + 1 < order.length) {
+                metrics.replicaFailover(m.node, t.nodes.get(order[i + 1]), failure == null ? "miss" : "error");
+                return warmRead(t, move, key, order, ranks, i + 1, missedOn, anyMiss, generation);
+              }
+              if (!anyMiss) {
+                return CompletableFuture.<CachedValue>failedFuture(failure);
+              }
+              Member[] copyTo = missedOn == null ? NO_MEMBERS : missedOn.toArray(NO_MEMBERS);
+              return fromSources(move, key, 0, copyTo, generation);
+            })
+        .thenCompose(Function.identity());
+  }
+
+  private static boolean contains(Member[] a, Member m) {
+    for (Member x : a) {
+      if (x == m) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static final Member[] NO_MEMBERS = new Member[0];
+
+  /** Reads {@code key} on the sources of {@code move} from {@code index}, until one has it. */
+  private CompletableFuture<CachedValue> fromSources(
+      ReplicaMoves.Move move, String key, int index, Member[] copyTo, long generation) {
+    for (int i = index; i < move.sources.length; i++) {
+      Member before = move.sources[i];
+      if (!before.available() || before.retired() || before.holdsOldCopy(key)) {
+        continue;
+      }
+      int next = i + 1;
+      return requests
+          .send(before, "warmUpGet", c -> c.get(key))
+          .handle(
+              (old, failure) -> {
+                if (failure == null) {
+                  warmUp.read(before, move.owners[0], old != null);
+                }
+                if (old != null) {
+                  for (Member owner : copyTo) {
+                    warmUp.copy(key, old, generation, before, owner, requests);
+                  }
+                }
+                return old;
+              })
+          .thenCompose(
+              old -> old != null
+                  ? CompletableFuture.completedFuture(old)
+                  : fromSources(move, key, next, copyTo, generation));
+    }
+    return CompletableFuture.completedFuture(null);
   }
 
   /** Reads {@code key} on {@code order[i]}, then on the next replicas after a miss or a failure. */
@@ -125,14 +275,76 @@ public final class ReplicaGets<V> {
    */
   public PendingGetMulti<V> start(Topology t, Set<String> distinct) {
     Multi run;
+    Map<String, CompletableFuture<CachedValue>> moving = null;
     try {
-      run = new Multi(t, distinct);
+      Set<String> rest = distinct;
+      if (t.readsHistory()) {
+        // Keys whose replicas changed in a change being taken over are read one by one, as a get
+        // of each is; the others in the rounds of one request per node.
+        long now = System.nanoTime();
+        for (String key : distinct) {
+          ReplicaMoves.Move move = ReplicaMoves.route(t, key, routes.replicas(), now);
+          if (move != null && move.readsElsewhere(t)) {
+            if (moving == null) {
+              moving = new LinkedHashMap<>();
+              rest = new LinkedHashSet<>(distinct);
+            }
+            moving.put(key, moved(t, move, key));
+            rest.remove(key);
+          }
+        }
+      }
+      run = new Multi(t, rest);
     } catch (RuntimeException | Error e) {
       t.exit();
       throw e;
     }
-    run.done.whenComplete((x, y) -> t.exit());
-    return new PendingGetMulti<>(run.done, run::result);
+    if (moving == null) {
+      run.done.whenComplete((x, y) -> t.exit());
+      return new PendingGetMulti<>(run.done, run::result);
+    }
+    List<CompletableFuture<?>> parts = new ArrayList<>(moving.values());
+    parts.add(run.done);
+    CompletableFuture<Void> done = Requests.allOf(parts).handle((x, y) -> (Void) null);
+    done.whenComplete((x, y) -> t.exit());
+    Map<String, CompletableFuture<CachedValue>> movingReads = moving;
+    return new PendingGetMulti<>(done, () -> merge(t, distinct, run.result(), movingReads));
+  }
+
+  /** The outcome of each of {@code keys}, in order: from the rounds, or from its own read. */
+  private MultiResult<V> merge(
+      Topology t, Set<String> keys, MultiResult<V> rounds, Map<String, CompletableFuture<CachedValue>> moving) {
+    MultiResult.Builder<V> out = MultiResult.builder(keys.size());
+    for (String key : keys) {
+      CompletableFuture<CachedValue> read = moving.get(key);
+      if (read == null) {
+        if (rounds.values().containsKey(key)) {
+          out.hit(key, rounds.values().get(key));
+        } else if (rounds.errors().containsKey(key)) {
+          out.error(key, rounds.errors().get(key));
+        } else {
+          out.miss(key);
+        }
+        continue;
+      }
+      Member any = t.members[t.primary(key)];
+      Throwable failure = read.handle((v, x) -> x).join();
+      if (failure != null) {
+        out.error(key, requests.asShardwise(any, failure));
+        continue;
+      }
+      CachedValue cv = read.join();
+      if (cv == null) {
+        out.miss(key);
+        continue;
+      }
+      try {
+        out.hit(key, codec.decode(cv));
+      } catch (RuntimeException e) {
+        out.error(key, requests.asShardwise(any, e));
+      }
+    }
+    return out.build();
   }
 
   /** One replicated getMulti. */

@@ -7,6 +7,7 @@ import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Fence;
+import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.ReplicaRoutes;
 import io.shardwise.core.internal.route.Topology;
 import java.time.Duration;
@@ -112,7 +113,7 @@ final class ReplicaMultiWrites {
     try {
       f = multiRouted(t, keys, elsewhere, batch, keyFailure, keyResult);
       if (t.bounded != null) {
-        f = t.bounded.afterWrites(keys, f, requests, t::owns); // done once the copies spilled reads left are gone
+        f = t.bounded.afterWrites(keys, f, requests, (k, m) -> ReplicaMoves.holds(t, k, routes.replicas(), m)); // done once the copies spilled reads left are gone
       }
     } catch (RuntimeException | Error e) {
       t.exit();

@@ -6,17 +6,22 @@ import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.ReplicaRoutes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.spi.KeyRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BinaryOperator;
+import java.util.function.Function;
 
 /**
  * Executes writes of keys stored on N replicas ({@link ReplicaRoutes}): a set, delete or touch
@@ -84,9 +89,12 @@ public final class ReplicaWrites {
       BinaryOperator<T> combine) {
     CompletableFuture<T> f;
     try {
-      f = route(t, key, operation, ttl, op, kind, shape, combine);
+      f = t.history.length == 0 && !writes.copying()
+          ? route(t, key, operation, ttl, op, kind, shape, combine, null)
+          : moving(t, key, operation, ttl, op, kind, shape, combine);
       if (t.bounded != null && kind != Writes.Kind.TOUCHES) {
-        f = t.bounded.afterWrite(key, f, requests, t::owns); // done once the copies spilled reads left are gone
+        // Done once the copies spilled reads left are gone; never deleted on a replica of the key.
+        f = t.bounded.afterWrite(key, f, requests, (k, m) -> ReplicaMoves.holds(t, k, routes.replicas(), m));
       }
     } catch (RuntimeException | Error e) {
       t.exit();
@@ -96,7 +104,13 @@ public final class ReplicaWrites {
     return f;
   }
 
-  private <T> CompletableFuture<T> route(
+  /**
+   * A write on a topology with a history (or while warm-up copies are under way): to the replicas
+   * of the key's serving placement ({@link ReplicaMoves}), deleted at once where reads may still
+   * look (never on a replica that takes the write), marked old on the replicas of changes only
+   * remembered; as {@link Writes} does for a key with one copy.
+   */
+  private <T> CompletableFuture<T> moving(
       Topology t,
       String key,
       String operation,
@@ -105,6 +119,93 @@ public final class ReplicaWrites {
       Writes.Kind kind,
       Shape shape,
       BinaryOperator<T> combine) {
+    ReplicaMoves.Move move = ReplicaMoves.route(t, key, routes.replicas(), System.nanoTime());
+    if (move == null || !move.touchesOthers()) {
+      CompletableFuture<T> written = route(t, key, operation, ttl, op, kind, shape, combine, null);
+      if (!writes.copying()) {
+        return written;
+      }
+      return written.handle((r, x) -> (Void) null).thenCompose(x -> writes.afterWarmUpWrite(key)).thenCompose(x -> written);
+    }
+    // Before anything is sent: a copy made from an older read is not kept.
+    long generation = move.sources.length != 0 || move.settling(t) ? writes.bump(key) : Long.MAX_VALUE;
+    Member[][] took = new Member[1][];
+    CompletableFuture<T> written = route(move.serving, key, operation, ttl, op, kind, shape, combine, took);
+    Member[] targets = took[0];
+    Member first = targets.length == 0 ? null : targets[0];
+    for (Member former : move.formerOwners) {
+      if (!contains(targets, former)) {
+        failback.markOldCopy(former, key, first);
+      }
+    }
+    List<CompletableFuture<Boolean>> clears = new ArrayList<>();
+    List<Member> cleared = new ArrayList<>();
+    for (Member stale : move.clears) {
+      if (contains(targets, stale)) {
+        continue; // a write never deletes what it writes
+      }
+      if (stale.retired() || !stale.available()) {
+        failback.markOldCopy(stale, key, first); // read only once available, and not before its delete
+        continue;
+      }
+      clears.add(requests.send(stale, "moveDelete", c -> c.delete(key)));
+      cleared.add(stale);
+    }
+    List<CompletableFuture<?>> all = new ArrayList<>(clears);
+    all.add(written);
+    return Requests.allOf(all)
+        .handle((x, y) -> (Void) null)
+        .thenCompose(x -> writes.afterWarmUpWrite(key))
+        .thenCompose(x -> kind == Writes.Kind.REMOVES ? deleteLateCopies(move.owners, key, generation) : CompletableFuture.completedFuture(null))
+        .thenCompose(
+            x -> {
+              for (int i = 0; i < clears.size(); i++) {
+                Throwable kept = clears.get(i).handle((r, f) -> f).join();
+                if (kept != null && !written.isCompletedExceptionally()) {
+                  return CompletableFuture.<T>failedFuture(requests.movedCopyKept(cleared.get(i), kept));
+                }
+              }
+              return written;
+            });
+  }
+
+  /** {@link Writes#deleteLateCopy} on each of the key's replicas. */
+  private CompletableFuture<Void> deleteLateCopies(Member[] owners, String key, long generation) {
+    List<CompletableFuture<Void>> late = new ArrayList<>(owners.length);
+    for (Member owner : owners) {
+      late.add(writes.deleteLateCopy(owner, key, generation));
+    }
+    return Requests.allOf(late);
+  }
+
+  private static boolean contains(Member[] a, Member m) {
+    for (Member x : a) {
+      if (x == m) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static final Member[] NO_TARGET = new Member[0];
+
+  /**
+   * Routes a write of {@code key} on {@code t} to its replicas and sends it; with {@code took} not
+   * null, {@code took[0]} receives the members that take it (none if it went nowhere).
+   */
+  private <T> CompletableFuture<T> route(
+      Topology t,
+      String key,
+      String operation,
+      Duration ttl,
+      Writes.WriteOp<T> op,
+      Writes.Kind kind,
+      Shape shape,
+      BinaryOperator<T> combine,
+      Member[][] took) {
+    if (took != null) {
+      took[0] = NO_TARGET;
+    }
     long hash = t.hash(key);
     try (Fence fence = failback.fence()) {
       for (int attempt = 0; attempt <= routes.replicas(); attempt++) {
@@ -116,7 +217,11 @@ public final class ReplicaWrites {
           if (p.writeCount == 0) {
             // Every replica is out, and stays out while their fences are held: the failure mode
             // decides, journaling the write against each of them.
-            return writes.routed(t, key, hash, p.replicas[0], operation, ttl, op, kind);
+            Writes.Sent<T> one = writes.routed(t, key, hash, p.replicas[0], operation, ttl, op, kind);
+            if (took != null && one.target() != null) {
+              took[0] = new Member[] {one.target()};
+            }
+            return one.reply();
           }
           NodeUnavailableException full = fence.recordMissed(t.members, key, p.out, p.outCount);
           if (full != null) {
@@ -124,6 +229,12 @@ public final class ReplicaWrites {
           }
         }
         int[] targets = Arrays.copyOf(p.writes, p.writeCount);
+        if (took != null) {
+          took[0] = new Member[targets.length];
+          for (int i = 0; i < targets.length; i++) {
+            took[0][i] = t.members[targets[i]];
+          }
+        }
         // Sent inside the fence: a replica readmitted meanwhile sees the key journaled, or is written.
         return send(t, key, targets, operation, ttl, op, kind, shape, combine);
       }
@@ -298,11 +409,128 @@ public final class ReplicaWrites {
 
   /** Stores {@code encoded} on every available replica of each key; releases {@code t} when done. */
   public CompletableFuture<MultiResult<Boolean>> setMulti(Topology t, Map<String, CachedValue> encoded, Duration ttl) {
-    return multi.setMulti(t, encoded, ttl);
+    if (t.history.length == 0 && !writes.copying()) {
+      return multi.setMulti(t, encoded, ttl);
+    }
+    return moving(
+        t,
+        encoded.keySet(),
+        rest -> {
+          Map<String, CachedValue> part = new LinkedHashMap<>();
+          rest.forEach(k -> part.put(k, encoded.get(k)));
+          return multi.setMulti(t, part, ttl);
+        },
+        key -> write(t, key, "set", ttl, (c, d) -> c.set(key, encoded.get(key), d), Writes.Kind.REPLACES, Shape.ALL, (a, b) -> null)
+            .thenApply(x -> Boolean.TRUE));
   }
 
   /** Deletes {@code distinct} on every available replica of each key; releases {@code t} when done. */
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Topology t, Set<String> distinct) {
-    return multi.deleteMulti(t, distinct);
+    if (t.history.length == 0 && !writes.copying()) {
+      return multi.deleteMulti(t, distinct);
+    }
+    return moving(
+        t,
+        distinct,
+        rest -> multi.deleteMulti(t, new LinkedHashSet<>(rest)),
+        key -> write(t, key, "delete", null, (c, d) -> c.delete(key), Writes.Kind.REMOVES, Shape.ALL, Boolean::logicalOr));
+  }
+
+  /**
+   * A multi-key write on a topology with a history, or while warm-up copies are under way: the keys
+   * whose route reads or deletes elsewhere (a change settling or warming) are written one by one,
+   * as a single write of each is; the others in batches per replica, with the marks of a key on its
+   * remembered former replicas recorded first (a write confirmed on a marked node clears its mark).
+   * While copies are under way the write waits for those of its keys. Releases {@code t} when done.
+   */
+  private CompletableFuture<MultiResult<Boolean>> moving(
+      Topology t,
+      Collection<String> keys,
+      Function<List<String>, CompletableFuture<MultiResult<Boolean>>> batch,
+      Function<String, CompletableFuture<Boolean>> single) {
+    boolean copying = writes.copying();
+    Map<String, CompletableFuture<Boolean>> own = new LinkedHashMap<>();
+    List<String> rest = new ArrayList<>(keys.size());
+    CompletableFuture<MultiResult<Boolean>> batched;
+    try {
+      long now = System.nanoTime();
+      for (String key : keys) {
+        ReplicaMoves.Move move = ReplicaMoves.route(t, key, routes.replicas(), now);
+        if (move == null || !move.touchesOthers()) {
+          rest.add(key);
+        } else if (move.sources.length == 0 && move.clears.length == 0 && !move.settling(t)) {
+          for (Member former : move.formerOwners) {
+            failback.markOldCopy(former, key, null);
+          }
+          rest.add(key);
+        } else {
+          own.put(key, null);
+        }
+      }
+      for (String key : own.keySet()) {
+        t.active.increment(); // released by the single write
+        CompletableFuture<Boolean> f;
+        try {
+          f = single.apply(key);
+        } catch (RuntimeException e) {
+          f = CompletableFuture.failedFuture(e);
+        }
+        own.put(key, f);
+      }
+    } catch (RuntimeException | Error e) {
+      t.exit();
+      throw e;
+    }
+    if (rest.isEmpty()) {
+      t.exit();
+      batched = CompletableFuture.completedFuture(MultiResult.of(Map.of(), Set.of(), Map.of()));
+    } else {
+      batched = batch.apply(rest); // releases t
+      if (copying) {
+        CompletableFuture<MultiResult<Boolean>> sent = batched;
+        batched =
+            sent.handle((r, x) -> (Void) null)
+                .thenCompose(
+                    x -> {
+                      List<CompletableFuture<Void>> waits = new ArrayList<>(rest.size());
+                      rest.forEach(k -> waits.add(writes.afterWarmUpWrite(k)));
+                      return Requests.allOf(waits);
+                    })
+                .thenCompose(x -> sent);
+      }
+    }
+    List<CompletableFuture<?>> all = new ArrayList<>(own.values());
+    all.add(batched);
+    CompletableFuture<MultiResult<Boolean>> rounds = batched;
+    return Requests.allOf(all)
+        .handle((x, y) -> (Void) null)
+        .thenCompose(
+            x -> {
+              MultiResult<Boolean> part;
+              try {
+                part = rounds.join();
+              } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e.getCause() != null ? e.getCause() : e);
+              }
+              MultiResult.Builder<Boolean> result = MultiResult.builder(keys.size());
+              for (String key : keys) {
+                CompletableFuture<Boolean> f = own.get(key);
+                if (f == null) {
+                  if (part.errors().containsKey(key)) {
+                    result.error(key, part.errors().get(key));
+                  } else {
+                    result.hit(key, part.values().get(key));
+                  }
+                  continue;
+                }
+                Throwable failure = f.handle((v, e) -> e).join();
+                if (failure != null) {
+                  result.error(key, requests.asShardwise(t.members[t.primary(key)], failure));
+                } else {
+                  result.hit(key, f.join());
+                }
+              }
+              return CompletableFuture.completedFuture(result.build());
+            });
   }
 }

@@ -165,13 +165,26 @@ public final class Writes {
    * {@code primary} if it is available, else where the failure mode sends it (for a key whose
    * replicas are all out, {@code primary} being the first of them).
    */
-  <T> CompletableFuture<T> routed(
+  <T> Sent<T> routed(
       Topology t, String key, long hash, int primary, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
-    return route(t, key, hash, primary, operation, ttl, op, kind).reply();
+    return route(t, key, hash, primary, operation, ttl, op, kind);
   }
 
   /** A write handed to a node: the node that takes it (null if none was found) and its reply. */
-  private record Sent<T>(Member target, CompletableFuture<T> reply) {}
+  record Sent<T>(Member target, CompletableFuture<T> reply) {}
+
+  /**
+   * Moves the warm-up generation of {@code key} on before a write of it that moved is sent (see
+   * {@link WarmUp}); returns the new generation.
+   */
+  long bump(String key) {
+    return warmUp.bump(key);
+  }
+
+  /** Whether warm-up copies are being written now: writes of any key then wait for them. */
+  boolean copying() {
+    return warmUp.copying();
+  }
 
   /**
    * Routes a write of one key on {@code t} and sends it. While the key's node is out the write goes

@@ -112,8 +112,9 @@ public final class DeadlineScanner implements AutoCloseable {
   }
 
   private void scan() {
-    long last = clock.getAsLong();
-    lastTickNanos = last;
+    // From the constructor's reading: a thread that starts late (a starved CPU) has seen a stall
+    // too, and a test that moves the clock before this thread runs sees it counted.
+    long last = lastTickNanos;
     while (!closed) {
       LockSupport.parkNanos(SCAN_NANOS);
       long now = clock.getAsLong();

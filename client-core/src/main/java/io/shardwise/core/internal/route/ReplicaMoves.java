@@ -1,0 +1,224 @@
+package io.shardwise.core.internal.route;
+
+import io.shardwise.core.internal.health.Member;
+import io.shardwise.routing.HashTag;
+import java.util.Arrays;
+
+/**
+ * Where a key stored on N replicas is read and written on a topology with a history: {@link
+ * MovedKeys} for replica sets. Pure, without I/O, from one {@link Topology} snapshot and one
+ * instant (the phases of {@link Transition}).
+ *
+ * <p>A key <i>moved</i> in a change when its set of replicas differs before and after it (the
+ * order alone does not count: every replica holds the key). From the key's replica sets in the
+ * topology and in the previous placement of each change of its history:
+ *
+ * <ul>
+ *   <li>the <b>serving placement</b>: the topology, or, while the most recent change settles and
+ *       the key moved in it, the placement before it, as a client that has not applied the change
+ *       yet routes the key; reads and writes go to its replicas there;
+ *   <li>the <b>sources</b>: previous replicas of changes still warming that are not replicas now,
+ *       most recent change first, read in turn after every serving replica missed;
+ *   <li>the <b>clears</b>: where a write also deletes the key at once because a read may look
+ *       there: the sources, and while settling the new replicas that are not serving ones (clients
+ *       already warming read them first);
+ *   <li>the <b>former owners</b>: previous replicas of changes only remembered, where a write
+ *       leaves a mark instead ({@code Failback#markOldCopy});
+ *   <li>the <b>owners</b>: the key's replicas in the topology, and among them the ones that
+ *       <b>arrived</b> in the most recent change (a read tries them first, so that a hit elsewhere
+ *       is copied to them).
+ * </ul>
+ */
+public final class ReplicaMoves {
+
+  private ReplicaMoves() {}
+
+  /** The decision for one key. */
+  public static final class Move {
+    /** The placement the key is read and written on now. */
+    public final Topology serving;
+    /** The key's replicas in the current topology, primary first. */
+    public final Member[] owners;
+    /** Previous replicas read after a miss on every serving replica, in order. */
+    public final Member[] sources;
+    /** Nodes a write of the key deletes it on, besides the replicas that take the write. */
+    public final Member[] clears;
+    /** Remembered previous replicas a write of the key marks old. */
+    public final Member[] formerOwners;
+    /** The owners that were not replicas of the key before the most recent change. */
+    public final Member[] arrived;
+    /** Whether a hit on a source may be copied to the owners now. */
+    public final boolean copies;
+
+    Move(
+        Topology serving,
+        Member[] owners,
+        Member[] arrived,
+        Member[] sources,
+        Member[] clears,
+        Member[] formerOwners,
+        boolean copies) {
+      this.serving = serving;
+      this.owners = owners;
+      this.arrived = arrived;
+      this.sources = sources;
+      this.clears = clears;
+      this.formerOwners = formerOwners;
+      this.copies = copies;
+    }
+
+    /** Whether the key is served by the placement before the most recent change (it is settling). */
+    public boolean settling(Topology current) {
+      return serving != current;
+    }
+
+    /** Whether anything besides the serving replicas is read or written for this key. */
+    public boolean touchesOthers() {
+      return sources.length != 0 || clears.length != 0 || formerOwners.length != 0;
+    }
+
+    /** Whether a read of the key may look beyond its serving replicas, or is served by another placement. */
+    public boolean readsElsewhere(Topology current) {
+      return sources.length != 0 || serving != current;
+    }
+  }
+
+  private static final Member[] NONE = new Member[0];
+
+  /**
+   * The route of {@code key}, stored on {@code n} replicas, on {@code t} at {@code nowNanos}, or
+   * null when {@code t} has no history (the key is routed by {@code t} alone).
+   */
+  public static Move route(Topology t, String key, int n, long nowNanos) {
+    Transition[] history = t.history;
+    if (history.length == 0) {
+      return null;
+    }
+    long hash = t.hash(key);
+    String hasher = t.nodes.size() > 1 ? t.router.hasher().name() : null;
+    Member[] owners = replicasOf(t, key, hash, hasher, t.hashTag, n);
+    Member[][] before = new Member[history.length][];
+    for (int i = 0; i < history.length; i++) {
+      before[i] = replicasOf(history[i].previous, key, hash, hasher, t.hashTag, n);
+    }
+    Transition latest = history[0];
+    boolean settling = latest.phase(nowNanos) == Transition.Phase.SETTLING && !sameSet(before[0], owners);
+    Topology serving = settling ? latest.previous : t;
+    Member[] servingSet = settling ? before[0] : owners;
+
+    int room = n * (history.length + 1);
+    Member[] sources = new Member[room];
+    Member[] clears = new Member[room];
+    Member[] formers = new Member[room];
+    int sourceCount = 0;
+    int clearCount = 0;
+    int formerCount = 0;
+    if (settling) {
+      for (Member m : owners) {
+        if (!contains(servingSet, servingSet.length, m)) {
+          clears[clearCount++] = m; // read first by clients already warming
+        }
+      }
+    }
+    for (int i = settling ? 1 : 0; i < history.length; i++) {
+      boolean warming = history[i].phase(nowNanos) == Transition.Phase.WARMING;
+      for (Member m : before[i]) {
+        if (contains(servingSet, servingSet.length, m) || contains(owners, owners.length, m)) {
+          continue;
+        }
+        if (warming) {
+          if (!contains(sources, sourceCount, m)) {
+            sources[sourceCount++] = m;
+          }
+          if (!contains(clears, clearCount, m)) {
+            clears[clearCount++] = m;
+          }
+        } else if (!contains(formers, formerCount, m)) {
+          formers[formerCount++] = m;
+        }
+      }
+    }
+    // A former owner that is also a source or a clear (of a later change) is deleted at once.
+    int kept = 0;
+    for (int i = 0; i < formerCount; i++) {
+      if (!contains(sources, sourceCount, formers[i]) && !contains(clears, clearCount, formers[i])) {
+        formers[kept++] = formers[i];
+      }
+    }
+    Member[] arrived = new Member[owners.length];
+    int arrivedCount = 0;
+    for (Member m : owners) {
+      if (!contains(before[0], before[0].length, m)) {
+        arrived[arrivedCount++] = m;
+      }
+    }
+    return new Move(
+        serving,
+        owners,
+        trim(arrived, arrivedCount),
+        trim(sources, sourceCount),
+        trim(clears, clearCount),
+        trim(formers, kept),
+        latest.copies(nowNanos));
+  }
+
+  /**
+   * Whether {@code m} takes writes of {@code key}, stored on {@code n} replicas, on {@code t} or in
+   * a placement it still remembers: one of its replicas there. A spilled copy is never deleted on
+   * such a node (see {@code BoundedReads#afterWrite}).
+   */
+  public static boolean holds(Topology t, String key, int n, Member m) {
+    long hash = t.hash(key);
+    String hasher = t.nodes.size() > 1 ? t.router.hasher().name() : null;
+    if (contains(replicasOf(t, key, hash, hasher, t.hashTag, n), n, m)) {
+      return true;
+    }
+    for (Transition change : t.history) {
+      Member[] before = replicasOf(change.previous, key, hash, hasher, t.hashTag, n);
+      if (contains(before, before.length, m)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The replicas of {@code key} in placement {@code p}, primary first, reusing {@code hash} where
+   * {@code p} hashes alike (the same hasher and hash tag, as {@link MovedKeys} does).
+   */
+  private static Member[] replicasOf(Topology p, String key, long hash, String hasher, HashTag tag, int n) {
+    long h = hasher != null && hasher.equals(p.router.hasher().name()) && tag.equals(p.hashTag) ? hash : p.hash(key);
+    int[] indexes = new int[Math.min(n, p.nodes.size())];
+    int count = p.nodes.size() == 1 ? 1 : p.router.replicas(h, n, indexes);
+    Member[] out = new Member[count];
+    for (int i = 0; i < count; i++) {
+      out[i] = p.members[indexes[i]];
+    }
+    return out;
+  }
+
+  private static boolean sameSet(Member[] a, Member[] b) {
+    if (a.length != b.length) {
+      return false;
+    }
+    for (Member m : a) {
+      if (!contains(b, b.length, m)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean contains(Member[] a, int count, Member m) {
+    for (int i = 0; i < Math.min(count, a.length); i++) {
+      if (a[i] == m) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Member[] trim(Member[] a, int n) {
+    return n == 0 ? NONE : Arrays.copyOf(a, n);
+  }
+}
