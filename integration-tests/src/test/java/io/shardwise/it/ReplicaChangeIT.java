@@ -1,0 +1,138 @@
+package io.shardwise.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.Codecs;
+import io.shardwise.client.TopologyChange;
+import io.shardwise.core.RouterSpec;
+import io.shardwise.core.ShardwiseClient;
+import io.shardwise.core.TopologyOptions;
+import io.shardwise.routing.ServerList;
+import io.shardwise.testing.MemcachedServer;
+import io.shardwise.testing.RedisServer;
+import io.shardwise.testing.ServerFleet;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Server-list and placement changes of a client whose keys live on two replicas ({@code
+ * shardwise.replicas=2}), on 5 real memcached and 5 real Redis servers, under 8 threads of
+ * cache-aside load on 20,000 keys: the replica sets settle and warm as one owner does. The figures
+ * ({@code REPLICA CHANGE ...} lines on standard output) are the ones in docs/replicas.md.
+ */
+@Timeout(300)
+class ReplicaChangeIT {
+
+  private static final int KEYS = 20_000;
+  private static final int THREADS = 8;
+  private static final long WINDOW_READS = 20_000;
+
+  @RegisterExtension static final ServerFleet<MemcachedServer> MEMCACHED = ServerFleet.memcached(5);
+  @RegisterExtension static final ServerFleet<RedisServer> REDIS = ServerFleet.redis(5);
+
+  static Stream<CacheFleet> fleets() {
+    return Stream.of(CacheFleet.memcached(MEMCACHED), CacheFleet.redis(REDIS));
+  }
+
+  private static AsyncCacheClient<String> client(CacheFleet fleet, RouterSpec router, Duration settle, Duration warmUp) {
+    return CacheFleet.ready(
+        ShardwiseClient.builder()
+            .backend(fleet.newBackend())
+            .servers(fleet.serverList(5))
+            .router(router)
+            .timeout(CacheFleet.CLIENT_TIMEOUT)
+            .topology(TopologyOptions.defaults().withSettle(settle).withWarmUp(warmUp))
+            .codec(Codecs.utf8())
+            .replicas(2)
+            .build());
+  }
+
+  /**
+   * A server leaves the list, and comes back once the warm-up has ended: its keys' replica sets
+   * change twice, and the second time they come back to a server that still holds their values from
+   * before the first change. No old value is read, and the first reads after the first change hit.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void aServerRemovedAndAddedBackAfterTheWarmUpReadsNothingStale(CacheFleet fleet) {
+    fleet.reset();
+    try (AsyncCacheClient<String> client = client(fleet, RouterSpec.of("ketama"), Duration.ZERO, Duration.ofSeconds(3));
+        CacheAsideLoad load = new CacheAsideLoad(List.of(client), KEYS, THREADS).preload().start()) {
+      CacheAsideLoad.Counts before = load.over(WINDOW_READS);
+      CacheAsideLoad.Counts start = load.counts();
+      TopologyChange removed = client.updateServers(ServerList.parse(fleet.serverList(4))).join();
+      CacheAsideLoad.Counts first = load.over(WINDOW_READS);
+      CacheFleet.sleep(3_500); // past the warm-up: the keys are written on their new replicas only
+      load.over(WINDOW_READS);
+      TopologyChange back = client.updateServers(ServerList.parse(fleet.serverList(5))).join();
+      CacheAsideLoad.Counts afterBack = load.over(WINDOW_READS);
+      load.over(2 * WINDOW_READS);
+      CacheAsideLoad.Counts run = load.counts().minus(start);
+      load.stop();
+      System.out.printf(
+          "REPLICA CHANGE %s replicas 2, a server removed (%s) and added back after the warm-up (%s):"
+              + " hit rate before %.4f, first %d reads after the removal %.4f, first %d after the return %.4f;"
+              + " %d reads in all, errors %d, stale %d, wrong %d%n",
+          fleet, removed, back, before.hitRate(), first.reads(), first.hitRate(), afterBack.reads(),
+          afterBack.hitRate(), run.reads(), run.errors(), run.stale(), run.wrong());
+      assertThat(load.firstProblems).as("errors, stale and wrong values").isEmpty();
+      assertThat(first.hitRate()).as("hit rate over the first reads after the removal").isGreaterThanOrEqualTo(0.99);
+    }
+  }
+
+  /** Two clients apply the same list change 2 s apart, within the settle phase: nothing stale. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void twoClientsChangingTheListWithinTheSettlePhaseReadNothingStale(CacheFleet fleet) {
+    fleet.reset();
+    Duration settle = Duration.ofSeconds(4);
+    try (AsyncCacheClient<String> a = client(fleet, RouterSpec.of("ketama"), settle, Duration.ofSeconds(60));
+        AsyncCacheClient<String> b = client(fleet, RouterSpec.of("ketama"), settle, Duration.ofSeconds(60));
+        CacheAsideLoad load = new CacheAsideLoad(List.of(a, b), KEYS, THREADS).preload().start()) {
+      load.over(WINDOW_READS);
+      CacheAsideLoad.Counts start = load.counts();
+      TopologyChange change = a.updateServers(ServerList.parse(fleet.serverList(4))).join();
+      CacheFleet.sleep(2_000); // b still stores keys on the five servers
+      b.updateServers(ServerList.parse(fleet.serverList(4))).join();
+      CacheFleet.sleep(settle.toMillis()); // a leaves its settle phase, then b
+      load.over(3 * WINDOW_READS);
+      CacheAsideLoad.Counts run = load.counts().minus(start);
+      load.stop();
+      System.out.printf(
+          "REPLICA CHANGE %s replicas 2, two clients 2 s apart, settle %d s: %s; %d reads, hit rate %.4f,"
+              + " errors %d, stale %d, wrong %d%n",
+          fleet, settle.toSeconds(), change, run.reads(), run.hitRate(), run.errors(), run.stale(), run.wrong());
+      assertThat(load.firstProblems).as("errors, stale and wrong values").isEmpty();
+    }
+  }
+
+  /** A change of router with two replicas (ketama to Maglev) on Redis keeps the hit rate. */
+  @Test
+  void aRouterChangeWithTwoReplicasKeepsTheHitRate() {
+    CacheFleet fleet = CacheFleet.redis(REDIS);
+    fleet.reset();
+    try (AsyncCacheClient<String> client = client(fleet, RouterSpec.of("ketama"), Duration.ZERO, Duration.ofSeconds(60));
+        CacheAsideLoad load = new CacheAsideLoad(List.of(client), KEYS, THREADS).preload().start()) {
+      CacheAsideLoad.Counts before = load.over(WINDOW_READS);
+      TopologyChange change = client.updatePlacement(Map.of("shardwise.router", "maglev")).join();
+      CacheAsideLoad.Counts window = load.over(WINDOW_READS);
+      CacheAsideLoad.Counts next = load.over(WINDOW_READS);
+      load.stop();
+      System.out.printf(
+          "REPLICA CHANGE %s replicas 2, ketama -> maglev: %s; hit rate before %.4f, first %d reads after %.4f,"
+              + " next %d %.4f; errors %d, stale %d, wrong %d%n",
+          fleet, change, before.hitRate(), window.reads(), window.hitRate(), next.reads(), next.hitRate(),
+          load.counts().errors(), load.counts().stale(), load.counts().wrong());
+      assertThat(load.firstProblems).as("errors, stale and wrong values").isEmpty();
+      assertThat(window.hitRate()).as("hit rate over the first reads after the change").isGreaterThanOrEqualTo(0.99);
+    }
+  }
+}
