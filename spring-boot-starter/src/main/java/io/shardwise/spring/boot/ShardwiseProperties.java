@@ -61,7 +61,7 @@ public class ShardwiseProperties {
   /**
    * Servers that store each key, at least 1 and at most the number of servers: the first N of its
    * preference list. Writes go to all, a read to one and on to the next on a miss or an error.
-   * Above 1, server-list and placement changes are refused for now.
+   * Server-list and placement changes move the replica sets with settle and warm-up.
    */
   private String replicas = "1";
 
