@@ -87,6 +87,17 @@ public final class ReplicaWrites {
       Writes.Kind kind,
       Shape shape,
       BinaryOperator<T> combine) {
+    if (shape == Shape.ALL && t.history.length == 0 && t.bounded == null && !requests.retrying() && !writes.copying()) {
+      try {
+        CompletableFuture<T> f = toEveryReplica(t, key, operation, ttl, op, kind, combine);
+        if (f != null) {
+          return f; // releases t in the stage of the last reply
+        }
+      } catch (RuntimeException | Error e) {
+        t.exit();
+        throw e;
+      }
+    }
     CompletableFuture<T> f;
     try {
       f = t.history.length == 0 && !writes.copying()
@@ -102,6 +113,25 @@ public final class ReplicaWrites {
     }
     f.whenComplete((v, x) -> t.exit());
     return f;
+  }
+
+  /**
+   * The common case of a set, delete or touch: every replica available, no change, spill or retry
+   * to take into account. Sent to each replica with one stage per request, the topology released
+   * in the stage of the last reply; null, with nothing sent, if a replica is out.
+   */
+  private <T> CompletableFuture<T> toEveryReplica(
+      Topology t, String key, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind, BinaryOperator<T> combine) {
+    ReplicaRoutes.Plan p = routes.plan(t, key, t.hash(key));
+    if (p.outCount > 0) {
+      return null;
+    }
+    int[] targets = Arrays.copyOf(p.writes, p.writeCount);
+    ToAll<T> all = new ToAll<>(t, key, targets, kind != Writes.Kind.TOUCHES, combine, t);
+    for (int i = 0; i < targets.length; i++) {
+      all.send(i, operation, ttl, op, kind);
+    }
+    return all.result;
   }
 
   /**
@@ -207,6 +237,12 @@ public final class ReplicaWrites {
       took[0] = NO_TARGET;
     }
     long hash = t.hash(key);
+    ReplicaRoutes.Plan first = routes.plan(t, key, hash);
+    if (first.outCount == 0) {
+      // Every replica available: nothing to journal, so no fence (as a single write to an
+      // available node takes none); a replica that fails meanwhile gets its copy marked.
+      return sendTo(t, key, first, operation, ttl, op, kind, shape, combine, took);
+    }
     try (Fence fence = failback.fence()) {
       for (int attempt = 0; attempt <= routes.replicas(); attempt++) {
         ReplicaRoutes.Plan p = routes.plan(t, key, hash);
@@ -228,18 +264,33 @@ public final class ReplicaWrites {
             return CompletableFuture.failedFuture(full);
           }
         }
-        int[] targets = Arrays.copyOf(p.writes, p.writeCount);
-        if (took != null) {
-          took[0] = new Member[targets.length];
-          for (int i = 0; i < targets.length; i++) {
-            took[0][i] = t.members[targets[i]];
-          }
-        }
         // Sent inside the fence: a replica readmitted meanwhile sees the key journaled, or is written.
-        return send(t, key, targets, operation, ttl, op, kind, shape, combine);
+        return sendTo(t, key, p, operation, ttl, op, kind, shape, combine, took);
       }
     }
     throw new IllegalStateException("replicas of " + KeyRules.shorten(key) + " kept coming back while it was routed");
+  }
+
+  /** Sends the write to the available replicas of {@code p}, noting them in {@code took}. */
+  private <T> CompletableFuture<T> sendTo(
+      Topology t,
+      String key,
+      ReplicaRoutes.Plan p,
+      String operation,
+      Duration ttl,
+      Writes.WriteOp<T> op,
+      Writes.Kind kind,
+      Shape shape,
+      BinaryOperator<T> combine,
+      Member[][] took) {
+    int[] targets = Arrays.copyOf(p.writes, p.writeCount);
+    if (took != null) {
+      took[0] = new Member[targets.length];
+      for (int i = 0; i < targets.length; i++) {
+        took[0][i] = t.members[targets[i]];
+      }
+    }
+    return send(t, key, targets, operation, ttl, op, kind, shape, combine);
   }
 
   private <T> CompletableFuture<T> send(
@@ -255,7 +306,7 @@ public final class ReplicaWrites {
     switch (shape) {
       case ALL:
         {
-          ToAll<T> all = new ToAll<>(t, key, targets, kind != Writes.Kind.TOUCHES, combine);
+          ToAll<T> all = new ToAll<>(t, key, targets, kind != Writes.Kind.TOUCHES, combine, null);
           for (int i = 0; i < targets.length; i++) {
             all.send(i, operation, ttl, op, kind);
           }
@@ -334,40 +385,52 @@ public final class ReplicaWrites {
     final int[] targets;
     final boolean mark;
     final BinaryOperator<T> combine;
+    /** Released before the result completes, or null (the caller releases the topology). */
+    final Topology release;
     final Object[] values;
     final Throwable[] failures;
     final java.util.concurrent.atomic.AtomicInteger left;
     final CompletableFuture<T> result = new CompletableFuture<>();
 
-    ToAll(Topology t, String key, int[] targets, boolean mark, BinaryOperator<T> combine) {
+    ToAll(Topology t, String key, int[] targets, boolean mark, BinaryOperator<T> combine, Topology release) {
       this.t = t;
       this.key = key;
       this.targets = targets;
       this.mark = mark;
       this.combine = combine;
+      this.release = release;
       this.values = new Object[targets.length];
       this.failures = new Throwable[targets.length];
       this.left = new java.util.concurrent.atomic.AtomicInteger(targets.length);
     }
 
+    /**
+     * Sends replica {@code i}'s request. Without bounded loads or retries, and with no old copy of
+     * the key marked on the replica, straight to {@link Requests#callThen}: one stage per request.
+     */
     void send(int i, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind) {
       Member m = t.members[targets[i]];
       m.inFlight.incrementAndGet();
+      if (release != null && m.oldCopies().stamp(key) == null) {
+        requests.callThen(m, operation, c -> op.send(c, ttl), (value, failure) -> done(i, m, value, failure));
+        return;
+      }
       CompletableFuture<T> f;
       try {
         f = writes.send(t, targets[i], key, operation, ttl, op, kind);
       } catch (RuntimeException e) {
         f = CompletableFuture.failedFuture(e);
       }
-      f.whenComplete(
-          (value, failure) -> {
-            m.inFlight.decrementAndGet();
-            values[i] = value;
-            failures[i] = failure;
-            if (left.decrementAndGet() == 0) { // the last reply: every other one is visible here
-              settle();
-            }
-          });
+      f.whenComplete((value, failure) -> done(i, m, value, failure));
+    }
+
+    private void done(int i, Member m, T value, Throwable failure) {
+      m.inFlight.decrementAndGet();
+      values[i] = value;
+      failures[i] = failure;
+      if (left.decrementAndGet() == 0) { // the last reply: every other one is visible here
+        settle();
+      }
     }
 
     @SuppressWarnings("unchecked")
@@ -390,6 +453,9 @@ public final class ReplicaWrites {
         if (mark && !failback.markFailedCopy(t.members[targets[i]], key) && unmarked == null) {
           unmarked = failure;
         }
+      }
+      if (release != null) {
+        release.exit();
       }
       if (!any) {
         result.completeExceptionally(firstFailure);

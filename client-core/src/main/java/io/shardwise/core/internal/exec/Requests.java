@@ -166,6 +166,43 @@ public final class Requests implements Sender {
         });
   }
 
+  /** The outcome of one request, handed over in the stage that records it. */
+  @FunctionalInterface
+  public interface Outcome<T> {
+    /** {@code failure} is null on success. */
+    void accept(T value, ShardwiseException failure);
+  }
+
+  /**
+   * {@link #call} whose outcome, a value or the failure, goes to {@code done} in the stage that
+   * records it, with no future of its own for the caller: for a write fanned out to several
+   * replicas, which gathers the outcomes itself. Not counted in a load window and not retried.
+   */
+  <T> void callThen(Member m, String operation, Function<NodeConnection, CompletableFuture<T>> op, Outcome<T> done) {
+    long start = System.nanoTime();
+    CompletableFuture<T> sent;
+    try {
+      sent = op.apply(m.connection);
+    } catch (RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    deadlines.watch(sent);
+    sent.handle(
+        (value, failure) -> {
+          long took = health.record(m, start, failure);
+          Node n = m.node;
+          if (failure != null) {
+            ShardwiseException e = asShardwise(m, failure);
+            metrics.request(n, operation, took, e);
+            done.accept(null, e);
+          } else {
+            metrics.request(n, operation, took, null);
+            done.accept(value, null);
+          }
+          return null;
+        });
+  }
+
   /**
    * Sends a batch of {@code keys} to {@code m} as parts of at most the batch size in keys and
    * {@link #PART_BYTES} of values, one part after another, each a request of its own (sent by
