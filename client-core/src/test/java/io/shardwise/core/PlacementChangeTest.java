@@ -234,6 +234,33 @@ class PlacementChangeTest {
   }
 
   @Test
+  void underLoadBoundedLoadsTurnedOnOffAndRetunedWithTheRouterReadNoStaleValue() throws Exception {
+    AsyncCacheClient<String> client =
+        client(RouterSpec.of("hrw"), Duration.ofMillis(30), Duration.ofMillis(150), BoundedOptions.disabled());
+    VersionedLoad load =
+        new VersionedLoad(client.sync(), "t:", 300, 6, new VersionedLoad.Mix(60, 5, 20, 5, 5, 3, 2)).start(13);
+    List<String[]> changes =
+        List.of(
+            new String[] {"shardwise.bounded.enabled", "true", "shardwise.bounded.scope", "all"},
+            new String[] {"shardwise.bounded.epsilon", "0.05"},
+            new String[] {"shardwise.bounded.enabled", "false"},
+            new String[] {"shardwise.router", "ketama", "shardwise.bounded.enabled", "true", "shardwise.bounded.epsilon", "0.25"},
+            new String[] {"shardwise.bounded.enabled", "false"},
+            new String[] {"shardwise.bounded.enabled", "true"},
+            new String[] {"shardwise.bounded.probe-limit", "2", "shardwise.bounded.window", "500ms"});
+    for (String[] change : changes) {
+      Thread.sleep(150);
+      update(client, change);
+    }
+    Thread.sleep(300);
+    VersionedLoad.Outcome done = load.stop();
+    assertThat(done.reads()).isGreaterThan(1000);
+    assertThat(done.wrong()).isZero();
+    assertThat(done.stale()).as("stale reads, e.g. %s", done.examples()).isZero();
+    assertThat(client.loadReport().enabled()).isTrue();
+  }
+
+  @Test
   void aBadPlacementIsRefusedNamingTheKeyAndTheOldOneKeepsServing() {
     AsyncCacheClient<String> client = client(RouterSpec.of("ketama"));
     writeAll(client, keys(100), "v");
