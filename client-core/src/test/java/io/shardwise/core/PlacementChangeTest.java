@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.CacheClient;
 import io.shardwise.client.Codecs;
 import io.shardwise.client.TopologyChange;
 import io.shardwise.client.TopologyStatus;
@@ -305,6 +306,32 @@ class PlacementChangeTest {
         .hasMessageContaining("shardwise.maglev.table-size: needs shardwise.router too");
     assertThat(update(client, "shardwise.hash-tag", "{}").placementAfter()).isEqualTo("custom, hash tag {}");
     assertThat(update(client, "shardwise.router", "maglev").placementAfter()).isEqualTo("maglev(M=65537), hash tag {}");
+  }
+
+  @Test
+  void theBlockingViewChangesThePlacementAndTheServersAndThrowsARefusal() {
+    AsyncCacheClient<String> async = client(RouterSpec.of("ketama"));
+    CacheClient<String> client = async.sync();
+    writeAll(async, keys(200), "v");
+
+    TopologyChange change = client.updatePlacement(settings("shardwise.router", "maglev"));
+
+    assertThat(change.placementBefore()).isEqualTo("ketama(libketama)");
+    assertThat(change.placementAfter()).isEqualTo("maglev(M=65537)");
+    assertThat(client.topologyStatus().lastChange()).isSameAs(change);
+    assertThat(hits(async, keys(200), "v")).isEqualTo(200);
+    assertThatThrownBy(() -> client.updatePlacement(settings("shardwise.router", "fastest")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("placement change refused, the placement in force stays")
+        .hasMessageContaining("shardwise.router: 'fastest' is not allowed");
+    assertThatThrownBy(() -> client.updateServers(List.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("refused, the current list stays in force");
+    TopologyChange six = client.updateServers(ServerList.parse(FIVE + ",f:6"));
+    assertThat(six.added()).containsExactly(Node.of("f", 6));
+    assertThat(six.placementAfter()).isEqualTo("maglev(M=65537)");
+    assertThat(client.nodes()).hasSize(6);
+    assertThat(hits(async, keys(200), "v")).isEqualTo(200);
   }
 
   @Test
