@@ -127,7 +127,8 @@ public interface AsyncCacheClient<V> extends AutoCloseable {
    * {@code shardwise.ketama.compatibility}, {@code shardwise.compat.mode}, {@code
    * shardwise.ring.points-per-node}, {@code shardwise.multiprobe.probes}, {@code
    * shardwise.maglev.table-size}, {@code shardwise.hash-tag}, {@code shardwise.servers}, {@code
-   * shardwise.replicas}). Keys not named keep their values. The keys that move are taken over as
+   * shardwise.replicas}), and the bounded-load keys ({@code shardwise.bounded.*}), which move no
+   * key. Keys not named keep their values. The keys that move are taken over as
    * in a server-list change ({@link #updateServers}): they settle, then warm up from where they
    * were; keys that stay cost nothing.
    *

@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 
 /**
  * The blocking form of {@link AsyncCacheClient}: each call waits for its result, at most the
@@ -52,9 +54,52 @@ public interface CacheClient<V> extends AutoCloseable {
 
   Map<Node, NodeState> nodeStates();
 
+  /**
+   * {@link AsyncCacheClient#updateServers}, waiting for the change to be in force: after a change
+   * still settling, that can be the end of its settle phase. A refused list throws the exception
+   * the async form completes with ({@link IllegalArgumentException}, {@link
+   * IllegalStateException}), and the list in force stays.
+   */
+  default TopologyChange updateServers(List<Node> servers) {
+    return awaitChange(async().updateServers(servers));
+  }
+
+  /**
+   * {@link AsyncCacheClient#updatePlacement}, waiting for the change to be in force: after a change
+   * still settling, that can be the end of its settle phase. A bad value throws the {@link
+   * IllegalArgumentException} the async form completes with, naming the key and the rule, and the
+   * placement in force serves on.
+   */
+  default TopologyChange updatePlacement(Map<String, String> settings) {
+    return awaitChange(async().updatePlacement(settings));
+  }
+
+  /** {@link AsyncCacheClient#topologyStatus()}. */
+  default TopologyStatus topologyStatus() {
+    return async().topologyStatus();
+  }
+
   /** The async client this view blocks on. */
   AsyncCacheClient<V> async();
 
   @Override
   void close();
+
+  private static TopologyChange awaitChange(CompletableFuture<TopologyChange> change) {
+    try {
+      return change.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ShardwiseException("interrupted while waiting for a topology change to apply (it goes on)", e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException r) {
+        throw r;
+      }
+      if (cause instanceof Error err) {
+        throw err;
+      }
+      throw new ShardwiseException(String.valueOf(cause), cause);
+    }
+  }
 }

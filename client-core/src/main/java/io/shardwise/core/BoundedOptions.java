@@ -161,6 +161,27 @@ public final class BoundedOptions {
   }
 
   @Override
+  public boolean equals(Object o) {
+    return o instanceof BoundedOptions b
+        && enabled == b.enabled
+        && Double.compare(epsilon, b.epsilon) == 0
+        && probeLimit == b.probeLimit
+        && window.equals(b.window)
+        && resolution.equals(b.resolution)
+        && spillTtl.equals(b.spillTtl)
+        && scope == b.scope
+        && hotThreshold == b.hotThreshold
+        && sketchCapacity == b.sketchCapacity
+        && maxSpilledKeys == b.maxSpilledKeys;
+  }
+
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(
+        enabled, epsilon, probeLimit, window, resolution, spillTtl, scope, hotThreshold, sketchCapacity, maxSpilledKeys);
+  }
+
+  @Override
   public String toString() {
     return enabled
         ? "bounded(epsilon=" + epsilon + ", probeLimit=" + probeLimit + ", window=" + window

@@ -355,9 +355,8 @@ public final class ClientBuilder<V> {
     health.resize(members.length);
     Topologies.Settings settings =
         new Topologies.Settings(
-            new Placement(router, hashTag, routerDescription),
+            new Placement(router, hashTag, routerDescription, bounded),
             requestTimeout,
-            bounded,
             nanoClock,
             topologyOptions,
             new LongestTtl(failover.failoverTtl(), topologyOptions.copyTtl(), bounded.spillTtl()));

@@ -13,7 +13,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The placement a client's next change starts from (the router's spec, the hash tag, the server
- * list, as last asked for), and the changes, all handed to {@link Topologies#update} in the order
+ * list, the bounded-load options, as last asked for), and the changes, all handed to {@link Topologies#update} in the order
  * they are asked for: a new server list is the placement with another list.
  */
 final class PlacementChanges {
@@ -32,7 +32,10 @@ final class PlacementChanges {
   PlacementChanges(Topologies topologies, int replicas, RouterSpec router, HashTag hashTag, List<Node> servers) {
     this.topologies = topologies;
     this.replicas = replicas;
-    this.requested = new Requested(PlacementSettings.of(router, hashTag, servers, replicas), topologies.placement());
+    this.requested =
+        new Requested(
+            PlacementSettings.of(router, hashTag, servers, replicas, topologies.placement().bounded()),
+            topologies.placement());
     this.applied = requested;
   }
 
@@ -42,7 +45,9 @@ final class PlacementChanges {
       return CompletableFuture.failedFuture(tooFew(servers.size()));
     }
     PlacementSettings s = requested.settings();
-    return submit(new Requested(PlacementSettings.of(s.router(), s.hashTag(), servers, replicas), requested.placement()));
+    return submit(
+        new Requested(
+            PlacementSettings.of(s.router(), s.hashTag(), servers, replicas, s.bounded()), requested.placement()));
   }
 
   /**
@@ -64,11 +69,12 @@ final class PlacementChanges {
     }
     Placement placement =
         samePlacement
-            ? requested.placement()
+            ? requested.placement().withBounded(next.bounded())
             : new Placement(
                 next.router() != null ? next.router()::build : topologies.placement().routers(),
                 next.hashTag(),
-                next.describeRouter());
+                next.describeRouter(),
+                next.bounded());
     return submit(new Requested(next, placement));
   }
 

@@ -405,10 +405,15 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     return health.status(topology.members);
   }
 
+  /** The topology in force (for tests in this package). */
+  Topology topology() {
+    return topology;
+  }
+
   @Override
   public LoadReport loadReport() {
     Topology t = topology;
-    if (t.bounded == null) {
+    if (t.bounded == null || !t.bounded.spills()) {
       List<LoadReport.NodeLoad> lines = new ArrayList<>();
       for (Node n : t.nodes) {
         lines.add(new LoadReport.NodeLoad(n, 0, 0, 0, 0));

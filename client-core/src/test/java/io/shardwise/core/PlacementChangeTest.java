@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.CacheClient;
 import io.shardwise.client.Codecs;
 import io.shardwise.client.TopologyChange;
 import io.shardwise.client.TopologyStatus;
@@ -234,6 +235,33 @@ class PlacementChangeTest {
   }
 
   @Test
+  void underLoadBoundedLoadsTurnedOnOffAndRetunedWithTheRouterReadNoStaleValue() throws Exception {
+    AsyncCacheClient<String> client =
+        client(RouterSpec.of("hrw"), Duration.ofMillis(30), Duration.ofMillis(150), BoundedOptions.disabled());
+    VersionedLoad load =
+        new VersionedLoad(client.sync(), "t:", 300, 6, new VersionedLoad.Mix(60, 5, 20, 5, 5, 3, 2)).start(13);
+    List<String[]> changes =
+        List.of(
+            new String[] {"shardwise.bounded.enabled", "true", "shardwise.bounded.scope", "all"},
+            new String[] {"shardwise.bounded.epsilon", "0.05"},
+            new String[] {"shardwise.bounded.enabled", "false"},
+            new String[] {"shardwise.router", "ketama", "shardwise.bounded.enabled", "true", "shardwise.bounded.epsilon", "0.25"},
+            new String[] {"shardwise.bounded.enabled", "false"},
+            new String[] {"shardwise.bounded.enabled", "true"},
+            new String[] {"shardwise.bounded.probe-limit", "2", "shardwise.bounded.window", "500ms"});
+    for (String[] change : changes) {
+      Thread.sleep(150);
+      update(client, change);
+    }
+    Thread.sleep(300);
+    VersionedLoad.Outcome done = load.stop();
+    assertThat(done.reads()).isGreaterThan(1000);
+    assertThat(done.wrong()).isZero();
+    assertThat(done.stale()).as("stale reads, e.g. %s", done.examples()).isZero();
+    assertThat(client.loadReport().enabled()).isTrue();
+  }
+
+  @Test
   void aBadPlacementIsRefusedNamingTheKeyAndTheOldOneKeepsServing() {
     AsyncCacheClient<String> client = client(RouterSpec.of("ketama"));
     writeAll(client, keys(100), "v");
@@ -278,6 +306,32 @@ class PlacementChangeTest {
         .hasMessageContaining("shardwise.maglev.table-size: needs shardwise.router too");
     assertThat(update(client, "shardwise.hash-tag", "{}").placementAfter()).isEqualTo("custom, hash tag {}");
     assertThat(update(client, "shardwise.router", "maglev").placementAfter()).isEqualTo("maglev(M=65537), hash tag {}");
+  }
+
+  @Test
+  void theBlockingViewChangesThePlacementAndTheServersAndThrowsARefusal() {
+    AsyncCacheClient<String> async = client(RouterSpec.of("ketama"));
+    CacheClient<String> client = async.sync();
+    writeAll(async, keys(200), "v");
+
+    TopologyChange change = client.updatePlacement(settings("shardwise.router", "maglev"));
+
+    assertThat(change.placementBefore()).isEqualTo("ketama(libketama)");
+    assertThat(change.placementAfter()).isEqualTo("maglev(M=65537)");
+    assertThat(client.topologyStatus().lastChange()).isSameAs(change);
+    assertThat(hits(async, keys(200), "v")).isEqualTo(200);
+    assertThatThrownBy(() -> client.updatePlacement(settings("shardwise.router", "fastest")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("placement change refused, the placement in force stays")
+        .hasMessageContaining("shardwise.router: 'fastest' is not allowed");
+    assertThatThrownBy(() -> client.updateServers(List.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("refused, the current list stays in force");
+    TopologyChange six = client.updateServers(ServerList.parse(FIVE + ",f:6"));
+    assertThat(six.added()).containsExactly(Node.of("f", 6));
+    assertThat(six.placementAfter()).isEqualTo("maglev(M=65537)");
+    assertThat(client.nodes()).hasSize(6);
+    assertThat(hits(async, keys(200), "v")).isEqualTo(200);
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.Codecs;
+import io.shardwise.client.LoadReport;
 import io.shardwise.client.TopologyChange;
 import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.RouterSpec;
@@ -223,6 +224,33 @@ class PlacementChangeIT {
     BoundedOptions bounded =
         BoundedOptions.builder().enabled(true).epsilon(0.25).scope(BoundedOptions.Scope.ALL).build();
     routerChangeOnRedis(RouterSpec.of("hrw"), settings("shardwise.router", "ketama"), bounded, "hrw -> ketama, bounded loads e=0.25");
+  }
+
+  /**
+   * HRW without bounded loads switched live to ketama with bounded loads (epsilon 0.25, every key):
+   * the router and the bounded-load keys in one change, the spills counted after it.
+   */
+  @Test
+  void hrwSwitchedLiveToKetamaWithBoundedLoadsOnRedisKeepsTheHitRate() {
+    CacheFleet fleet = CacheFleet.redis(REDIS);
+    fleet.reset();
+    Map<String, String> to =
+        settings(
+            "shardwise.router", "ketama",
+            "shardwise.bounded.enabled", "true",
+            "shardwise.bounded.epsilon", "0.25",
+            "shardwise.bounded.scope", "all");
+    try (AsyncCacheClient<String> client =
+            client(fleet, RouterSpec.of("hrw"), options(Duration.ZERO, Duration.ofSeconds(60)), BoundedOptions.disabled());
+        CacheAsideLoad load = new CacheAsideLoad(List.of(client), KEYS, THREADS).preload().start()) {
+      assertThat(client.loadReport().enabled()).isFalse();
+      CacheAsideLoad.Counts window = measured(client, load, to, "redis hrw -> ketama + bounded loads e=0.25 (switched on live)");
+      LoadReport report = client.loadReport();
+      long spills = report.nodes().stream().mapToLong(LoadReport.NodeLoad::spilledFrom).sum();
+      System.out.printf("PLACEMENT redis hrw -> ketama + bounded loads: %d reads spilled after the switch%n", spills);
+      assertThat(report.enabled()).isTrue();
+      assertThat(window.hitRate()).isGreaterThanOrEqualTo(0.99);
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ package io.shardwise.core.config;
 import static io.shardwise.core.config.ConfigKeys.*;
 import static io.shardwise.core.config.ShardwiseConfig.*;
 
+import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.ketama.PeerMode;
 import io.shardwise.routers.MaglevRouter;
@@ -18,7 +19,8 @@ import java.util.Optional;
 
 /**
  * A client's placement as the configuration keys describe it: the router with its mode and
- * parameters, the hash tag, the server list and the replicas. The loader reads these keys here, and
+ * parameters, the hash tag, the server list and the replicas, and the bounded-load options, which
+ * place spilled reads (not keys). The loader reads these keys here, and
  * a change of placement made while the client serves ({@code AsyncCacheClient.updatePlacement})
  * reads its keys here too, with the same checks and messages; the keys it does not name keep their
  * values. Immutable.
@@ -36,27 +38,39 @@ public final class PlacementSettings {
           MAGLEV_TABLE_SIZE,
           HASH_TAG,
           SERVERS,
-          REPLICAS);
+          REPLICAS,
+          BOUNDED_ENABLED,
+          BOUNDED_EPSILON,
+          BOUNDED_PROBE_LIMIT,
+          BOUNDED_SCOPE,
+          BOUNDED_WINDOW,
+          BOUNDED_RESOLUTION,
+          BOUNDED_SPILL_TTL,
+          BOUNDED_HOT_THRESHOLD);
 
   /** Null for a router the application's own function builds. */
   private final RouterSpec router;
   private final HashTag hashTag;
   private final List<Node> servers;
   private final int replicas;
+  private final BoundedOptions bounded;
 
-  private PlacementSettings(RouterSpec router, HashTag hashTag, List<Node> servers, int replicas) {
+  private PlacementSettings(
+      RouterSpec router, HashTag hashTag, List<Node> servers, int replicas, BoundedOptions bounded) {
     this.router = router;
     this.hashTag = Objects.requireNonNull(hashTag, "hashTag");
     this.servers = List.copyOf(servers);
     this.replicas = replicas;
+    this.bounded = Objects.requireNonNull(bounded, "bounded");
   }
 
   /**
    * The placement in force: {@code router} is null for a router built by the application's
    * function, which a change keeps unless it names {@code shardwise.router}.
    */
-  public static PlacementSettings of(RouterSpec router, HashTag hashTag, List<Node> servers, int replicas) {
-    return new PlacementSettings(router, hashTag, servers, replicas);
+  public static PlacementSettings of(
+      RouterSpec router, HashTag hashTag, List<Node> servers, int replicas, BoundedOptions bounded) {
+    return new PlacementSettings(router, hashTag, servers, replicas, bounded);
   }
 
   /**
@@ -66,6 +80,7 @@ public final class PlacementSettings {
    *
    * @throws InvalidSettingsException naming each bad key and its rule, a key that is not a
    *     placement key, and a change of {@code shardwise.replicas} (not supported while serving yet)
+   *     or of the bounded-load keys with more than one replica
    */
   public PlacementSettings with(Map<String, String> settings) {
     Objects.requireNonNull(settings, "settings");
@@ -100,6 +115,15 @@ public final class PlacementSettings {
     } else if (list != null && n > list.size()) {
       r.problem(REPLICAS, "must be at most the number of servers (" + list.size() + ") but was " + n);
     }
+    boolean boundedNamed = KEYS.subList(9, KEYS.size()).stream().anyMatch(r::isSet);
+    BoundedOptions nextBounded = boundedNamed ? new BoundedSettings(r, bounded).options() : bounded;
+    if (boundedNamed && replicas > 1 && !nextBounded.equals(bounded)) {
+      String first = KEYS.subList(9, KEYS.size()).stream().filter(r::isSet).findFirst().orElseThrow();
+      r.problem(
+          first,
+          "cannot change while a client with " + replicas + " replicas serves yet (restart the client with"
+              + " the new value)");
+    }
     for (String key : r.unreadKeys()) {
       if (isKnown(key)) {
         r.problem(key, "is not a placement key; expected " + PREFIX + String.join(", " + PREFIX, KEYS));
@@ -107,7 +131,7 @@ public final class PlacementSettings {
       }
     }
     r.finish();
-    return new PlacementSettings(spec, tag, list == null ? servers : list, replicas);
+    return new PlacementSettings(spec, tag, list == null ? servers : list, replicas, nextBounded);
   }
 
   private static boolean isKnown(String key) {
@@ -212,6 +236,11 @@ public final class PlacementSettings {
 
   public int replicas() {
     return replicas;
+  }
+
+  /** The bounded-load options ({@code shardwise.bounded.*}). */
+  public BoundedOptions bounded() {
+    return bounded;
   }
 
   /** The router as the client names it: {@code ketama(libketama)}, or {@code custom}. */

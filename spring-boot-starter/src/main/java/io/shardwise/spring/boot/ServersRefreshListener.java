@@ -1,6 +1,7 @@
 package io.shardwise.spring.boot;
 
 import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.core.config.PlacementSettings;
 import io.shardwise.core.config.ShardwiseConfig;
@@ -27,9 +28,10 @@ import org.springframework.core.env.Environment;
  * by its class name, so the starter does not depend on Spring Cloud, and reads the {@code
  * shardwise.*} properties again. A changed server list alone goes to {@link
  * AsyncCacheClient#updateServers} through a {@link ServerListUpdater}; a changed placement key
- * ({@link PlacementSettings#KEYS}: the router and its keys, the hash tag) goes to {@link
- * AsyncCacheClient#updatePlacement} with the router as the properties now describe it (a key removed
- * goes back to its default) and the server list if it changed too. A bad list or placement is
+ * ({@link PlacementSettings#KEYS}: the router and its keys, the hash tag, the bounded-load keys)
+ * goes to {@link AsyncCacheClient#updatePlacement} with the router as the properties now describe it
+ * (a key removed goes back to its default), the bounded-load keys so described too when one of them
+ * changed, and the server list if it changed too. A bad list or placement is
  * logged at WARN on {@code io.shardwise.topology} and the one in force stays. Every other changed
  * {@code shardwise.*} key is read at start-up only, and says so at WARN, once per key and value; so
  * does {@code shardwise.servers} when the servers come from {@code shardwise.servers-file} or
@@ -52,6 +54,8 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
           "ring", Map.entry(ShardwiseConfig.RING_POINTS, String.valueOf(RouterSpec.DEFAULT.ringPoints())),
           "multiprobe", Map.entry(ShardwiseConfig.MULTIPROBE_PROBES, String.valueOf(RouterSpec.DEFAULT.probes())),
           "maglev", Map.entry(ShardwiseConfig.MAGLEV_TABLE_SIZE, String.valueOf(RouterSpec.DEFAULT.tableSize())));
+  /** The bounded-load keys with their defaults: the values removed properties go back to. */
+  private static final Map<String, String> BOUNDED_DEFAULTS = boundedDefaults();
 
   static {
     PlacementSettings.KEYS.stream()
@@ -95,6 +99,7 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
     Map<String, Map.Entry<String, String>> before = seen;
     seen = now;
     boolean placementChanged = false;
+    boolean boundedChanged = false;
     boolean serversChanged = false;
     for (String key : keys) {
       Map.Entry<String, String> was = before.get(key);
@@ -109,6 +114,7 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
         serversChanged = true;
       } else if (PLACEMENT.contains(key)) {
         placementChanged = true;
+        boundedChanged |= BOUNDED_DEFAULTS.keySet().stream().anyMatch(k -> SettingsReader.normalize(k).equals(key));
       } else if (warned.add(key + '\0' + isValue)) {
         String shown =
             isValue == null
@@ -124,7 +130,7 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
     }
     Map.Entry<String, String> servers = now.get(SERVERS);
     if (placementChanged) {
-      applyPlacement(now, serversChanged && servers != null ? servers.getValue() : null);
+      applyPlacement(now, serversChanged && servers != null ? servers.getValue() : null, boundedChanged);
     } else if (serversChanged) {
       applyServers(servers == null ? null : servers.getValue());
     }
@@ -133,9 +139,11 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
   /**
    * Hands the placement the properties now describe to the client: the router with its own key (a
    * removed key goes back to its default), the other router keys set, the hash tag, the replicas if
-   * set, and {@code servers} when it changed too.
+   * set, every bounded-load key when one of them changed (a removed one back to its default: a
+   * refresh that does not touch them keeps what the client has, set in code or not), and {@code
+   * servers} when it changed too.
    */
-  private void applyPlacement(Map<String, Map.Entry<String, String>> now, String servers) {
+  private void applyPlacement(Map<String, Map.Entry<String, String>> now, String servers, boolean bounded) {
     Map<String, String> settings = new LinkedHashMap<>();
     String router = value(now, ShardwiseConfig.ROUTER, RouterSpec.DEFAULT.type().id());
     settings.put(ShardwiseConfig.PREFIX + ShardwiseConfig.ROUTER, router);
@@ -143,9 +151,13 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
     if (own != null) {
       settings.put(ShardwiseConfig.PREFIX + own.getKey(), value(now, own.getKey(), own.getValue()));
     }
+    if (bounded) {
+      BOUNDED_DEFAULTS.forEach(
+          (key, byDefault) -> settings.put(ShardwiseConfig.PREFIX + key, value(now, key, byDefault)));
+    }
     for (String key : PlacementSettings.KEYS) {
       Map.Entry<String, String> set = now.get(SettingsReader.normalize(key));
-      if (set != null && !key.equals(ShardwiseConfig.SERVERS)) {
+      if (set != null && !key.equals(ShardwiseConfig.SERVERS) && !BOUNDED_DEFAULTS.containsKey(key)) {
         settings.putIfAbsent(ShardwiseConfig.PREFIX + key, set.getValue());
       }
     }
@@ -168,6 +180,20 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
                         .getMessage());
               }
             });
+  }
+
+  private static Map<String, String> boundedDefaults() {
+    BoundedOptions d = BoundedOptions.disabled();
+    Map<String, String> out = new LinkedHashMap<>();
+    out.put(ShardwiseConfig.BOUNDED_ENABLED, Boolean.toString(d.enabled()));
+    out.put(ShardwiseConfig.BOUNDED_EPSILON, Double.toString(d.epsilon()));
+    out.put(ShardwiseConfig.BOUNDED_PROBE_LIMIT, Integer.toString(d.probeLimit()));
+    out.put(ShardwiseConfig.BOUNDED_SCOPE, d.scope().id());
+    out.put(ShardwiseConfig.BOUNDED_WINDOW, SettingsReader.format(d.window()));
+    out.put(ShardwiseConfig.BOUNDED_RESOLUTION, SettingsReader.format(d.resolution()));
+    out.put(ShardwiseConfig.BOUNDED_SPILL_TTL, SettingsReader.format(d.spillTtl()));
+    out.put(ShardwiseConfig.BOUNDED_HOT_THRESHOLD, Integer.toString(d.hotThreshold()));
+    return java.util.Collections.unmodifiableMap(out);
   }
 
   private static String value(Map<String, Map.Entry<String, String>> now, String key, String byDefault) {

@@ -221,6 +221,37 @@ class ServersRefreshTest {
             });
   }
 
+  @Test
+  void aRefreshedBoundedLoadKeyTurnsBoundedLoadsOnAndARemovedOneGoesBackToItsDefault() {
+    runner
+        .withPropertyValues("shardwise.servers=" + SERVERS, "shardwise.router=hrw", "shardwise.bounded.probe-limit=3")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              AsyncCacheClient<?> client = context.getBean(AsyncCacheClient.class);
+              Recorder recorder = recorder(context);
+              assertThat(client.loadReport().enabled()).isFalse();
+
+              refresh(context, Map.of("shardwise.bounded.enabled", "true", "shardwise.bounded.epsilon", "0.5"));
+              assertThat(recorder.placements).hasSize(1);
+              assertThat(recorder.placements.get(0))
+                  .containsEntry("shardwise.router", "hrw")
+                  .containsEntry("shardwise.bounded.enabled", "true")
+                  .containsEntry("shardwise.bounded.epsilon", "0.5")
+                  .containsEntry("shardwise.bounded.probe-limit", "3")
+                  .containsEntry("shardwise.bounded.scope", "hot");
+              await(() -> client.loadReport().enabled());
+
+              refresh(context, Map.of("shardwise.bounded.epsilon", "-1")); // refused, logged
+              refresh(context, Map.of("shardwise.hash-tag", "{}"));
+              assertThat(recorder.placements).hasSize(3);
+              assertThat(recorder.placements.get(2)).doesNotContainKey("shardwise.bounded.enabled");
+              await(() -> client.topologyStatus().lastChange() != null
+                  && client.topologyStatus().lastChange().placementAfter().equals("hrw, hash tag {}"));
+              assertThat(client.loadReport().enabled()).isTrue();
+            });
+  }
+
   private static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
     long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (!condition.getAsBoolean() && System.nanoTime() < end) {

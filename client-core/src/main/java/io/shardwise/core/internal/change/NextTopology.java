@@ -1,6 +1,7 @@
 package io.shardwise.core.internal.change;
 
 import io.shardwise.client.TopologyChange;
+import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.TopologyOptions;
 import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Member;
@@ -33,17 +34,7 @@ final class NextTopology {
     for (int i = 0; i < members.length; i++) {
       members[i].node = p.router().nodes().get(i); // a reweight or a new name keeps the member
     }
-    BoundedReads bounded = null;
-    if (before.bounded != null) {
-      int[] previous = new int[members.length];
-      for (int i = 0; i < members.length; i++) {
-        previous[i] = indexOf(before.members, members[i]);
-      }
-      bounded = before.bounded.remapped(p.router(), previous, i -> members[i].available());
-    } else if (settings.bounded().enabled()) {
-      bounded =
-          new BoundedReads(p.router(), settings.bounded(), settings.nanoClock(), i -> members[i].available(), failback);
-    }
+    BoundedReads bounded = boundedReads(before, members, p, settings, failback);
     Topology placementBefore = before.placement();
     Topology plain = new Topology(p.router(), p.placement().hashTag(), members, bounded);
     double moved = ChangeHistory.movedShare(placementBefore, plain);
@@ -73,6 +64,30 @@ final class NextTopology {
     history.addAll(List.of(before.history));
     Topology next = plain.withHistory(ChangeHistory.kept(history, plain, p.earlier()).toArray(new Transition[0]));
     return new Result(next, change, moves);
+  }
+
+  /**
+   * The bounded-load state of the next topology, for the options the change asks for. A state in
+   * force is carried over whatever the router and the options, with its registry of spilled copies,
+   * so that writes delete the copies made before the change: turned off, it stays as a state that
+   * spills no read ({@link BoundedReads#spills()}) until {@link Topologies} drops it once no
+   * registered copy can still exist. A state
+   * made anew without that registry could leave copies no write deletes, read again once bounded
+   * loads are back on, or by a failover read.
+   */
+  private static BoundedReads boundedReads(
+      Topology before, Member[] members, AddedServers.Prepared p, Topologies.Settings settings, Failback failback) {
+    BoundedOptions options = p.placement().bounded();
+    if (before.bounded == null) {
+      return options.enabled()
+          ? new BoundedReads(p.router(), options, settings.nanoClock(), i -> members[i].available(), failback)
+          : null;
+    }
+    int[] previous = new int[members.length];
+    for (int i = 0; i < members.length; i++) {
+      previous[i] = indexOf(before.members, members[i]);
+    }
+    return before.bounded.remapped(p.router(), previous, i -> members[i].available(), options);
   }
 
   private static int indexOf(Member[] members, Member m) {

@@ -66,7 +66,6 @@ public final class Topologies implements AutoCloseable {
   public record Settings(
       Placement placement,
       Duration requestTimeout,
-      BoundedOptions bounded,
       LongSupplier nanoClock,
       TopologyOptions options,
       LongestTtl ttls) {}
@@ -249,6 +248,11 @@ public final class Topologies implements AutoCloseable {
     for (Member m : p.added()) {
       open.put(Member.identity(m.node), m);
     }
+    BoundedOptions boundedBefore = inForce.bounded();
+    BoundedOptions boundedAfter = p.placement().bounded();
+    if (boundedAfter.enabled()) {
+      settings.ttls().record(boundedAfter.spillTtl()); // before a copy is made with it
+    }
     NextTopology.Result next = NextTopology.of(before, inForce, p, settings, health.failback());
     TopologyChange change = next.change();
     health.resize(p.members().length);
@@ -267,7 +271,14 @@ public final class Topologies implements AutoCloseable {
                 + (options.warmUp().toMillis() < 10_000
                     ? options.warmUp().toMillis() + " ms"
                     : options.warmUp().toSeconds() + " s"));
+    if (!boundedAfter.equals(boundedBefore)) {
+      LOG.info("bounded loads changed: {} -> {}", boundedBefore, boundedAfter);
+    }
     metrics.topologyChanged(change);
+    BoundedReads bounded = next.topology().bounded;
+    if (bounded != null && !bounded.spills() && before.bounded != null && before.bounded.spills()) {
+      scheduleCopyRegistryCheck(boundedBefore.spillTtl());
+    }
     Transition latest = next.topology().latest();
     if (next.moves() && latest != null) {
       thread.schedule(this::review, Math.max(0, latest.warmUntilNanos() - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -301,6 +312,44 @@ public final class Topologies implements AutoCloseable {
     if (next != Long.MAX_VALUE) {
       thread.schedule(this::review, next, TimeUnit.NANOSECONDS);
     }
+    scheduleDrain();
+  }
+
+  /**
+   * Checks, {@code after} from now and then as often until it can, whether the copy registry that
+   * bounded loads turned off left in force may go: once no replaced topology is in use (one that
+   * still spills could register a copy) and every registered copy has expired, with a request
+   * timeout more for a copy that reached its server late. The topology then goes back to no
+   * bounded-load state at all (the requests' common path).
+   */
+  private void scheduleCopyRegistryCheck(Duration after) {
+    long delayNanos = after.plus(settings.requestTimeout()).toNanos();
+    try {
+      thread.schedule(() -> checkCopyRegistry(delayNanos), delayNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // closed
+    }
+  }
+
+  private void checkCopyRegistry(long delayNanos) {
+    if (closed) {
+      return;
+    }
+    Topology t = current.get();
+    if (t.bounded == null || t.bounded.spills()) {
+      return; // dropped already, or on again: the registry goes on with it
+    }
+    if (!replaced.isEmpty() || !t.bounded.copiesExpired(settings.requestTimeout().toNanos())) {
+      try {
+        thread.schedule(() -> checkCopyRegistry(delayNanos), delayNanos, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException e) {
+        // closed
+      }
+      return;
+    }
+    install.accept(new Topology(t.router, t.hashTag, t.members, null).withHistory(t.history));
+    replaced.add(t);
+    LOG.info("bounded loads off: every copy spilled reads made before has expired, writes no longer look for them");
     scheduleDrain();
   }
 

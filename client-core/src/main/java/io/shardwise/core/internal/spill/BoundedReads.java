@@ -58,13 +58,35 @@ public final class BoundedReads {
   private final long spillTtlNanos;
   /** Marks a copy whose delete failed, so that it is not read and is deleted later. */
   private final Failback failback;
+  /**
+   * False once bounded loads were turned off while the client serves: reads no longer spill or
+   * leave copies, but writes still delete the copies registered before, until they have expired.
+   */
+  private final boolean spills;
 
   /** A key that may have copies on other nodes. */
   public static final class Spill {
     public final AtomicLong generation = new AtomicLong();
     public final Set<Member> copies = ConcurrentHashMap.newKeySet();
     public final Set<CompletableFuture<Void>> creating = ConcurrentHashMap.newKeySet();
-    public volatile long lastCopyNanos;
+    /**
+     * When the last of its copies has expired at the latest: the latest copy's time plus the spill
+     * TTL it was written with (which a change of the options may have changed since).
+     */
+    private final AtomicLong expiresNanos = new AtomicLong();
+    /** Whether a copy was ever registered. */
+    private volatile boolean copied;
+
+    void copied(long atNanos, long ttlNanos) {
+      long until = atNanos + ttlNanos;
+      expiresNanos.accumulateAndGet(until, (a, b) -> b - a > 0 ? b : a);
+      copied = true;
+    }
+
+    /** Whether every copy it registered has expired by {@code nowNanos} and none is being made. */
+    boolean expired(long nowNanos) {
+      return creating.isEmpty() && (!copied || nowNanos - expiresNanos.get() > 0);
+    }
   }
 
   public BoundedReads(
@@ -80,22 +102,38 @@ public final class BoundedReads {
     this.spilledFrom = new AtomicLongArray(router.size());
     this.spilledTo = new AtomicLongArray(router.size());
     this.spillTtlNanos = options.spillTtl().toNanos();
+    this.spills = true;
   }
 
   /**
-   * The bounded-load state for a new server list, carried over from this one: node {@code i} of
-   * {@code router} had index {@code previous[i]} here (-1 for a new node). Loads and spill counts
-   * of the nodes that stay carry over; the hot-key sketch and the copy registry are shared.
+   * The bounded-load state for a new placement or new options, carried over from this one: node
+   * {@code i} of {@code router} had index {@code previous[i]} here (-1 for a new node). The copy
+   * registry is always shared, so that writes still delete the copies made under this state. Loads
+   * and spill counts of the nodes that stay carry over, unless the window changes; the hot-key
+   * sketch is shared unless the scope or its size changes. {@code options} off makes a state that
+   * spills no read ({@link #spills()}) and only deletes the registered copies.
    */
-  private BoundedReads(BoundedReads from, Router router, int[] previous, IntPredicate available) {
-    this.options = from.options;
+  private BoundedReads(
+      BoundedReads from, Router router, int[] previous, IntPredicate available, BoundedOptions options) {
+    this.options = options;
+    this.spills = options.enabled();
     this.failback = from.failback;
     this.nanoClock = from.nanoClock;
-    this.loads = from.loads.remapped(previous, options, available);
+    boolean sameWindow =
+        options.window().equals(from.options.window()) && options.resolution().equals(from.options.resolution());
+    this.loads =
+        sameWindow
+            ? from.loads.remapped(previous, options, available)
+            : new LoadWindow(router.size(), options, nanoClock, available);
     this.selector = BoundedLoadSelector.of(router, options.epsilon(), options.probeLimit());
-    this.sketch = from.sketch;
+    boolean sameSketch =
+        options.scope() == from.options.scope() && options.sketchCapacity() == from.options.sketchCapacity();
+    this.sketch =
+        sameSketch
+            ? from.sketch
+            : options.scope() == BoundedOptions.Scope.HOT ? new FrequencySketch(options.sketchCapacity()) : null;
     this.spilled = from.spilled;
-    this.hotKeys = from.hotKeys;
+    this.hotKeys = sameSketch ? from.hotKeys : new ConcurrentHashMap<>();
     this.spilledFrom = new AtomicLongArray(router.size());
     this.spilledTo = new AtomicLongArray(router.size());
     for (int i = 0; i < previous.length; i++) {
@@ -104,11 +142,40 @@ public final class BoundedReads {
         spilledTo.set(i, from.spilledTo.get(previous[i]));
       }
     }
-    this.spillTtlNanos = from.spillTtlNanos;
+    this.spillTtlNanos = options.spillTtl().toNanos();
   }
 
+  /** This state for a new router, with the same options (see the constructor). */
   public BoundedReads remapped(Router router, int[] previous, IntPredicate available) {
-    return new BoundedReads(this, router, previous, available);
+    return new BoundedReads(this, router, previous, available, options);
+  }
+
+  /**
+   * This state for a new router and new options, the copy registry carried over; with {@code
+   * options} off, the state that only deletes the copies registered so far (see {@link #spills()}).
+   */
+  public BoundedReads remapped(Router router, int[] previous, IntPredicate available, BoundedOptions options) {
+    return new BoundedReads(this, router, previous, available, options);
+  }
+
+  /**
+   * Whether reads spill: false for the state left by turning bounded loads off while the client
+   * serves, which keeps the registry of the copies spilled reads made before, so that writes still
+   * delete them, until every one has expired ({@link #copiesExpired()}).
+   */
+  public boolean spills() {
+    return spills;
+  }
+
+  /**
+   * Whether no registered copy can still exist: each was written with a spill TTL that has passed
+   * since, with {@code marginNanos} more (a copy's TTL starts when its server gets it), and no copy
+   * is being made. Forgets the keys whose copies have expired so.
+   */
+  public boolean copiesExpired(long marginNanos) {
+    long now = nanoClock.getAsLong() - marginNanos;
+    spilled.values().removeIf(s -> s.expired(now));
+    return spilled.isEmpty();
   }
 
   /**
@@ -116,7 +183,7 @@ public final class BoundedReads {
    * bounded loads (not hot), else the selector's choice, or {@link BoundedLoadSelector#NO_NODE}.
    */
   public int selectRead(String key, long keyHash) {
-    if (!subject(key, keyHash)) {
+    if (!spills || !subject(key, keyHash)) {
       return PRIMARY;
     }
     Selection s = selections.get();
@@ -132,6 +199,9 @@ public final class BoundedReads {
    * always with scope {@code all}, once it is hot with scope {@code hot}.
    */
   public boolean subject(String key, long keyHash) {
+    if (!spills) {
+      return false;
+    }
     if (sketch == null) {
       return true;
     }
@@ -158,6 +228,9 @@ public final class BoundedReads {
    * @param replicas the key's replicas in their first {@code count} entries
    */
   public int spillPastReplicas(long keyHash, int[] replicas, int count, int from) {
+    if (!spills) {
+      return -1;
+    }
     Selection s = selections.get();
     int node = selector.select(keyHash, loads, s);
     if (node < 0) {
@@ -207,6 +280,9 @@ public final class BoundedReads {
 
   /** The copy record of a key a read spilled for, or null when the registry is full. */
   public Spill spillFor(String key) {
+    if (!spills) {
+      return null;
+    }
     Spill s = spilled.get(key);
     if (s != null) {
       return s;
@@ -228,8 +304,7 @@ public final class BoundedReads {
   /** Forgets keys whose copies have all expired and that nothing is working on. */
   private void sweep() {
     long now = nanoClock.getAsLong();
-    spilled.entrySet().removeIf(
-        e -> e.getValue().creating.isEmpty() && now - e.getValue().lastCopyNanos > spillTtlNanos);
+    spilled.values().removeIf(s -> s.expired(now));
   }
 
   public LoadReport report(List<io.shardwise.routing.Node> nodes) {
@@ -272,7 +347,7 @@ public final class BoundedReads {
       return;
     }
     spill.copies.add(node);
-    spill.lastCopyNanos = now();
+    spill.copied(now(), spillTtlNanos);
     sender
         .send(node, "addCopy", c -> c.add(key, value, options.spillTtl()))
         .whenComplete(
