@@ -348,14 +348,14 @@ public final class ClientBuilder<V> {
       members[i] = new Member(r.nodes().get(i), connections[i]);
     }
     FleetHealth health = new FleetHealth(backend, failover, listeners, metrics);
-    Topology topology = Topologies.initial(r, hashTag, members, bounded, nanoClock, health.failback());
+    Topology topology = Topologies.initial(r, hashTag, members, bounded, replicas, nanoClock, health.failback());
     for (Member m : members) {
       health.admit(m);
     }
     health.resize(members.length);
     Topologies.Settings settings =
         new Topologies.Settings(
-            new Placement(router, hashTag, routerDescription, bounded),
+            new Placement(router, hashTag, routerDescription, bounded, replicas),
             requestTimeout,
             nanoClock,
             topologyOptions,

@@ -22,7 +22,6 @@ final class PlacementChanges {
   private record Requested(PlacementSettings settings, Placement placement) {}
 
   private final Topologies topologies;
-  private final int replicas;
   /** What the next change starts from. Guarded by this. */
   private Requested requested;
   /** The last placement applied (or the first). Guarded by this. */
@@ -31,7 +30,6 @@ final class PlacementChanges {
   /** @param router the router's spec, or null for a router the caller's function builds */
   PlacementChanges(Topologies topologies, int replicas, RouterSpec router, HashTag hashTag, List<Node> servers) {
     this.topologies = topologies;
-    this.replicas = replicas;
     this.requested =
         new Requested(
             PlacementSettings.of(router, hashTag, servers, replicas, topologies.placement().bounded()),
@@ -41,13 +39,13 @@ final class PlacementChanges {
 
   /** A change of the server list alone. */
   synchronized CompletableFuture<TopologyChange> servers(List<Node> servers) {
-    if (!servers.isEmpty() && servers.size() < replicas) {
-      return CompletableFuture.failedFuture(tooFew(servers.size()));
-    }
     PlacementSettings s = requested.settings();
+    if (!servers.isEmpty() && servers.size() < s.replicas()) {
+      return CompletableFuture.failedFuture(tooFew(servers.size(), s.replicas()));
+    }
     return submit(
         new Requested(
-            PlacementSettings.of(s.router(), s.hashTag(), servers, replicas, s.bounded()), requested.placement()));
+            PlacementSettings.of(s.router(), s.hashTag(), servers, s.replicas(), s.bounded()), requested.placement()));
   }
 
   /**
@@ -64,22 +62,23 @@ final class PlacementChanges {
     }
     PlacementSettings s = requested.settings();
     boolean samePlacement = Objects.equals(next.router(), s.router()) && next.hashTag().equals(s.hashTag());
-    if (!next.servers().isEmpty() && next.servers().size() < replicas) {
-      return CompletableFuture.failedFuture(tooFew(next.servers().size()));
+    if (!next.servers().isEmpty() && next.servers().size() < next.replicas()) {
+      return CompletableFuture.failedFuture(tooFew(next.servers().size(), next.replicas()));
     }
     Placement placement =
         samePlacement
-            ? requested.placement().withBounded(next.bounded())
+            ? requested.placement().withBounded(next.bounded()).withReplicas(next.replicas())
             : new Placement(
                 next.router() != null ? next.router()::build : topologies.placement().routers(),
                 next.hashTag(),
                 next.describeRouter(),
-                next.bounded());
+                next.bounded(),
+                next.replicas());
     return submit(new Requested(next, placement));
   }
 
   /** A server list shorter than the number of replicas, refused: the list in force stays. */
-  private IllegalArgumentException tooFew(int servers) {
+  private IllegalArgumentException tooFew(int servers, int replicas) {
     return new IllegalArgumentException(
         "shardwise.servers: " + servers + " server(s) cannot hold shardwise.replicas=" + replicas
             + " (every key is stored on that many distinct servers); the client keeps its "

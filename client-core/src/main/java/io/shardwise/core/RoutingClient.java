@@ -120,14 +120,10 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.writes = new Writes(requests, routes, health.failback(), warmUp, metrics);
     this.multiGets = new MultiGets<>(requests, routes, warmUp, metrics, codec);
     this.multiWrites = new MultiWrites(requests, routes, health.failback(), warmUp, writes);
-    if (replicas > 1) {
-      ReplicaRoutes replicaRoutes = new ReplicaRoutes(replicas, replicaReads);
-      this.replicaGets = new ReplicaGets<>(requests, replicaRoutes, reads, multiGets, warmUp, metrics, codec);
-      this.replicaWrites = new ReplicaWrites(requests, replicaRoutes, health.failback(), writes, multiWrites);
-    } else {
-      this.replicaGets = null;
-      this.replicaWrites = null;
-    }
+    // Taken by topologies with more than one replica, or with one in their history.
+    ReplicaRoutes replicaRoutes = new ReplicaRoutes(replicaReads);
+    this.replicaGets = new ReplicaGets<>(requests, replicaRoutes, reads, multiGets, warmUp, metrics, codec);
+    this.replicaWrites = new ReplicaWrites(requests, replicaRoutes, health.failback(), writes, multiWrites);
     this.placements = new PlacementChanges(topologies, replicas, routerSpec, topology.hashTag, topology.nodes);
     this.description = "shardwise(" + backend.name();
     this.sync = new SyncCacheClient<>(this, timeout);
@@ -159,7 +155,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<V> get(String key) {
     validate(key);
-    return replicaGets != null ? replicaGets.get(enter(), key, decodeOrNull) : reads.get(enter(), key, decodeOrNull);
+    Topology t = enter();
+    return t.replicated ? replicaGets.get(t, key, decodeOrNull) : reads.get(t, key, decodeOrNull);
   }
 
   @Override
@@ -223,10 +220,11 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     if (ttl != null) {
       ttls.record(ttl);
     }
-    if (replicaWrites != null) {
-      return replicaWrites.write(enter(), key, operation, ttl, op, kind, shape, combine);
+    Topology t = enter();
+    if (t.replicated) {
+      return replicaWrites.write(t, key, operation, ttl, op, kind, shape, combine);
     }
-    return writes.write(enter(), key, operation, ttl, op, kind);
+    return writes.write(t, key, operation, ttl, op, kind);
   }
 
   @Override
@@ -258,7 +256,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   /** Validates the keys, sends one request per node, and returns at once. */
   PendingGetMulti<V> startGetMulti(Collection<String> keys) {
     Set<String> distinct = validated(keys);
-    return replicaGets != null ? replicaGets.start(enter(), distinct) : multiGets.start(enter(), distinct);
+    Topology t = enter();
+    return t.replicated ? replicaGets.start(t, distinct) : multiGets.start(t, distinct);
   }
 
   @Override
@@ -294,15 +293,17 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       bytes += value.length();
       encoded.put(e.getKey(), value);
     }
+    Topology t = enter();
     CompletableFuture<MultiResult<Boolean>> done =
-        replicaWrites != null ? replicaWrites.setMulti(enter(), encoded, ttl) : multiWrites.setMulti(enter(), encoded, ttl);
+        t.replicated ? replicaWrites.setMulti(t, encoded, ttl) : multiWrites.setMulti(t, encoded, ttl);
     return new PendingBatch<>(done, requests.partsBound(encoded.size(), bytes));
   }
 
   @Override
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Collection<String> keys) {
     Set<String> distinct = validated(keys);
-    return replicaWrites != null ? replicaWrites.deleteMulti(enter(), distinct) : multiWrites.deleteMulti(enter(), distinct);
+    Topology t = enter();
+    return t.replicated ? replicaWrites.deleteMulti(t, distinct) : multiWrites.deleteMulti(t, distinct);
   }
 
   /** The distinct keys, in order, each validated before anything is sent. */

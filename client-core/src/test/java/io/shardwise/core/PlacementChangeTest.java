@@ -272,7 +272,8 @@ class PlacementChangeTest {
     refused.put(settings("shardwise.router", "maglev", "shardwise.maglev.table-size", "4"), "shardwise.maglev.table-size: must be a prime");
     refused.put(settings("shardwise.maglev.table-size", "5003"), "applies to router maglev only, but shardwise.router is ketama");
     refused.put(settings("shardwise.hash-tag", "{{"), "shardwise.hash-tag: '{{' is not allowed");
-    refused.put(settings("shardwise.replicas", "2"), "shardwise.replicas: cannot change while the client serves");
+    refused.put(settings("shardwise.replicas", "9"), "shardwise.replicas: must be at most the number of servers");
+    refused.put(settings("shardwise.replicas", "0"), "shardwise.replicas:");
     refused.put(settings("shardwise.timeout", "1s"), "shardwise.timeout: is not a placement key");
     refused.put(settings("shardwise.routr", "hrw"), "unknown key shardwise.routr (did you mean shardwise.router?)");
     refused.put(settings("router", "hrw"), "router: is not a placement key");

@@ -311,6 +311,82 @@ class ReplicatedClientTest {
     assertThat(sync.get("k1")).isEqualTo("w1");
   }
 
+  @Test
+  void theNumberOfReplicasChangesLiveAndTheSetsSettleAndWarm() throws Exception {
+    client =
+        ShardwiseClient.builder()
+            .backend(backend)
+            .servers("a:1,b:2,c:3,d:4,e:5")
+            .timeout(Duration.ofMillis(200))
+            .topology(TopologyOptions.defaults().withSettle(Duration.ZERO).withWarmUp(Duration.ofMinutes(1)))
+            .codec(Codecs.utf8())
+            .build();
+    sync = client.sync();
+    router = RouterSpec.DEFAULT.build(client.nodes());
+    for (int i = 0; i < 200; i++) {
+      sync.set("k" + i, "v" + i, Duration.ZERO);
+    }
+    assertThat(totalItems()).isEqualTo(200);
+
+    // 1 -> 2: every key read once is copied to the replica that arrived.
+    assertThat(client.updatePlacement(Map.of("shardwise.replicas", "2")).join().placementAfter())
+        .isEqualTo("ketama(libketama), replicas 2");
+    for (int i = 0; i < 200; i++) {
+      assertThat(sync.get("k" + i)).isEqualTo("v" + i);
+    }
+    for (int i = 0; i < 200; i++) {
+      String key = "k" + i;
+      for (Node n : replicasOf(key, 2)) {
+        await(() -> store(n).data.containsKey(key));
+      }
+    }
+    assertThat(totalItems()).isEqualTo(400);
+
+    // 2 -> 1: a write goes to the primary and deletes the key on the replica that left.
+    client.updatePlacement(Map.of("shardwise.replicas", "1")).join();
+    for (int i = 0; i < 200; i++) {
+      sync.set("k" + i, "w" + i, Duration.ZERO);
+    }
+    assertThat(totalItems()).isEqualTo(200);
+    for (int i = 0; i < 200; i++) {
+      assertThat(store(replicasOf("k" + i, 1).get(0)).data).containsKey("k" + i);
+      assertThat(sync.get("k" + i)).isEqualTo("w" + i);
+    }
+    assertThat(client.updatePlacement(Map.of("shardwise.replicas", "6")))
+        .failsWithin(Duration.ofSeconds(1))
+        .withThrowableOfType(ExecutionException.class)
+        .withMessageContaining("shardwise.replicas: must be at most the number of servers (5) but was 6");
+  }
+
+  @Test
+  void whileAChangeToFewerReplicasSettlesWritesStillGoToTheFormerSet() {
+    client =
+        ShardwiseClient.builder()
+            .backend(backend)
+            .servers("a:1,b:2,c:3,d:4,e:5")
+            .topology(TopologyOptions.defaults().withSettle(Duration.ofMinutes(1)).withWarmUp(Duration.ofMinutes(1)))
+            .codec(Codecs.utf8())
+            .replicas(2)
+            .build();
+    sync = client.sync();
+    router = RouterSpec.DEFAULT.build(client.nodes());
+    sync.set("k", "v1", Duration.ZERO);
+    client.updatePlacement(Map.of("shardwise.replicas", "1")).join();
+    sync.set("k", "v2", Duration.ZERO);
+    // A client that has not applied the change yet reads either replica: both hold v2.
+    for (Node n : replicasOf("k", 2)) {
+      assertThat(new String(store(n).data.get("k").bytes())).as("k on %s", n).isEqualTo("v2");
+    }
+  }
+
+  private long totalItems() {
+    long items = 0;
+    for (Node n : client.nodes()) {
+      items += store(n).data.keySet().stream().filter(k -> k.startsWith("k")).count();
+    }
+    return items;
+  }
+
   private static void await(BooleanSupplier condition) throws InterruptedException {
     long deadline = System.nanoTime() + 5_000_000_000L;
     while (!condition.getAsBoolean()) {

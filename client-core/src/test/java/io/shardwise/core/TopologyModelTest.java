@@ -77,7 +77,7 @@ class TopologyModelTest {
   @MethodSource("runs")
   void noReadReturnsAnOlderValueThanOneConfirmedWhileTheListChangesAndChangesBack(String router, long seed)
       throws Exception {
-    assertNoOldValue(run(router, seed, false, 1));
+    assertNoOldValue(run(router, seed, false, 1, false));
   }
 
   /** The same with every key on two replicas: replica sets settle and warm as single owners do. */
@@ -85,7 +85,17 @@ class TopologyModelTest {
   @MethodSource("replicaRuns")
   void withTwoReplicasNoReadReturnsAnOlderValueWhileTheListChangesAndChangesBack(String router, long seed)
       throws Exception {
-    assertNoOldValue(run(router, seed, false, 2));
+    assertNoOldValue(run(router, seed, false, 2, false));
+  }
+
+  /**
+   * The same, with one change in three a change of the number of replicas (1 to 2 and back) instead
+   * of the list: replica sets grow and shrink, settle and warm as a list change moves them.
+   */
+  @ParameterizedTest(name = "{0}, seed {1}")
+  @MethodSource("replicaRuns")
+  void whenTheReplicasChangeTooNoReadReturnsAnOlderValue(String router, long seed) throws Exception {
+    assertNoOldValue(run(router, seed, false, 1, true));
   }
 
   private static void assertNoOldValue(Outcome outcome) {
@@ -98,7 +108,7 @@ class TopologyModelTest {
   @ParameterizedTest(name = "{0}, seed {1}")
   @org.junit.jupiter.params.provider.CsvSource({"ketama, 1"})
   void theCheckerFindsOldValuesOnServersThatKeepDeletedValues(String router, long seed) throws Exception {
-    Outcome outcome = run(router, seed, true, 1);
+    Outcome outcome = run(router, seed, true, 1, false);
     assertThat(outcome.stale()).as("the checker sees old values").isPositive();
   }
 
@@ -106,11 +116,12 @@ class TopologyModelTest {
   @org.junit.jupiter.params.provider.CsvSource({"ketama, 1"})
   void withTwoReplicasTheCheckerFindsOldValuesOnServersThatKeepDeletedValues(String router, long seed)
       throws Exception {
-    Outcome outcome = run(router, seed, true, 2);
+    Outcome outcome = run(router, seed, true, 2, false);
     assertThat(outcome.stale()).as("the checker sees old values").isPositive();
   }
 
-  private Outcome run(String router, long seed, boolean brokenDeletes, int replicas) throws Exception {
+  private Outcome run(String router, long seed, boolean brokenDeletes, int replicas, boolean changeReplicas)
+      throws Exception {
     SimulatedFleet fleet = new SimulatedFleet();
     SimulatedFleet.TRACE.clear();
     AsyncCacheClient<String> client =
@@ -142,9 +153,15 @@ class TopologyModelTest {
               SplittableRandom random = new SplittableRandom(seed * 7919);
               while (running.get()) {
                 try {
-                  String list = LISTS.get(random.nextInt(LISTS.size()));
-                  SimulatedFleet.trace("*", "change to " + list);
-                  client.updateServers(ServerList.parse(list)).join();
+                  if (changeReplicas && random.nextInt(3) == 0) {
+                    String n = String.valueOf(1 + random.nextInt(2));
+                    SimulatedFleet.trace("*", "change to replicas " + n);
+                    client.updatePlacement(java.util.Map.of("shardwise.replicas", n)).join();
+                  } else {
+                    String list = LISTS.get(random.nextInt(LISTS.size()));
+                    SimulatedFleet.trace("*", "change to " + list);
+                    client.updateServers(ServerList.parse(list)).join();
+                  }
                   changes.incrementAndGet();
                   Thread.sleep(random.nextInt(200));
                 } catch (InterruptedException e) {
@@ -168,8 +185,8 @@ class TopologyModelTest {
     Outcome outcome =
         new Outcome(done.reads(), done.hits(), done.writes(), changes.get(), done.stale(), done.wrong(), done.examples());
     System.out.printf(
-        "[topology model] %s seed %d, replicas %d%s: %d changes, %d reads (%d hits), %d writes, %d old, %d wrong%n",
-        router, seed, replicas, brokenDeletes ? " (deletes ignored)" : "", outcome.changes(), outcome.reads(),
+        "[topology model] %s seed %d, replicas %d%s%s: %d changes, %d reads (%d hits), %d writes, %d old, %d wrong%n",
+        router, seed, replicas, changeReplicas ? " changing" : "", brokenDeletes ? " (deletes ignored)" : "", outcome.changes(), outcome.reads(),
         outcome.hits(), outcome.writes(), outcome.stale(), outcome.wrong());
     if (SimulatedFleet.TRACING && outcome.stale() > 0) {
       for (String example : outcome.examples()) {

@@ -78,9 +78,8 @@ public final class PlacementSettings {
    * maglev}) changed and the others kept, checked as the loader checks them, the router built for
    * the server list.
    *
-   * @throws InvalidSettingsException naming each bad key and its rule, a key that is not a
-   *     placement key, and a change of {@code shardwise.replicas} (not supported while serving yet)
-   *     or of the bounded-load keys with more than one replica
+   * @throws InvalidSettingsException naming each bad key and its rule, and a key that is not a
+   *     placement key
    */
   public PlacementSettings with(Map<String, String> settings) {
     Objects.requireNonNull(settings, "settings");
@@ -107,23 +106,11 @@ public final class PlacementSettings {
     }
     HashTag tag = readHashTag(r, hashTag);
     int n = REPLICAS_KEY.integer(r, replicas);
-    if (n != replicas) {
-      r.problem(
-          REPLICAS,
-          "cannot change while the client serves yet: it is " + replicas + " but " + n
-              + " was asked for (restart the client with the new value)");
-    } else if (list != null && n > list.size()) {
+    if (list != null && n > list.size()) {
       r.problem(REPLICAS, "must be at most the number of servers (" + list.size() + ") but was " + n);
     }
     boolean boundedNamed = KEYS.subList(9, KEYS.size()).stream().anyMatch(r::isSet);
     BoundedOptions nextBounded = boundedNamed ? new BoundedSettings(r, bounded).options() : bounded;
-    if (boundedNamed && replicas > 1 && !nextBounded.equals(bounded)) {
-      String first = KEYS.subList(9, KEYS.size()).stream().filter(r::isSet).findFirst().orElseThrow();
-      r.problem(
-          first,
-          "cannot change while a client with " + replicas + " replicas serves yet (restart the client with"
-              + " the new value)");
-    }
     for (String key : r.unreadKeys()) {
       if (isKnown(key)) {
         r.problem(key, "is not a placement key; expected " + PREFIX + String.join(", " + PREFIX, KEYS));
@@ -131,7 +118,7 @@ public final class PlacementSettings {
       }
     }
     r.finish();
-    return new PlacementSettings(spec, tag, list == null ? servers : list, replicas, nextBounded);
+    return new PlacementSettings(spec, tag, list == null ? servers : list, n, nextBounded);
   }
 
   private static boolean isKnown(String key) {

@@ -138,8 +138,8 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
 
   /**
    * Hands the placement the properties now describe to the client: the router with its own key (a
-   * removed key goes back to its default), the other router keys set, the hash tag, the replicas if
-   * set, every bounded-load key when one of them changed (a removed one back to its default: a
+   * removed key goes back to its default), the other router keys set, the hash tag and the replicas
+   * (back to their defaults when removed), every bounded-load key when one of them changed (a removed one back to its default: a
    * refresh that does not touch them keeps what the client has, set in code or not), and {@code
    * servers} when it changed too.
    */
@@ -162,6 +162,7 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
       }
     }
     settings.putIfAbsent(ShardwiseConfig.PREFIX + ShardwiseConfig.HASH_TAG, "none");
+    settings.putIfAbsent(ShardwiseConfig.PREFIX + ShardwiseConfig.REPLICAS, "1");
     if (servers != null) {
       settings.put(ShardwiseConfig.PREFIX + ShardwiseConfig.SERVERS, servers);
     }

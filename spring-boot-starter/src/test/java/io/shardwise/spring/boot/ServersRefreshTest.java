@@ -206,7 +206,8 @@ class ServersRefreshTest {
                       Map.of(
                           "shardwise.router", "maglev",
                           "shardwise.maglev.table-size", "65537",
-                          "shardwise.hash-tag", "none"));
+                          "shardwise.hash-tag", "none",
+                          "shardwise.replicas", "1"));
               await(() -> client.topologyStatus().lastChange() != null);
               assertThat(client.topologyStatus().lastChange().placementAfter()).isEqualTo("maglev(M=65537)");
 
@@ -218,6 +219,10 @@ class ServersRefreshTest {
                   .containsEntry("shardwise.servers", SERVERS + ",127.0.0.1:3");
               assertThat(recorder.calls).as("the list went with the placement").isEmpty();
               assertThat(context.getBean(AsyncCacheClient.class)).isSameAs(client);
+
+              refresh(context, Map.of("shardwise.hash-tag", "{}", "shardwise.replicas", "2"));
+              // Handed over; applied once the change before has settled (10 s by default).
+              assertThat(recorder.placements.get(3)).containsEntry("shardwise.replicas", "2");
             });
   }
 

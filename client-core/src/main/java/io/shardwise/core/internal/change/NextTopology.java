@@ -36,7 +36,7 @@ final class NextTopology {
     }
     BoundedReads bounded = boundedReads(before, members, p, settings, failback);
     Topology placementBefore = before.placement();
-    Topology plain = new Topology(p.router(), p.placement().hashTag(), members, bounded);
+    Topology plain = new Topology(p.router(), p.placement().hashTag(), members, bounded, p.placement().replicas());
     double moved = ChangeHistory.movedShare(placementBefore, plain);
     // A new router or hash tag is taken over even if the sample saw no key move: others may.
     boolean moves = moved > 0 || !from.describe().equals(p.placement().describe());

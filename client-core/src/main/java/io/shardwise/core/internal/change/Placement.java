@@ -19,24 +19,38 @@ import java.util.function.Function;
  * @param description the router as the client names it ({@code ketama(libketama)}), for the change
  *     and its log line
  * @param bounded the bounded-load options
+ * @param replicas how many servers store each key: a change of it moves the replica sets as a
+ *     change of router does
  */
 public record Placement(
-    Function<List<Node>, Router> routers, HashTag hashTag, String description, BoundedOptions bounded) {
+    Function<List<Node>, Router> routers, HashTag hashTag, String description, BoundedOptions bounded, int replicas) {
 
   public Placement {
     Objects.requireNonNull(routers, "routers");
     Objects.requireNonNull(hashTag, "hashTag");
     Objects.requireNonNull(description, "description");
     Objects.requireNonNull(bounded, "bounded");
+    if (replicas < 1) {
+      throw new IllegalArgumentException("replicas must be >= 1 but was " + replicas);
+    }
   }
 
-  /** The same router and hash tag with other bounded-load options. */
+  /** The same placement with other bounded-load options. */
   public Placement withBounded(BoundedOptions options) {
-    return new Placement(routers, hashTag, description, options);
+    return new Placement(routers, hashTag, description, options, replicas);
   }
 
-  /** The description with the hash tag, if there is one: {@code ketama(libketama), hash tag {}}. */
+  /** The same router, hash tag and bounded-load options, each key on {@code n} servers. */
+  public Placement withReplicas(int n) {
+    return new Placement(routers, hashTag, description, bounded, n);
+  }
+
+  /**
+   * The description with the hash tag and the replicas, where they are not the defaults: {@code
+   * ketama(libketama), hash tag {}, replicas 2}.
+   */
   public String describe() {
-    return hashTag.isEnabled() ? description + ", hash tag " + hashTag : description;
+    String d = hashTag.isEnabled() ? description + ", hash tag " + hashTag : description;
+    return replicas > 1 ? d + ", replicas " + replicas : d;
   }
 }

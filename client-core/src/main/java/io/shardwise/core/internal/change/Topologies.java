@@ -111,10 +111,16 @@ public final class Topologies implements AutoCloseable {
 
   /** The first topology of a client: one member per server, connected and admitted. */
   public static Topology initial(
-      Router router, HashTag hashTag, Member[] members, BoundedOptions bounded, LongSupplier clock, Failback failback) {
+      Router router,
+      HashTag hashTag,
+      Member[] members,
+      BoundedOptions bounded,
+      int replicas,
+      LongSupplier clock,
+      Failback failback) {
     BoundedReads reads =
         bounded.enabled() ? new BoundedReads(router, bounded, clock, i -> members[i].available(), failback) : null;
-    return new Topology(router, hashTag, members, reads);
+    return new Topology(router, hashTag, members, reads, replicas);
   }
 
   public TopologyChange lastChange() {
@@ -347,7 +353,7 @@ public final class Topologies implements AutoCloseable {
       }
       return;
     }
-    install.accept(new Topology(t.router, t.hashTag, t.members, null).withHistory(t.history));
+    install.accept(new Topology(t.router, t.hashTag, t.members, null, t.replicas).withHistory(t.history));
     replaced.add(t);
     LOG.info("bounded loads off: every copy spilled reads made before has expired, writes no longer look for them");
     scheduleDrain();

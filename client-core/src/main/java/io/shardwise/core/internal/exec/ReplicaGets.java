@@ -60,7 +60,7 @@ public final class ReplicaGets<V> {
   public <R> CompletableFuture<R> get(Topology t, String key, Function<CachedValue, R> decode) {
     CompletableFuture<R> f;
     try {
-      ReplicaMoves.Move move = t.readsHistory() ? ReplicaMoves.route(t, key, routes.replicas(), System.nanoTime()) : null;
+      ReplicaMoves.Move move = t.readsHistory() ? ReplicaMoves.route(t, key, System.nanoTime()) : null;
       if (move != null && move.readsElsewhere(t)) {
         f = moved(t, move, key).thenApply(decode);
         f.whenComplete((v, x) -> t.exit());
@@ -283,7 +283,7 @@ public final class ReplicaGets<V> {
         // of each is; the others in the rounds of one request per node.
         long now = System.nanoTime();
         for (String key : distinct) {
-          ReplicaMoves.Move move = ReplicaMoves.route(t, key, routes.replicas(), now);
+          ReplicaMoves.Move move = ReplicaMoves.route(t, key, now);
           if (move != null && move.readsElsewhere(t)) {
             if (moving == null) {
               moving = new LinkedHashMap<>();

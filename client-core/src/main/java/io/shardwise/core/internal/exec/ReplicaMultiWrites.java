@@ -113,7 +113,7 @@ final class ReplicaMultiWrites {
     try {
       f = multiRouted(t, keys, elsewhere, batch, keyFailure, keyResult);
       if (t.bounded != null) {
-        f = t.bounded.afterWrites(keys, f, requests, (k, m) -> ReplicaMoves.holds(t, k, routes.replicas(), m)); // done once the copies spilled reads left are gone
+        f = t.bounded.afterWrites(keys, f, requests, (k, m) -> ReplicaMoves.holds(t, k, m)); // done once the copies spilled reads left are gone
       }
     } catch (RuntimeException | Error e) {
       t.exit();
@@ -141,7 +141,7 @@ final class ReplicaMultiWrites {
       for (String key : keys) {
         long hash = t.hash(key);
         int[] targets = null;
-        for (int attempt = 0; attempt <= routes.replicas() && targets == null; attempt++) {
+        for (int attempt = 0; attempt <= t.replicas && targets == null; attempt++) {
           ReplicaRoutes.Plan p = routes.plan(t, key, hash);
           if (p.outCount > 0) {
             if (!fence.enter(t.members, p.out, p.outCount)) {

@@ -105,7 +105,7 @@ public final class ReplicaWrites {
           : moving(t, key, operation, ttl, op, kind, shape, combine);
       if (t.bounded != null && kind != Writes.Kind.TOUCHES) {
         // Done once the copies spilled reads left are gone; never deleted on a replica of the key.
-        f = t.bounded.afterWrite(key, f, requests, (k, m) -> ReplicaMoves.holds(t, k, routes.replicas(), m));
+        f = t.bounded.afterWrite(key, f, requests, (k, m) -> ReplicaMoves.holds(t, k, m));
       }
     } catch (RuntimeException | Error e) {
       t.exit();
@@ -149,8 +149,8 @@ public final class ReplicaWrites {
       Writes.Kind kind,
       Shape shape,
       BinaryOperator<T> combine) {
-    ReplicaMoves.Move move = ReplicaMoves.route(t, key, routes.replicas(), System.nanoTime());
-    if (move == null || !move.touchesOthers()) {
+    ReplicaMoves.Move move = ReplicaMoves.route(t, key, System.nanoTime());
+    if (move == null || move.plain(t)) {
       CompletableFuture<T> written = route(t, key, operation, ttl, op, kind, shape, combine, null);
       if (!writes.copying()) {
         return written;
@@ -244,7 +244,7 @@ public final class ReplicaWrites {
       return sendTo(t, key, first, operation, ttl, op, kind, shape, combine, took);
     }
     try (Fence fence = failback.fence()) {
-      for (int attempt = 0; attempt <= routes.replicas(); attempt++) {
+      for (int attempt = 0; attempt <= t.replicas; attempt++) {
         ReplicaRoutes.Plan p = routes.plan(t, key, hash);
         if (p.outCount > 0) {
           if (!fence.enter(t.members, p.out, p.outCount)) {
@@ -521,8 +521,8 @@ public final class ReplicaWrites {
     try {
       long now = System.nanoTime();
       for (String key : keys) {
-        ReplicaMoves.Move move = ReplicaMoves.route(t, key, routes.replicas(), now);
-        if (move == null || !move.touchesOthers()) {
+        ReplicaMoves.Move move = ReplicaMoves.route(t, key, now);
+        if (move == null || move.plain(t)) {
           rest.add(key);
         } else if (move.sources.length == 0 && move.clears.length == 0 && !move.settling(t)) {
           for (Member former : move.formerOwners) {

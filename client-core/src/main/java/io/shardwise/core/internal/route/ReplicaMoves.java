@@ -77,36 +77,51 @@ public final class ReplicaMoves {
       return sources.length != 0 || clears.length != 0 || formerOwners.length != 0;
     }
 
-    /** Whether a read of the key may look beyond its serving replicas, or is served by another placement. */
+    /**
+     * Whether the key is routed on {@code current} alone: served there, nothing else touched. (A
+     * key whose replica set shrank in a change still settling touches no other node, but is
+     * served by the placement before it.)
+     */
+    public boolean plain(Topology current) {
+      return serving == current && !touchesOthers();
+    }
+
+    /**
+     * Whether a read of the key takes the moving route: it may look beyond its serving replicas, is
+     * served by another placement, or has replicas that arrived in the change (read first, so that
+     * a hit elsewhere is copied to them).
+     */
     public boolean readsElsewhere(Topology current) {
-      return sources.length != 0 || serving != current;
+      return sources.length != 0 || serving != current || arrived.length != 0;
     }
   }
 
   private static final Member[] NONE = new Member[0];
 
   /**
-   * The route of {@code key}, stored on {@code n} replicas, on {@code t} at {@code nowNanos}, or
-   * null when {@code t} has no history (the key is routed by {@code t} alone).
+   * The route of {@code key} on {@code t} at {@code nowNanos}, or null when {@code t} has no history
+   * (the key is routed by {@code t} alone). Each placement has its own number of replicas: a change
+   * of it moves replica sets as a change of router does.
    */
-  public static Move route(Topology t, String key, int n, long nowNanos) {
+  public static Move route(Topology t, String key, long nowNanos) {
     Transition[] history = t.history;
     if (history.length == 0) {
       return null;
     }
     long hash = t.hash(key);
     String hasher = t.nodes.size() > 1 ? t.router.hasher().name() : null;
-    Member[] owners = replicasOf(t, key, hash, hasher, t.hashTag, n);
+    Member[] owners = replicasOf(t, key, hash, hasher, t.hashTag);
     Member[][] before = new Member[history.length][];
+    int room = owners.length;
     for (int i = 0; i < history.length; i++) {
-      before[i] = replicasOf(history[i].previous, key, hash, hasher, t.hashTag, n);
+      before[i] = replicasOf(history[i].previous, key, hash, hasher, t.hashTag);
+      room += before[i].length;
     }
     Transition latest = history[0];
     boolean settling = latest.phase(nowNanos) == Transition.Phase.SETTLING && !sameSet(before[0], owners);
     Topology serving = settling ? latest.previous : t;
     Member[] servingSet = settling ? before[0] : owners;
 
-    int room = n * (history.length + 1);
     Member[] sources = new Member[room];
     Member[] clears = new Member[room];
     Member[] formers = new Member[room];
@@ -163,18 +178,19 @@ public final class ReplicaMoves {
   }
 
   /**
-   * Whether {@code m} takes writes of {@code key}, stored on {@code n} replicas, on {@code t} or in
-   * a placement it still remembers: one of its replicas there. A spilled copy is never deleted on
-   * such a node (see {@code BoundedReads#afterWrite}).
+   * Whether {@code m} takes writes of {@code key} on {@code t} or in a placement it still
+   * remembers: one of its replicas there. A spilled copy is never deleted on such a node (see
+   * {@code BoundedReads#afterWrite}).
    */
-  public static boolean holds(Topology t, String key, int n, Member m) {
+  public static boolean holds(Topology t, String key, Member m) {
     long hash = t.hash(key);
     String hasher = t.nodes.size() > 1 ? t.router.hasher().name() : null;
-    if (contains(replicasOf(t, key, hash, hasher, t.hashTag, n), n, m)) {
+    Member[] now = replicasOf(t, key, hash, hasher, t.hashTag);
+    if (contains(now, now.length, m)) {
       return true;
     }
     for (Transition change : t.history) {
-      Member[] before = replicasOf(change.previous, key, hash, hasher, t.hashTag, n);
+      Member[] before = replicasOf(change.previous, key, hash, hasher, t.hashTag);
       if (contains(before, before.length, m)) {
         return true;
       }
@@ -186,7 +202,8 @@ public final class ReplicaMoves {
    * The replicas of {@code key} in placement {@code p}, primary first, reusing {@code hash} where
    * {@code p} hashes alike (the same hasher and hash tag, as {@link MovedKeys} does).
    */
-  private static Member[] replicasOf(Topology p, String key, long hash, String hasher, HashTag tag, int n) {
+  private static Member[] replicasOf(Topology p, String key, long hash, String hasher, HashTag tag) {
+    int n = p.replicas;
     long h = hasher != null && hasher.equals(p.router.hasher().name()) && tag.equals(p.hashTag) ? hash : p.hash(key);
     int[] indexes = new int[Math.min(n, p.nodes.size())];
     int count = p.nodes.size() == 1 ? 1 : p.router.replicas(h, n, indexes);

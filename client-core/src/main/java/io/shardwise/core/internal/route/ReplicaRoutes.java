@@ -21,7 +21,6 @@ import java.util.function.LongSupplier;
  */
 public final class ReplicaRoutes {
 
-  private final int n;
   private final ReplicaReads reads;
   private final ThreadLocal<Plan> plans;
   private final LongSupplier nanoClock;
@@ -57,25 +56,24 @@ public final class ReplicaRoutes {
     }
   }
 
-  /**
-   * @param n replicas per key, at least 2 (with 1 the client takes the single-copy path)
-   */
-  public ReplicaRoutes(int n, ReplicaReads reads) {
-    this(n, reads, System::nanoTime);
+  /** Routes for the replicas of each topology ({@link Topology#replicas}). */
+  public ReplicaRoutes(ReplicaReads reads) {
+    this(reads, System::nanoTime);
   }
 
   /**
-   * @param n replicas per key, at least 2 (with 1 the client takes the single-copy path)
    * @param nanoClock the clock of the replicas' read counts ({@link Member#recentReads})
    */
-  public ReplicaRoutes(int n, ReplicaReads reads, LongSupplier nanoClock) {
-    if (n < 2) {
-      throw new IllegalArgumentException("replicas must be >= 2 for replica routes but was " + n);
-    }
-    this.n = n;
+  public ReplicaRoutes(ReplicaReads reads, LongSupplier nanoClock) {
     this.reads = reads;
-    this.plans = ThreadLocal.withInitial(() -> new Plan(n));
+    this.plans = ThreadLocal.withInitial(() -> new Plan(2));
     this.nanoClock = nanoClock;
+  }
+
+  /** The only node of a one-node topology (its router hashes nothing). */
+  private static int single(Plan p) {
+    p.replicas[0] = 0;
+    return 1;
   }
 
   /** Counts a read sent to {@code m} in the load the power of two choices compares. */
@@ -84,17 +82,18 @@ public final class ReplicaRoutes {
     m.recentReads.record(nanoClock.getAsLong());
   }
 
-  public int replicas() {
-    return n;
-  }
-
   /**
    * Where a write of {@code key} with this hash goes on {@code t}: its replicas, the available ones
    * and the ones out ({@link Plan#reads} in preference order). Belongs to the calling thread.
    */
   public Plan plan(Topology t, String key, long hash) {
+    int n = t.replicas;
     Plan p = plans.get();
-    int count = t.router.replicas(hash, n, p.replicas);
+    if (p.replicas.length < n) {
+      p = new Plan(n);
+      plans.set(p);
+    }
+    int count = t.nodes.size() == 1 ? single(p) : t.router.replicas(hash, n, p.replicas);
     p.count = count;
     p.readCount = 0;
     p.writeCount = 0;

@@ -36,6 +36,14 @@ public final class Topology {
    * never changed, and never null. Each change's previous placement has no history of its own.
    */
   public final Transition[] history;
+  /** How many servers store each key: the first this many of its preference list. */
+  public final int replicas;
+  /**
+   * Whether requests take the replicated path ({@code ReplicaGets}, {@code ReplicaWrites}): more
+   * than one replica here, or in a placement of the history (a key's former replicas are then
+   * deleted and marked as a replica set's are).
+   */
+  public final boolean replicated;
   /**
    * Until when ({@link System#nanoTime()}) a previous placement is still read: the end of the most
    * recent change's warm-up. Reads after it need no history.
@@ -47,13 +55,33 @@ public final class Topology {
 
   private static final Transition[] NO_HISTORY = new Transition[0];
 
-  /** A placement with no history. */
+  /** A placement with one copy of each key and no history. */
   public Topology(Router router, HashTag hashTag, Member[] members, BoundedReads bounded) {
-    this(router, hashTag, members, new FailoverOrder(router), bounded, NO_HISTORY);
+    this(router, hashTag, members, bounded, 1);
+  }
+
+  /** A placement with no history, each key on {@code replicas} servers. */
+  public Topology(Router router, HashTag hashTag, Member[] members, BoundedReads bounded, int replicas) {
+    this(router, hashTag, members, new FailoverOrder(router), bounded, NO_HISTORY, replicas);
   }
 
   private Topology(
-      Router router, HashTag hashTag, Member[] members, FailoverOrder order, BoundedReads bounded, Transition[] history) {
+      Router router,
+      HashTag hashTag,
+      Member[] members,
+      FailoverOrder order,
+      BoundedReads bounded,
+      Transition[] history,
+      int replicas) {
+    if (replicas < 1) {
+      throw new IllegalArgumentException("replicas must be >= 1 but was " + replicas);
+    }
+    this.replicas = replicas;
+    boolean anyReplicated = replicas > 1;
+    for (Transition change : history) {
+      anyReplicated |= change.previous.replicas > 1;
+    }
+    this.replicated = anyReplicated;
     this.nodes = router.nodes();
     this.router = router;
     this.hashTag = hashTag;
@@ -70,12 +98,12 @@ public final class Topology {
 
   /** The same placement with another history (most recent change first). */
   public Topology withHistory(Transition[] changes) {
-    return new Topology(router, hashTag, members, order, bounded, changes.length == 0 ? NO_HISTORY : changes.clone());
+    return new Topology(router, hashTag, members, order, bounded, changes.length == 0 ? NO_HISTORY : changes.clone(), replicas);
   }
 
   /** The same placement with {@code replacement} at each index (a server added back), no history. */
   public Topology withMembers(Member[] replacement) {
-    return new Topology(router, hashTag, replacement, order, bounded, NO_HISTORY);
+    return new Topology(router, hashTag, replacement, order, bounded, NO_HISTORY, replicas);
   }
 
   /** The same placement, without history. */
@@ -100,10 +128,13 @@ public final class Topology {
 
   /**
    * Whether {@code other} places every key as this one does: the same router over the same servers
-   * in the same order, with the same names and weights, and the same hash tag.
+   * in the same order, with the same names and weights, the same hash tag and as many replicas.
    */
   public boolean samePlacement(Topology other) {
-    return nodes.equals(other.nodes) && router.describe().equals(other.router.describe()) && hashTag.equals(other.hashTag);
+    return nodes.equals(other.nodes)
+        && router.describe().equals(other.router.describe())
+        && hashTag.equals(other.hashTag)
+        && replicas == other.replicas;
   }
 
   /**
