@@ -43,6 +43,11 @@ class ReplicaChangeIT {
   }
 
   private static AsyncCacheClient<String> client(CacheFleet fleet, RouterSpec router, Duration settle, Duration warmUp) {
+    return client(fleet, router, settle, warmUp, 2);
+  }
+
+  private static AsyncCacheClient<String> client(
+      CacheFleet fleet, RouterSpec router, Duration settle, Duration warmUp, int replicas) {
     return CacheFleet.ready(
         ShardwiseClient.builder()
             .backend(fleet.newBackend())
@@ -51,8 +56,57 @@ class ReplicaChangeIT {
             .timeout(CacheFleet.CLIENT_TIMEOUT)
             .topology(TopologyOptions.defaults().withSettle(settle).withWarmUp(warmUp))
             .codec(Codecs.utf8())
-            .replicas(2)
+            .replicas(replicas)
             .build());
+  }
+
+  /** Items the servers hold: memcached's curr_items, Redis' DBSIZE, summed. */
+  private static long items(CacheFleet fleet) {
+    long items = 0;
+    for (int i = 0; i < fleet.size(); i++) {
+      if (fleet.server(i) instanceof MemcachedServer m) {
+        items += Long.parseLong(m.stats().get("curr_items"));
+      } else {
+        items += ((Number) ((RedisServer) fleet.server(i)).command("DBSIZE")).longValue();
+      }
+    }
+    return items;
+  }
+
+  /**
+   * {@code shardwise.replicas} changed live, 1 to 2 and back, under load: the keys read during the
+   * warm-up are copied to the replica that arrived; when the replicas go back to 1, writes delete
+   * the key on the replica that left. No error, no old value, and the hit rate holds.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void theReplicasGrowAndShrinkLiveWithNothingStale(CacheFleet fleet) {
+    fleet.reset();
+    try (AsyncCacheClient<String> client =
+            client(fleet, RouterSpec.of("ketama"), Duration.ZERO, Duration.ofSeconds(30), 1);
+        CacheAsideLoad load = new CacheAsideLoad(List.of(client), KEYS, THREADS).preload().start()) {
+      CacheAsideLoad.Counts before = load.over(WINDOW_READS);
+      long itemsBefore = items(fleet);
+      TopologyChange grow = client.updatePlacement(Map.of("shardwise.replicas", "2")).join();
+      CacheAsideLoad.Counts first = load.over(WINDOW_READS);
+      load.over(4 * WINDOW_READS);
+      long itemsGrown = items(fleet);
+      TopologyChange shrink = client.updatePlacement(Map.of("shardwise.replicas", "1")).join();
+      CacheAsideLoad.Counts afterShrink = load.over(WINDOW_READS);
+      load.over(WINDOW_READS);
+      load.stop();
+      System.out.printf(
+          "REPLICA CHANGE %s replicas 1 -> 2 (%s) -> 1 (%s): hit rate before %.4f, first %d reads after the"
+              + " growth %.4f, first %d after the shrink %.4f; items %d before, %d after %d more reads;"
+              + " errors %d, stale %d, wrong %d%n",
+          fleet, grow.placementAfter(), shrink.placementAfter(), before.hitRate(), first.reads(),
+          first.hitRate(), afterShrink.reads(), afterShrink.hitRate(), itemsBefore, itemsGrown,
+          5 * WINDOW_READS, load.counts().errors(), load.counts().stale(), load.counts().wrong());
+      assertThat(load.firstProblems).as("errors, stale and wrong values").isEmpty();
+      assertThat(first.hitRate()).as("hit rate after the growth").isGreaterThanOrEqualTo(0.99);
+      assertThat(afterShrink.hitRate()).as("hit rate after the shrink").isGreaterThanOrEqualTo(0.99);
+      assertThat(itemsGrown).as("keys copied to their second replica").isGreaterThan(itemsBefore + KEYS / 2);
+    }
   }
 
   /**

@@ -168,8 +168,8 @@ final class ConfigKeys {
           .between(1, Integer.MAX_VALUE, ">= 1, at most the number of servers")
           .doing("Servers that store each key: the first N of its preference list, primary first; "
               + "writes go to all, a read to one and on to the next on a miss or an error. Server-list "
-              + "and placement changes move the replica sets with settle and warm-up; a change of this "
-              + "key while serving is refused.")
+              + "and placement changes, this key's included, move the replica sets with settle and "
+              + "warm-up.")
           .build();
 
   static final ConfigKey REPLICA_READS_KEY =

@@ -61,7 +61,8 @@ public class ShardwiseProperties {
   /**
    * Servers that store each key, at least 1 and at most the number of servers: the first N of its
    * preference list. Writes go to all, a read to one and on to the next on a miss or an error.
-   * Server-list and placement changes move the replica sets with settle and warm-up.
+   * Server-list and placement changes, a refresh of this key included, move the replica sets with
+   * settle and warm-up.
    */
   private String replicas = "1";
 
