@@ -158,7 +158,9 @@ class TopologyModelTest {
                     SimulatedFleet.trace("*", "change to replicas " + n);
                     client.updatePlacement(java.util.Map.of("shardwise.replicas", n)).join();
                   } else {
-                    String list = LISTS.get(random.nextInt(LISTS.size()));
+                    // With the replicas changing too, 4 lists: at most 8 placements, all remembered.
+                    List<String> lists = changeReplicas ? LISTS.subList(0, 4) : LISTS;
+                    String list = lists.get(random.nextInt(lists.size()));
                     SimulatedFleet.trace("*", "change to " + list);
                     client.updateServers(ServerList.parse(list)).join();
                   }

@@ -158,7 +158,8 @@ public final class ReplicaWrites {
       return written.handle((r, x) -> (Void) null).thenCompose(x -> writes.afterWarmUpWrite(key)).thenCompose(x -> written);
     }
     // Before anything is sent: a copy made from an older read is not kept.
-    long generation = move.sources.length != 0 || move.settling(t) ? writes.bump(key) : Long.MAX_VALUE;
+    long generation =
+        move.sources.length != 0 || move.settling(t) || move.arrived.length != 0 ? writes.bump(key) : Long.MAX_VALUE;
     Member[][] took = new Member[1][];
     CompletableFuture<T> written = route(move.serving, key, operation, ttl, op, kind, shape, combine, took);
     Member[] targets = took[0];
@@ -524,7 +525,7 @@ public final class ReplicaWrites {
         ReplicaMoves.Move move = ReplicaMoves.route(t, key, now);
         if (move == null || move.plain(t)) {
           rest.add(key);
-        } else if (move.sources.length == 0 && move.clears.length == 0 && !move.settling(t)) {
+        } else if (move.sources.length == 0 && move.clears.length == 0 && move.arrived.length == 0 && !move.settling(t)) {
           for (Member former : move.formerOwners) {
             failback.markOldCopy(former, key, null);
           }

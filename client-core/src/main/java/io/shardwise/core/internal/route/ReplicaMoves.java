@@ -45,7 +45,11 @@ public final class ReplicaMoves {
     public final Member[] clears;
     /** Remembered previous replicas a write of the key marks old. */
     public final Member[] formerOwners;
-    /** The owners that were not replicas of the key before the most recent change. */
+    /**
+     * The owners that were not replicas of the key before the most recent change, while that change
+     * settles or warms (none after): a read may copy the key to them, so a write of the key takes
+     * the warm-up protocol ({@code WarmUp}) even if it touches no other node.
+     */
     public final Member[] arrived;
     /** Whether a hit on a source may be copied to the owners now. */
     public final boolean copies;
@@ -78,12 +82,13 @@ public final class ReplicaMoves {
     }
 
     /**
-     * Whether the key is routed on {@code current} alone: served there, nothing else touched. (A
-     * key whose replica set shrank in a change still settling touches no other node, but is
-     * served by the placement before it.)
+     * Whether the key is routed on {@code current} alone: served there, nothing else touched, no
+     * warm-up copy to race with. (A key whose replica set shrank in a change still settling
+     * touches no other node, but is served by the placement before it; one whose set grew in a
+     * change still warming touches none, but reads copy it to the replica that arrived.)
      */
     public boolean plain(Topology current) {
-      return serving == current && !touchesOthers();
+      return serving == current && !touchesOthers() && arrived.length == 0;
     }
 
     /**
@@ -162,9 +167,11 @@ public final class ReplicaMoves {
     }
     Member[] arrived = new Member[owners.length];
     int arrivedCount = 0;
-    for (Member m : owners) {
-      if (!contains(before[0], before[0].length, m)) {
-        arrived[arrivedCount++] = m;
+    if (latest.inWindow(nowNanos)) {
+      for (Member m : owners) {
+        if (!contains(before[0], before[0].length, m)) {
+          arrived[arrivedCount++] = m;
+        }
       }
     }
     return new Move(
