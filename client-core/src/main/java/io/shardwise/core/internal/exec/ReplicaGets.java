@@ -153,17 +153,8 @@ public final class ReplicaGets<V> {
       List<Member> missedOn,
       boolean missed,
       long generation) {
-    int node = order[i];
-    Member m = t.members[node];
-    metrics.replicaRead(m.node, ranks[i]);
-    routes.sent(m);
-    CompletableFuture<CachedValue> sent;
-    try {
-      sent = requests.send(t, node, "get", c -> c.get(key), true);
-    } catch (RuntimeException e) {
-      sent = CompletableFuture.failedFuture(e);
-    }
-    return sent.handle(
+    Member m = t.members[order[i]];
+    return getOn(t, key, order[i], ranks[i]).handle(
             (value, failure) -> {
               m.inFlight.decrementAndGet();
               if (value != null) {
@@ -233,19 +224,22 @@ public final class ReplicaGets<V> {
     return CompletableFuture.completedFuture(null);
   }
 
+  /** A get of {@code key} sent to replica {@code node} (of rank {@code rank}), counted as sent there. */
+  private CompletableFuture<CachedValue> getOn(Topology t, String key, int node, int rank) {
+    Member m = t.members[node];
+    metrics.replicaRead(m.node, rank);
+    routes.sent(m);
+    try {
+      return requests.send(t, node, "get", c -> c.get(key), true);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
   /** Reads {@code key} on {@code order[i]}, then on the next replicas after a miss or a failure. */
   private CompletableFuture<CachedValue> tryFrom(Topology t, String key, int[] order, int[] ranks, int i, boolean missed) {
-    int node = order[i];
-    Member m = t.members[node];
-    metrics.replicaRead(m.node, ranks[i]);
-    routes.sent(m);
-    CompletableFuture<CachedValue> sent;
-    try {
-      sent = requests.send(t, node, "get", c -> c.get(key), true);
-    } catch (RuntimeException e) {
-      sent = CompletableFuture.failedFuture(e);
-    }
-    return sent.handle(
+    Member m = t.members[order[i]];
+    return getOn(t, key, order[i], ranks[i]).handle(
             (value, failure) -> {
               m.inFlight.decrementAndGet();
               if (value != null) {
