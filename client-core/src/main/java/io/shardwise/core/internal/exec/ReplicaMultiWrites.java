@@ -7,6 +7,7 @@ import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Fence;
+import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.ReplicaRoutes;
 import io.shardwise.core.internal.route.Topology;
@@ -16,10 +17,12 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * Executes setMulti and deleteMulti of keys stored on N replicas ({@link ReplicaRoutes}), for
@@ -36,16 +39,30 @@ final class ReplicaMultiWrites {
   private final ReplicaRoutes routes;
   private final Failback failback;
   private final MultiWrites multiWrites;
+  private final Writes writes;
 
-  ReplicaMultiWrites(Requests requests, ReplicaRoutes routes, Failback failback, MultiWrites multiWrites) {
+  ReplicaMultiWrites(Requests requests, ReplicaRoutes routes, Failback failback, MultiWrites multiWrites, Writes writes) {
+    this.writes = writes;
     this.requests = requests;
     this.routes = routes;
     this.failback = failback;
     this.multiWrites = multiWrites;
   }
 
-  /** Stores {@code encoded} on every available replica of each key; releases {@code t} when done. */
-  CompletableFuture<MultiResult<Boolean>> setMulti(Topology t, Map<String, CachedValue> encoded, Duration ttl) {
+  /**
+   * Stores {@code encoded} on every available replica of each key; releases {@code t} when done. On
+   * a topology with a history, or while warm-up copies are under way, the keys that move are
+   * written by {@code single} (a set of one key), the others in batches.
+   */
+  CompletableFuture<MultiResult<Boolean>> setMulti(
+      Topology t, Map<String, CachedValue> encoded, Duration ttl, Function<String, CompletableFuture<Boolean>> single) {
+    if (t.history.length != 0 || writes.copying()) {
+      return moving(t, encoded.keySet(), rest -> setMulti(t, subset(encoded, rest), ttl), single);
+    }
+    return setMulti(t, encoded, ttl);
+  }
+
+  private CompletableFuture<MultiResult<Boolean>> setMulti(Topology t, Map<String, CachedValue> encoded, Duration ttl) {
     return multi(
         t,
         encoded.keySet(),
@@ -58,8 +75,19 @@ final class ReplicaMultiWrites {
         (reply, key) -> Boolean.TRUE);
   }
 
-  /** Deletes {@code distinct} on every available replica of each key; releases {@code t} when done. */
-  CompletableFuture<MultiResult<Boolean>> deleteMulti(Topology t, Set<String> distinct) {
+  /**
+   * Deletes {@code distinct} on every available replica of each key; releases {@code t} when done.
+   * The keys that move are deleted by {@code single}, as {@link #setMulti} writes them.
+   */
+  CompletableFuture<MultiResult<Boolean>> deleteMulti(
+      Topology t, Set<String> distinct, Function<String, CompletableFuture<Boolean>> single) {
+    if (t.history.length != 0 || writes.copying()) {
+      return moving(t, distinct, rest -> deleteMulti(t, new LinkedHashSet<>(rest)), single);
+    }
+    return deleteMulti(t, distinct);
+  }
+
+  private CompletableFuture<MultiResult<Boolean>> deleteMulti(Topology t, Set<String> distinct) {
     return multi(
         t,
         distinct,
@@ -258,6 +286,104 @@ final class ReplicaMultiWrites {
     } else {
       result.hit(key, value);
     }
+  }
+
+  /**
+   * A multi-key write on a topology with a history, or while warm-up copies are under way: the keys
+   * whose route reads or deletes elsewhere (a change settling or warming) are written one by one,
+   * as a single write of each is; the others in batches per replica, with the marks of a key on its
+   * remembered former replicas recorded first (a write confirmed on a marked node clears its mark).
+   * While copies are under way the write waits for those of its keys. Releases {@code t} when done.
+   */
+  private CompletableFuture<MultiResult<Boolean>> moving(
+      Topology t,
+      Collection<String> keys,
+      Function<List<String>, CompletableFuture<MultiResult<Boolean>>> batch,
+      Function<String, CompletableFuture<Boolean>> single) {
+    boolean copying = writes.copying();
+    Map<String, CompletableFuture<Boolean>> own = new LinkedHashMap<>();
+    List<String> rest = new ArrayList<>(keys.size());
+    CompletableFuture<MultiResult<Boolean>> batched;
+    try {
+      long now = System.nanoTime();
+      for (String key : keys) {
+        ReplicaMoves.Move move = ReplicaMoves.route(t, key, now);
+        if (move == null || move.plain(t)) {
+          rest.add(key);
+        } else if (move.sources.length == 0 && move.clears.length == 0 && move.arrived.length == 0 && !move.settling(t)) {
+          for (Member former : move.formerOwners) {
+            failback.markOldCopy(former, key, null);
+          }
+          rest.add(key);
+        } else {
+          own.put(key, null);
+        }
+      }
+      for (String key : own.keySet()) {
+        t.active.increment(); // released by the single write
+        CompletableFuture<Boolean> f;
+        try {
+          f = single.apply(key);
+        } catch (RuntimeException e) {
+          f = CompletableFuture.failedFuture(e);
+        }
+        own.put(key, f);
+      }
+    } catch (RuntimeException | Error e) {
+      t.exit();
+      throw e;
+    }
+    if (rest.isEmpty()) {
+      t.exit();
+      batched = CompletableFuture.completedFuture(MultiResult.of(Map.of(), Set.of(), Map.of()));
+    } else {
+      batched = batch.apply(rest); // releases t
+      if (copying) {
+        CompletableFuture<MultiResult<Boolean>> sent = batched;
+        batched =
+            sent.handle((r, x) -> (Void) null)
+                .thenCompose(
+                    x -> {
+                      List<CompletableFuture<Void>> waits = new ArrayList<>(rest.size());
+                      rest.forEach(k -> waits.add(writes.afterWarmUpWrite(k)));
+                      return Requests.allOf(waits);
+                    })
+                .thenCompose(x -> sent);
+      }
+    }
+    List<CompletableFuture<?>> all = new ArrayList<>(own.values());
+    all.add(batched);
+    CompletableFuture<MultiResult<Boolean>> rounds = batched;
+    return Requests.allOf(all)
+        .handle((x, y) -> (Void) null)
+        .thenCompose(
+            x -> {
+              MultiResult<Boolean> part;
+              try {
+                part = rounds.join();
+              } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e.getCause() != null ? e.getCause() : e);
+              }
+              MultiResult.Builder<Boolean> result = MultiResult.builder(keys.size());
+              for (String key : keys) {
+                CompletableFuture<Boolean> f = own.get(key);
+                if (f == null) {
+                  if (part.errors().containsKey(key)) {
+                    result.error(key, part.errors().get(key));
+                  } else {
+                    result.hit(key, part.values().get(key));
+                  }
+                  continue;
+                }
+                Throwable failure = f.handle((v, e) -> e).join();
+                if (failure != null) {
+                  result.error(key, requests.asShardwise(t.members[t.primary(key)], failure));
+                } else {
+                  result.hit(key, f.join());
+                }
+              }
+              return CompletableFuture.completedFuture(result.build());
+            });
   }
 
   private static Map<String, CachedValue> subset(Map<String, CachedValue> encoded, List<String> keys) {

@@ -13,15 +13,11 @@ import io.shardwise.spi.KeyRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BinaryOperator;
-import java.util.function.Function;
 
 /**
  * Executes writes of keys stored on N replicas ({@link ReplicaRoutes}): a set, delete or touch
@@ -70,7 +66,7 @@ public final class ReplicaWrites {
     this.routes = routes;
     this.failback = failback;
     this.writes = writes;
-    this.multi = new ReplicaMultiWrites(requests, routes, failback, multiWrites);
+    this.multi = new ReplicaMultiWrites(requests, routes, failback, multiWrites, writes);
   }
 
   /**
@@ -127,7 +123,7 @@ public final class ReplicaWrites {
       return null;
     }
     int[] targets = Arrays.copyOf(p.writes, p.writeCount);
-    ToAll<T> all = new ToAll<>(t, key, targets, kind != Writes.Kind.TOUCHES, combine, t);
+    ToAll<T> all = new ToAll<>(requests, writes, failback, t, key, targets, kind != Writes.Kind.TOUCHES, combine, t);
     for (int i = 0; i < targets.length; i++) {
       all.send(i, operation, ttl, op, kind);
     }
@@ -307,7 +303,7 @@ public final class ReplicaWrites {
     switch (shape) {
       case ALL:
         {
-          ToAll<T> all = new ToAll<>(t, key, targets, kind != Writes.Kind.TOUCHES, combine, null);
+          ToAll<T> all = new ToAll<>(requests, writes, failback, t, key, targets, kind != Writes.Kind.TOUCHES, combine, null);
           for (int i = 0; i < targets.length; i++) {
             all.send(i, operation, ttl, op, kind);
           }
@@ -373,101 +369,6 @@ public final class ReplicaWrites {
             });
   }
 
-  /**
-   * A write sent to every replica in {@code targets}, and its outcome once each has answered: the
-   * replies of those that succeeded, combined; the copies of those that failed marked old (with
-   * {@code mark}); the first failure if none succeeded or a mark could not be recorded. One
-   * callback per replica and no other stage: a set to two replicas costs one more request, and
-   * little besides.
-   */
-  private final class ToAll<T> {
-    final Topology t;
-    final String key;
-    final int[] targets;
-    final boolean mark;
-    final BinaryOperator<T> combine;
-    /** Released before the result completes, or null (the caller releases the topology). */
-    final Topology release;
-    final Object[] values;
-    final Throwable[] failures;
-    final java.util.concurrent.atomic.AtomicInteger left;
-    final CompletableFuture<T> result = new CompletableFuture<>();
-
-    ToAll(Topology t, String key, int[] targets, boolean mark, BinaryOperator<T> combine, Topology release) {
-      this.t = t;
-      this.key = key;
-      this.targets = targets;
-      this.mark = mark;
-      this.combine = combine;
-      this.release = release;
-      this.values = new Object[targets.length];
-      this.failures = new Throwable[targets.length];
-      this.left = new java.util.concurrent.atomic.AtomicInteger(targets.length);
-    }
-
-    /**
-     * Sends replica {@code i}'s request. Without bounded loads or retries, and with no old copy of
-     * the key marked on the replica, straight to {@link Requests#callThen}: one stage per request.
-     */
-    void send(int i, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind) {
-      Member m = t.members[targets[i]];
-      m.inFlight.incrementAndGet();
-      if (release != null && m.oldCopies().stamp(key) == null) {
-        requests.callThen(m, operation, c -> op.send(c, ttl), (value, failure) -> done(i, m, value, failure));
-        return;
-      }
-      CompletableFuture<T> f;
-      try {
-        f = writes.send(t, targets[i], key, operation, ttl, op, kind);
-      } catch (RuntimeException e) {
-        f = CompletableFuture.failedFuture(e);
-      }
-      f.whenComplete((value, failure) -> done(i, m, value, failure));
-    }
-
-    private void done(int i, Member m, T value, Throwable failure) {
-      m.inFlight.decrementAndGet();
-      values[i] = value;
-      failures[i] = failure;
-      if (left.decrementAndGet() == 0) { // the last reply: every other one is visible here
-        settle();
-      }
-    }
-
-    @SuppressWarnings("unchecked")
-    private void settle() {
-      T combined = null;
-      boolean any = false;
-      Throwable firstFailure = null;
-      Throwable unmarked = null;
-      for (int i = 0; i < targets.length; i++) {
-        Throwable failure = failures[i];
-        if (failure == null) {
-          T value = (T) values[i];
-          combined = any ? combine.apply(combined, value) : value;
-          any = true;
-          continue;
-        }
-        if (firstFailure == null) {
-          firstFailure = failure;
-        }
-        if (mark && !failback.markFailedCopy(t.members[targets[i]], key) && unmarked == null) {
-          unmarked = failure;
-        }
-      }
-      if (release != null) {
-        release.exit();
-      }
-      if (!any) {
-        result.completeExceptionally(firstFailure);
-      } else if (unmarked != null) {
-        result.completeExceptionally(unmarked);
-      } else {
-        result.complete(combined);
-      }
-    }
-  }
-
   private static Throwable failureOf(CompletableFuture<?> f) {
     return f.handle((v, x) -> x).join();
   }
@@ -476,128 +377,19 @@ public final class ReplicaWrites {
 
   /** Stores {@code encoded} on every available replica of each key; releases {@code t} when done. */
   public CompletableFuture<MultiResult<Boolean>> setMulti(Topology t, Map<String, CachedValue> encoded, Duration ttl) {
-    if (t.history.length == 0 && !writes.copying()) {
-      return multi.setMulti(t, encoded, ttl);
-    }
-    return moving(
+    return multi.setMulti(
         t,
-        encoded.keySet(),
-        rest -> {
-          Map<String, CachedValue> part = new LinkedHashMap<>();
-          rest.forEach(k -> part.put(k, encoded.get(k)));
-          return multi.setMulti(t, part, ttl);
-        },
+        encoded,
+        ttl,
         key -> write(t, key, "set", ttl, (c, d) -> c.set(key, encoded.get(key), d), Writes.Kind.REPLACES, Shape.ALL, (a, b) -> null)
             .thenApply(x -> Boolean.TRUE));
   }
 
   /** Deletes {@code distinct} on every available replica of each key; releases {@code t} when done. */
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Topology t, Set<String> distinct) {
-    if (t.history.length == 0 && !writes.copying()) {
-      return multi.deleteMulti(t, distinct);
-    }
-    return moving(
+    return multi.deleteMulti(
         t,
         distinct,
-        rest -> multi.deleteMulti(t, new LinkedHashSet<>(rest)),
         key -> write(t, key, "delete", null, (c, d) -> c.delete(key), Writes.Kind.REMOVES, Shape.ALL, Boolean::logicalOr));
-  }
-
-  /**
-   * A multi-key write on a topology with a history, or while warm-up copies are under way: the keys
-   * whose route reads or deletes elsewhere (a change settling or warming) are written one by one,
-   * as a single write of each is; the others in batches per replica, with the marks of a key on its
-   * remembered former replicas recorded first (a write confirmed on a marked node clears its mark).
-   * While copies are under way the write waits for those of its keys. Releases {@code t} when done.
-   */
-  private CompletableFuture<MultiResult<Boolean>> moving(
-      Topology t,
-      Collection<String> keys,
-      Function<List<String>, CompletableFuture<MultiResult<Boolean>>> batch,
-      Function<String, CompletableFuture<Boolean>> single) {
-    boolean copying = writes.copying();
-    Map<String, CompletableFuture<Boolean>> own = new LinkedHashMap<>();
-    List<String> rest = new ArrayList<>(keys.size());
-    CompletableFuture<MultiResult<Boolean>> batched;
-    try {
-      long now = System.nanoTime();
-      for (String key : keys) {
-        ReplicaMoves.Move move = ReplicaMoves.route(t, key, now);
-        if (move == null || move.plain(t)) {
-          rest.add(key);
-        } else if (move.sources.length == 0 && move.clears.length == 0 && move.arrived.length == 0 && !move.settling(t)) {
-          for (Member former : move.formerOwners) {
-            failback.markOldCopy(former, key, null);
-          }
-          rest.add(key);
-        } else {
-          own.put(key, null);
-        }
-      }
-      for (String key : own.keySet()) {
-        t.active.increment(); // released by the single write
-        CompletableFuture<Boolean> f;
-        try {
-          f = single.apply(key);
-        } catch (RuntimeException e) {
-          f = CompletableFuture.failedFuture(e);
-        }
-        own.put(key, f);
-      }
-    } catch (RuntimeException | Error e) {
-      t.exit();
-      throw e;
-    }
-    if (rest.isEmpty()) {
-      t.exit();
-      batched = CompletableFuture.completedFuture(MultiResult.of(Map.of(), Set.of(), Map.of()));
-    } else {
-      batched = batch.apply(rest); // releases t
-      if (copying) {
-        CompletableFuture<MultiResult<Boolean>> sent = batched;
-        batched =
-            sent.handle((r, x) -> (Void) null)
-                .thenCompose(
-                    x -> {
-                      List<CompletableFuture<Void>> waits = new ArrayList<>(rest.size());
-                      rest.forEach(k -> waits.add(writes.afterWarmUpWrite(k)));
-                      return Requests.allOf(waits);
-                    })
-                .thenCompose(x -> sent);
-      }
-    }
-    List<CompletableFuture<?>> all = new ArrayList<>(own.values());
-    all.add(batched);
-    CompletableFuture<MultiResult<Boolean>> rounds = batched;
-    return Requests.allOf(all)
-        .handle((x, y) -> (Void) null)
-        .thenCompose(
-            x -> {
-              MultiResult<Boolean> part;
-              try {
-                part = rounds.join();
-              } catch (RuntimeException e) {
-                return CompletableFuture.failedFuture(e.getCause() != null ? e.getCause() : e);
-              }
-              MultiResult.Builder<Boolean> result = MultiResult.builder(keys.size());
-              for (String key : keys) {
-                CompletableFuture<Boolean> f = own.get(key);
-                if (f == null) {
-                  if (part.errors().containsKey(key)) {
-                    result.error(key, part.errors().get(key));
-                  } else {
-                    result.hit(key, part.values().get(key));
-                  }
-                  continue;
-                }
-                Throwable failure = f.handle((v, e) -> e).join();
-                if (failure != null) {
-                  result.error(key, requests.asShardwise(t.members[t.primary(key)], failure));
-                } else {
-                  result.hit(key, f.join());
-                }
-              }
-              return CompletableFuture.completedFuture(result.build());
-            });
   }
 }

@@ -1,0 +1,119 @@
+package io.shardwise.core.internal.exec;
+
+import io.shardwise.core.internal.health.Failback;
+import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.Topology;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BinaryOperator;
+
+/**
+ * For {@link ReplicaWrites}: a write sent to every replica in {@code targets}, and its outcome once each has answered: the
+ * replies of those that succeeded, combined; the copies of those that failed marked old (with
+ * {@code mark}); the first failure if none succeeded or a mark could not be recorded. One
+ * callback per replica and no other stage: a set to two replicas costs one more request, and
+ * little besides.
+ */
+final class ToAll<T> {
+  private final Requests requests;
+  private final Writes writes;
+  private final Failback failback;
+  final Topology t;
+  final String key;
+  final int[] targets;
+  final boolean mark;
+  final BinaryOperator<T> combine;
+  /** Released before the result completes, or null (the caller releases the topology). */
+  final Topology release;
+  final Object[] values;
+  final Throwable[] failures;
+  final AtomicInteger left;
+  final CompletableFuture<T> result = new CompletableFuture<>();
+
+  ToAll(
+      Requests requests,
+      Writes writes,
+      Failback failback,
+      Topology t,
+      String key,
+      int[] targets,
+      boolean mark,
+      BinaryOperator<T> combine,
+      Topology release) {
+    this.requests = requests;
+    this.writes = writes;
+    this.failback = failback;
+    this.t = t;
+    this.key = key;
+    this.targets = targets;
+    this.mark = mark;
+    this.combine = combine;
+    this.release = release;
+    this.values = new Object[targets.length];
+    this.failures = new Throwable[targets.length];
+    this.left = new AtomicInteger(targets.length);
+  }
+
+  /**
+   * Sends replica {@code i}'s request. Without bounded loads or retries, and with no old copy of
+   * the key marked on the replica, straight to {@link Requests#callThen}: one stage per request.
+   */
+  void send(int i, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind) {
+    Member m = t.members[targets[i]];
+    m.inFlight.incrementAndGet();
+    if (release != null && m.oldCopies().stamp(key) == null) {
+      requests.callThen(m, operation, c -> op.send(c, ttl), (value, failure) -> done(i, m, value, failure));
+      return;
+    }
+    CompletableFuture<T> f;
+    try {
+      f = writes.send(t, targets[i], key, operation, ttl, op, kind);
+    } catch (RuntimeException e) {
+      f = CompletableFuture.failedFuture(e);
+    }
+    f.whenComplete((value, failure) -> done(i, m, value, failure));
+  }
+
+  private void done(int i, Member m, T value, Throwable failure) {
+    m.inFlight.decrementAndGet();
+    values[i] = value;
+    failures[i] = failure;
+    if (left.decrementAndGet() == 0) { // the last reply: every other one is visible here
+      settle();
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private void settle() {
+    T combined = null;
+    boolean any = false;
+    Throwable firstFailure = null;
+    Throwable unmarked = null;
+    for (int i = 0; i < targets.length; i++) {
+      Throwable failure = failures[i];
+      if (failure == null) {
+        T value = (T) values[i];
+        combined = any ? combine.apply(combined, value) : value;
+        any = true;
+        continue;
+      }
+      if (firstFailure == null) {
+        firstFailure = failure;
+      }
+      if (mark && !failback.markFailedCopy(t.members[targets[i]], key) && unmarked == null) {
+        unmarked = failure;
+      }
+    }
+    if (release != null) {
+      release.exit();
+    }
+    if (!any) {
+      result.completeExceptionally(firstFailure);
+    } else if (unmarked != null) {
+      result.completeExceptionally(unmarked);
+    } else {
+      result.complete(combined);
+    }
+  }
+}
