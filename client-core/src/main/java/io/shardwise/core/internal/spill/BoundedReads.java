@@ -173,8 +173,7 @@ public final class BoundedReads {
    * is being made. Forgets the keys whose copies have expired so.
    */
   public boolean copiesExpired(long marginNanos) {
-    long now = nanoClock.getAsLong() - marginNanos;
-    spilled.values().removeIf(s -> s.expired(now));
+    forgetExpired(nanoClock.getAsLong() - marginNanos);
     return spilled.isEmpty();
   }
 
@@ -303,8 +302,19 @@ public final class BoundedReads {
 
   /** Forgets keys whose copies have all expired and that nothing is working on. */
   private void sweep() {
-    long now = nanoClock.getAsLong();
-    spilled.values().removeIf(s -> s.expired(now));
+    forgetExpired(nanoClock.getAsLong());
+  }
+
+  /**
+   * Forgets the keys whose copies had all expired by {@code nowNanos}, each decided and removed in
+   * one step under the registry's lock of the key, so that a copy {@link #leaveCopy} registers at
+   * the same moment keeps its record (a record removed with a copy being made would leave a copy
+   * no write finds).
+   */
+  private void forgetExpired(long nowNanos) {
+    for (String key : spilled.keySet()) {
+      spilled.computeIfPresent(key, (k, s) -> s.expired(nowNanos) ? null : s);
+    }
   }
 
   public LoadReport report(List<io.shardwise.routing.Node> nodes) {
@@ -341,7 +351,22 @@ public final class BoundedReads {
   /** Writes a copy for a spilled read on {@code node}, unless a write of the key came in between. */
   public void leaveCopy(Spill spill, long generation, String key, Member node, CachedValue value, Sender sender) {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    spill.creating.add(done); // before the check: a writer that bumps after it waits for us
+    // Registered while the record is the key's, under its lock: a sweep that forgot the record
+    // meanwhile (it had no copy yet) leaves no copy made, since no write would find it to delete.
+    boolean[] registered = new boolean[1];
+    spilled.computeIfPresent(
+        key,
+        (k, s) -> {
+          if (s == spill) {
+            s.creating.add(done); // before the check: a writer that bumps after it waits for us
+            registered[0] = true;
+          }
+          return s;
+        });
+    if (!registered[0]) {
+      done.complete(null);
+      return;
+    }
     if (spill.generation.get() != generation) {
       finish(spill, done);
       return;
