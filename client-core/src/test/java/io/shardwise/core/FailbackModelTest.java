@@ -78,13 +78,22 @@ class FailbackModelTest {
     assertThat(outcome.stale()).as("the checker sees the failback hazard with replicas").isPositive();
   }
 
-  @ParameterizedTest(name = "replicas {0}")
-  @ValueSource(ints = {1, 2})
-  void withBoundedLoadsNoReadReturnsAnOlderValueEither(int replicas) throws Exception {
+  /** Replicas 1 and 2, seed 1; {@code -Dfailback.model.seeds=N} runs seeds 1..N of each. */
+  static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> boundedRuns() {
+    return java.util.stream.Stream.of(1, 2)
+        .flatMap(
+            replicas ->
+                java.util.stream.LongStream.rangeClosed(1, Long.getLong("failback.model.seeds", 1))
+                    .mapToObj(seed -> org.junit.jupiter.params.provider.Arguments.of(replicas, seed)));
+  }
+
+  @ParameterizedTest(name = "replicas {0}, seed {1}")
+  @MethodSource("boundedRuns")
+  void withBoundedLoadsNoReadReturnsAnOlderValueEither(int replicas, long seed) throws Exception {
     // Every key subject to bounded loads with a tight cap: reads spill and leave copies, some on
     // servers that the chaos then takes out.
     BoundedOptions bounded = BoundedOptions.builder().enabled(true).scope(BoundedOptions.Scope.ALL).epsilon(0.05).build();
-    Outcome outcome = run(1, RejoinPolicy.JOURNAL, replicas, bounded);
+    Outcome outcome = run(seed, RejoinPolicy.JOURNAL, replicas, bounded);
     assertThat(outcome.ejections()).as("the chaos ejected nodes").isGreaterThan(5);
     assertThat(outcome.hits()).as("reads found values").isGreaterThan(1000);
     assertThat(outcome.wrong()).as("values of other keys").isZero();

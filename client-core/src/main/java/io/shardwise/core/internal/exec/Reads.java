@@ -9,6 +9,7 @@ import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.core.internal.spill.BoundedReads;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -174,16 +175,41 @@ public final class Reads {
    * else the primary's value, which is then left there as a copy (see {@link BoundedReads}).
    */
   private CompletableFuture<CachedValue> spilled(Topology t, String key, int primary, int node) {
-    return spilled(t, key, primary, node, () -> requests.send(t, primary, "getFallback", c -> c.get(key)));
+    return spilled(t, key, primary, node, () -> requests.send(t, primary, "getFallback", c -> c.get(key)), () -> true);
   }
 
   /**
    * A read that spilled from {@code from}, over its cap, to {@code node}: the copy there if it has
    * one (a failure there counts as none), else what {@code fallback} reads where the key lives,
-   * which is then left on {@code node} as a copy, unless a write of the key came in between.
+   * which is then left on {@code node} as a copy, unless a write of the key came in between or
+   * {@code mayCopy}, asked once the value is read, says no (a replica the value may come from had
+   * its copy marked old meanwhile: the write that marked it completes without it, and a copy of its
+   * value made after would outlive that write).
    */
   CompletableFuture<CachedValue> spilled(
-      Topology t, String key, int from, int node, Supplier<CompletableFuture<CachedValue>> fallback) {
+      Topology t,
+      String key,
+      int from,
+      int node,
+      Supplier<CompletableFuture<CachedValue>> fallback,
+      BooleanSupplier mayCopy) {
+    return spilled(t, key, from, node, fallback, mayCopy, null, 0);
+  }
+
+  /**
+   * {@link #spilled}, with the key's copy record and its generation noted when the read was
+   * planned (null: noted once the spill node missed): a write confirmed after that moves it, and no
+   * copy of an older value read after it is kept.
+   */
+  CompletableFuture<CachedValue> spilled(
+      Topology t,
+      String key,
+      int from,
+      int node,
+      Supplier<CompletableFuture<CachedValue>> fallback,
+      BooleanSupplier mayCopy,
+      BoundedReads.Spill planned,
+      long plannedGeneration) {
     metrics.redirected(t.nodes.get(from), t.nodes.get(node), "spill");
     BoundedReads bounded = t.bounded;
     return requests
@@ -194,13 +220,13 @@ public final class Reads {
               if (copy != null) {
                 return CompletableFuture.completedFuture(copy);
               }
-              BoundedReads.Spill spill = bounded.spillFor(key);
-              long generation = spill == null ? 0 : spill.generation.get();
+              BoundedReads.Spill spill = planned != null ? planned : bounded.spillFor(key);
+              long generation = planned != null ? plannedGeneration : spill == null ? 0 : spill.generation.get();
               return fallback
                   .get()
                   .thenApply(
                       value -> {
-                        if (value != null && spill != null) {
+                        if (value != null && spill != null && mayCopy.getAsBoolean()) {
                           bounded.leaveCopy(spill, generation, key, t.members[node], value, requests);
                         }
                         return value;

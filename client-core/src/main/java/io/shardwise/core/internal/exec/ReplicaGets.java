@@ -8,6 +8,7 @@ import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.ReplicaRoutes;
 import io.shardwise.core.internal.route.Topology;
+import io.shardwise.core.internal.spill.BoundedReads;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -73,7 +74,7 @@ public final class ReplicaGets<V> {
           ranks[i] = ReplicaRoutes.rank(p, order[i]);
         }
         f = (p.spill >= 0
-                ? reads.spilled(t, key, order[0], p.spill, () -> tryFrom(t, key, order, ranks, 0, false))
+                ? spilledFrom(t, key, order, ranks, p.spill)
                 : tryFrom(t, key, order, ranks, 0, false))
             .thenApply(decode);
       }
@@ -183,6 +184,37 @@ public final class ReplicaGets<V> {
   }
 
   private static final Member[] NO_MEMBERS = new Member[0];
+
+  /**
+   * A read that spills past every replica to {@code spill}: the copy there, else the replicas in
+   * {@code order}, the value then left there as a copy. The key's copy record and generation are
+   * noted before any replica is read, so that a write confirmed after this read began (even one that
+   * failed on a replica the plan still reads, and marked it) keeps a copy of an older value from
+   * being left; nor is a copy left while one of those replicas is marked.
+   */
+  private CompletableFuture<CachedValue> spilledFrom(Topology t, String key, int[] order, int[] ranks, int spill) {
+    BoundedReads.Spill planned = t.bounded.spillFor(key);
+    long generation = planned == null ? 0 : planned.generation.get();
+    return reads.spilled(
+        t,
+        key,
+        order[0],
+        spill,
+        () -> tryFrom(t, key, order, ranks, 0, false),
+        () -> planned != null && !anyMarked(t, key, order), // no record when planned: no copy
+        planned,
+        generation);
+  }
+
+  /** Whether the copy of {@code key} on one of the replicas {@code order} is marked old now. */
+  private static boolean anyMarked(Topology t, String key, int[] order) {
+    for (int node : order) {
+      if (t.members[node].holdsOldCopy(key)) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   /** Reads {@code key} on the sources of {@code move} from {@code index}, until one has it. */
   private CompletableFuture<CachedValue> fromSources(

@@ -156,6 +156,8 @@ final class ReplicaMultiGets<V> {
      * its read leaves on the node it spilled to ({@code order[k][0]}, rank -1), once that missed.
      */
     final BoundedReads.Spill[] spills;
+    /** With bounded loads, per key that spills: its copy record, taken when the read was planned. */
+    final BoundedReads.Spill[] planned;
     final long[] generations;
     final List<String> noReplica = new ArrayList<>();
     PendingGetMulti<V> elsewhere;
@@ -171,6 +173,7 @@ final class ReplicaMultiGets<V> {
       missed = new boolean[n];
       from = new int[n];
       spills = t.bounded == null ? null : new BoundedReads.Spill[n];
+      planned = t.bounded == null ? null : new BoundedReads.Spill[n];
       generations = t.bounded == null ? null : new long[n];
       List<Integer> first = new ArrayList<>(n);
       for (int k = 0; k < n; k++) {
@@ -192,6 +195,10 @@ final class ReplicaMultiGets<V> {
         if (skip == 1) {
           order[k][0] = p.spill;
           ranks[k][0] = -1;
+          // Noted before any replica is read: a write confirmed after this read began, even one
+          // whose replica the plan still reads, moves it and no copy of an older value is kept.
+          planned[k] = t.bounded.spillFor(key);
+          generations[k] = planned[k] == null ? 0 : planned[k].generation.get();
         }
         for (int i = 0; i < p.readCount; i++) {
           order[k][skip + i] = p.reads[i];
@@ -273,15 +280,16 @@ final class ReplicaMultiGets<V> {
                   if (cv != null) {
                     outcome[k] = cv;
                     from[k] = node;
-                    if (spills != null && spills[k] != null) {
+                    // Not from a replica whose copy was marked old since the plan: the write that
+                    // marked it may be done, and a copy of this value would outlive it.
+                    if (spills != null && spills[k] != null && !m.holdsOldCopy(key)) {
                       t.bounded.leaveCopy(spills[k], generations[k], key, t.members[order[k][0]], cv, requests);
                     }
                     continue;
                   }
                   if (ranks[k][r] < 0) {
                     // No copy on the spill node (or it failed): the replicas next, then a copy there.
-                    spills[k] = t.bounded.spillFor(key);
-                    generations[k] = spills[k] == null ? 0 : spills[k].generation.get();
+                    spills[k] = planned[k];
                     next.add(k);
                     continue;
                   }
