@@ -146,16 +146,12 @@ public final class Requests implements Sender {
     return sent.handle(
         (value, failure) -> {
           try {
-            long took = health.record(m, start, failure);
-            Node n = m.node;
-            if (failure != null) {
-              ShardwiseException e = asShardwise(m, failure);
-              metrics.request(n, operation, took, e);
+            ShardwiseException e = recorded(m, operation, start, failure);
+            if (e != null) {
               throw e;
             }
-            metrics.request(n, operation, took, null);
             if (countRead) {
-              metrics.reads(n, value == null ? 0 : 1, value == null ? 1 : 0);
+              metrics.reads(m.node, value == null ? 0 : 1, value == null ? 1 : 0);
             }
             return finish.apply(value);
           } finally {
@@ -164,6 +160,17 @@ public final class Requests implements Sender {
             }
           }
         });
+  }
+
+  /**
+   * Records the outcome of a request to {@code m} sent at {@code start} on its circuit and in the
+   * meters; returns the failure as the caller gets it, or null.
+   */
+  private ShardwiseException recorded(Member m, String operation, long start, Throwable failure) {
+    long took = health.record(m, start, failure);
+    ShardwiseException e = failure == null ? null : asShardwise(m, failure);
+    metrics.request(m.node, operation, took, e);
+    return e;
   }
 
   /** The outcome of one request, handed over in the stage that records it. */
@@ -189,16 +196,8 @@ public final class Requests implements Sender {
     deadlines.watch(sent);
     sent.handle(
         (value, failure) -> {
-          long took = health.record(m, start, failure);
-          Node n = m.node;
-          if (failure != null) {
-            ShardwiseException e = asShardwise(m, failure);
-            metrics.request(n, operation, took, e);
-            done.accept(null, e);
-          } else {
-            metrics.request(n, operation, took, null);
-            done.accept(value, null);
-          }
+          ShardwiseException e = recorded(m, operation, start, failure);
+          done.accept(e == null ? value : null, e);
           return null;
         });
   }

@@ -213,7 +213,7 @@ public final class ReplicaMoves {
     int n = p.replicas;
     long h = hasher != null && hasher.equals(p.router.hasher().name()) && tag.equals(p.hashTag) ? hash : p.hash(key);
     int[] indexes = new int[Math.min(n, p.nodes.size())];
-    int count = p.nodes.size() == 1 ? 1 : p.router.replicas(h, n, indexes);
+    int count = p.router.replicas(h, n, indexes);
     Member[] out = new Member[count];
     for (int i = 0; i < count; i++) {
       out[i] = p.members[indexes[i]];

@@ -70,12 +70,6 @@ public final class ReplicaRoutes {
     this.nanoClock = nanoClock;
   }
 
-  /** The only node of a one-node topology (its router hashes nothing). */
-  private static int single(Plan p) {
-    p.replicas[0] = 0;
-    return 1;
-  }
-
   /** Counts a read sent to {@code m} in the load the power of two choices compares. */
   public void sent(Member m) {
     m.inFlight.incrementAndGet();
@@ -93,7 +87,7 @@ public final class ReplicaRoutes {
       p = new Plan(n);
       plans.set(p);
     }
-    int count = t.nodes.size() == 1 ? single(p) : t.router.replicas(hash, n, p.replicas);
+    int count = t.router.replicas(hash, n, p.replicas);
     p.count = count;
     p.readCount = 0;
     p.writeCount = 0;

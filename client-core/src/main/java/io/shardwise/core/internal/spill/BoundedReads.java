@@ -145,11 +145,6 @@ public final class BoundedReads {
     this.spillTtlNanos = options.spillTtl().toNanos();
   }
 
-  /** This state for a new router, with the same options (see the constructor). */
-  public BoundedReads remapped(Router router, int[] previous, IntPredicate available) {
-    return new BoundedReads(this, router, previous, available, options);
-  }
-
   /**
    * This state for a new router and new options, the copy registry carried over; with {@code
    * options} off, the state that only deletes the copies registered so far (see {@link #spills()}).
@@ -161,7 +156,7 @@ public final class BoundedReads {
   /**
    * Whether reads spill: false for the state left by turning bounded loads off while the client
    * serves, which keeps the registry of the copies spilled reads made before, so that writes still
-   * delete them, until every one has expired ({@link #copiesExpired()}).
+   * delete them, until every one has expired ({@link #copiesExpired(long)}).
    */
   public boolean spills() {
     return spills;
