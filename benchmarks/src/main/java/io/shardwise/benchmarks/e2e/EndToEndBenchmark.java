@@ -33,7 +33,10 @@ import picocli.CommandLine.Option;
  * spymemcached's ketama client; {@code redis-getmulti} (4 servers) against bare Lettuce with a
  * connection per server and one {@code MGET} per server; {@code memcached-replicas-set},
  * {@code memcached-replicas-get}, {@code redis-replicas-set} and {@code redis-replicas-get} (5
- * servers): Shardwise with two replicas per key against Shardwise with one (see {@link Scenario}).
+ * servers): Shardwise with two replicas per key against Shardwise with one (see {@link Scenario});
+ * {@code memcached-copies-set} and {@code redis-copies-set}: the same for a bare client (a
+ * spymemcached client per server, Lettuce with a connection per server) writing each key to two
+ * servers against one, the cost of the second request without Shardwise.
  *
  * <p>For each scenario it starts (or reuses) the servers, opens the peer and Shardwise on them with
  * the same timeout, writes the data set, checks that both read and write the same data, warms both
@@ -97,7 +100,9 @@ public final class EndToEndBenchmark implements Callable<Integer> {
       paramLabel = "ID",
       description = {
         "Scenarios to run (default all): memcached-sync, memcached-async, redis-sync,"
-            + " redis-async, memcached-getmulti, memcached-getmulti-100, redis-getmulti."
+            + " redis-async, memcached-getmulti, memcached-getmulti-100, redis-getmulti,"
+            + " memcached-replicas-set, memcached-replicas-get, redis-replicas-set,"
+            + " redis-replicas-get, memcached-copies-set, redis-copies-set."
       })
   List<String> scenarios;
 
@@ -251,7 +256,7 @@ public final class EndToEndBenchmark implements Callable<Integer> {
       for (Contender c : contenders) {
         awaitReady(c);
       }
-      Correctness.populate(contenders.get(scenario.comparesReplicas() ? contenders.size() - 1 : 0), data);
+      Correctness.populate(contenders.get(scenario.comparesReplicas() || scenario.comparesBareCopies() ? contenders.size() - 1 : 0), data);
       String verified = Correctness.verify(scenario, contenders, data, seed);
       err.println("   verified: " + verified);
       List<String> names = contenders.stream().map(Contender::name).toList();

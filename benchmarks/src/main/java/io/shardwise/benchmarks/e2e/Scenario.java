@@ -44,7 +44,15 @@ enum Scenario {
   REDIS_REPLICAS_SET(
       "redis-replicas-set", "Redis sync set, 5 nodes, replicas 2 against 1", Workload.SYNC_SET, 0.8, 5),
   REDIS_REPLICAS_GET(
-      "redis-replicas-get", "Redis sync get, 5 nodes, replicas 2 against 1", Workload.SYNC_GET, 0.95, 5);
+      "redis-replicas-get", "Redis sync get, 5 nodes, replicas 2 against 1", Workload.SYNC_GET, 0.95, 5),
+  MEMCACHED_COPIES_SET(
+      "memcached-copies-set",
+      "bare spymemcached sync set, 5 nodes, 2 copies against 1",
+      Workload.SYNC_SET,
+      0.8,
+      5),
+  REDIS_COPIES_SET(
+      "redis-copies-set", "bare Lettuce sync set, 5 nodes, 2 copies against 1", Workload.SYNC_SET, 0.8, 5);
 
   private final String id;
   private final String title;
@@ -86,7 +94,16 @@ enum Scenario {
 
   boolean isRedis() {
     return this == REDIS_SYNC || this == REDIS_ASYNC || this == REDIS_GET_MULTI || this == REDIS_REPLICAS_SET
-        || this == REDIS_REPLICAS_GET;
+        || this == REDIS_REPLICAS_GET || this == REDIS_COPIES_SET;
+  }
+
+  /**
+   * Whether the scenario sets a bare client writing each key to two servers (second) against the
+   * same client writing it to one (first), with no Shardwise: what the second request costs the
+   * machine by itself, the yardstick for the replicas scenarios' ratio.
+   */
+  boolean comparesBareCopies() {
+    return this == MEMCACHED_COPIES_SET || this == REDIS_COPIES_SET;
   }
 
   /**
@@ -117,6 +134,20 @@ enum Scenario {
   Setup open(Servers servers, Duration timeout, boolean breakdown) {
     List<Contender> contenders = new ArrayList<>();
     try {
+      if (comparesBareCopies() && isRedis()) {
+        List<InetSocketAddress> addresses = servers.redis(nodes).stream().map(RedisServer::socketAddress).toList();
+        contenders.add(new LettucePerNodeContender(addresses, RouterSpec.DEFAULT, timeout, 1));
+        contenders.add(new LettucePerNodeContender(addresses, RouterSpec.DEFAULT, timeout, 2));
+        List<RedisServer> fleet = servers.redis(nodes);
+        return new Setup(contenders, () -> Servers.redisCounters(fleet));
+      }
+      if (comparesBareCopies()) {
+        List<MemcachedServer> fleet = servers.memcached(nodes);
+        List<InetSocketAddress> addresses = fleet.stream().map(MemcachedServer::socketAddress).toList();
+        contenders.add(new SpymemcachedPerNodeContender(addresses, timeout, 1));
+        contenders.add(new SpymemcachedPerNodeContender(addresses, timeout, 2));
+        return new Setup(contenders, () -> Servers.memcachedCounters(fleet));
+      }
       if (comparesReplicas() && isRedis()) {
         List<RedisServer> fleet = servers.redis(nodes);
         contenders.add(ShardwiseContender.replicated(ShardwiseContender.redisBackend(timeout), Servers.serverList(fleet), 1, timeout));

@@ -26,6 +26,10 @@ import net.spy.memcached.internal.BulkFuture;
  * a multi-get sent as one {@code asyncGetBulk} per server and the replies merged. Set beside
  * spymemcached's single client over all servers, it shows what the one-client-per-server layout
  * costs by itself; set beside Shardwise, what Shardwise adds to that layout.
+ *
+ * <p>With {@code copies} above 1 (the replicas scenarios' bare pair), a set goes to the key's first
+ * {@code copies} servers of the router's preference list, all sent before waiting for any: what a
+ * second copy costs bare spymemcached, beside what it costs Shardwise.
  */
 final class SpymemcachedPerNodeContender implements Contender {
 
@@ -33,10 +37,16 @@ final class SpymemcachedPerNodeContender implements Contender {
   private final List<InetSocketAddress> servers;
   private final Router router;
   private final long timeoutMillis;
+  private final int copies;
 
   SpymemcachedPerNodeContender(List<InetSocketAddress> servers, Duration timeout) {
+    this(servers, timeout, 1);
+  }
+
+  SpymemcachedPerNodeContender(List<InetSocketAddress> servers, Duration timeout, int copies) {
     this.servers = List.copyOf(servers);
     this.timeoutMillis = timeout.toMillis();
+    this.copies = copies;
     List<Node> nodes = new ArrayList<>();
     for (InetSocketAddress s : servers) {
       nodes.add(Node.of(s.getAddress().getHostAddress(), s.getPort()));
@@ -59,7 +69,7 @@ final class SpymemcachedPerNodeContender implements Contender {
 
   @Override
   public String name() {
-    return "spymemcached, a client per server";
+    return copies == 1 ? "spymemcached, a client per server" : "spymemcached, " + copies + " copies";
   }
 
   private MemcachedClient clientOf(String key) {
@@ -73,7 +83,23 @@ final class SpymemcachedPerNodeContender implements Contender {
 
   @Override
   public void set(String key, byte[] value) throws Exception {
-    if (!Boolean.TRUE.equals(clientOf(key).set(key, 0, value).get())) {
+    if (copies == 1) {
+      checkStored(key, clientOf(key).set(key, 0, value).get());
+      return;
+    }
+    int[] targets = new int[copies];
+    int n = router.replicas(router.hasher().hash(key), copies, targets);
+    List<Future<Boolean>> replies = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      replies.add(clients.get(targets[i]).set(key, 0, value));
+    }
+    for (Future<Boolean> reply : replies) {
+      checkStored(key, reply.get(timeoutMillis, TimeUnit.MILLISECONDS));
+    }
+  }
+
+  private static void checkStored(String key, Boolean stored) {
+    if (!Boolean.TRUE.equals(stored)) {
       throw new IllegalStateException("spymemcached did not store " + key);
     }
   }
