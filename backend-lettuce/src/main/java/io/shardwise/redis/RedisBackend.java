@@ -116,25 +116,7 @@ public final class RedisBackend implements Backend {
             .map(tls -> RedisSecurity.sslOptions(tls, options.connectTimeout()))
             .orElse(null);
     this.ownsResources = options.clientResources().isEmpty();
-    this.resources =
-        options
-            .clientResources()
-            .orElseGet(
-                () ->
-                    DefaultClientResources.builder()
-                        .reconnectDelay(
-                            reconnectDelay(
-                                options.reconnectDelayMin(), options.reconnectDelayMax()))
-                        // Command timeouts fire on this timer: Netty's default 100 ms tick would
-                        // let a 250 ms timeout fire as late as 350 ms. 10 ms ticks keep it close.
-                        .timer(
-                            new io.netty.util.HashedWheelTimer(
-                                new io.netty.util.concurrent.DefaultThreadFactory(
-                                    "shardwise-lettuce-timer", true),
-                                10,
-                                java.util.concurrent.TimeUnit.MILLISECONDS))
-                        .nettyCustomizer(CONSOLIDATED_FLUSHES)
-                        .build());
+    this.resources = options.clientResources().orElseGet(() -> ownResources(options));
     this.diagnosis =
         new ThreadPoolExecutor(
             1,
@@ -158,6 +140,11 @@ public final class RedisBackend implements Backend {
   /** A backend with {@code options}. */
   public static RedisBackend create(RedisBackendOptions options) {
     return new RedisBackend(options);
+  }
+
+  /** The Lettuce resources of every connection, the backend's own or the ones it was given. */
+  ClientResources resources() {
+    return resources;
   }
 
   /** The options this backend was created with. */
@@ -426,17 +413,31 @@ public final class RedisBackend implements Backend {
     return uri.build();
   }
 
+  /** The resources of a backend that was given none, which it shuts down when closed. */
+  private static ClientResources ownResources(RedisBackendOptions options) {
+    DefaultClientResources.Builder resources =
+        DefaultClientResources.builder()
+            .reconnectDelay(reconnectDelay(options.reconnectDelayMin(), options.reconnectDelayMax()))
+            // Command timeouts fire on this timer: Netty's default 100 ms tick would let a 250 ms
+            // timeout fire as late as 350 ms. 10 ms ticks keep it close.
+            .timer(
+                new io.netty.util.HashedWheelTimer(
+                    new io.netty.util.concurrent.DefaultThreadFactory(
+                        "shardwise-lettuce-timer", true),
+                    10,
+                    java.util.concurrent.TimeUnit.MILLISECONDS));
+    if (options.consolidateFlushes()) {
+      resources.nettyCustomizer(CONSOLIDATED_FLUSHES);
+    }
+    return resources.build();
+  }
+
   /**
-   * Adds Netty's {@link FlushConsolidationHandler} at the head of every connection's pipeline, in
-   * the {@link ClientResources} the backend creates itself. Lettuce flushes each command as it is
-   * written, one {@code write} system call per command; with the handler, the commands that
-   * callers queued on a connection's event loop before it runs are flushed together (the flush runs
-   * as a task behind them, in the same turn of the loop, so a lone command waits for nothing), and
-   * those written while a reply is being read go out once the read is done. Replicated writes put
-   * more commands on each connection at once and gain most: Redis sets with two replicas, 8
-   * threads on 5 servers, 44,400 to 50,200 per second; with one, 63,000 to 65,100
-   * (docs/replicas.md). With {@link RedisBackendOptions.Builder#clientResources given} resources,
-   * their customizer decides.
+   * Adds Netty's {@link FlushConsolidationHandler} at the head of every connection's pipeline (see
+   * {@link RedisBackendOptions.Builder#consolidateFlushes}): the commands that callers queued on a
+   * connection's event loop before it runs go out with one flush (the flush runs as a task behind
+   * them, in the same turn of the loop), and those written while replies are read go out when the
+   * read is done.
    */
   static final NettyCustomizer CONSOLIDATED_FLUSHES =
       new NettyCustomizer() {

@@ -40,10 +40,15 @@ import java.util.function.Consumer;
  *
  * <p>Lettuce {@link ClientResources} (event loops, timer, reconnect delay) are shared by every node
  * connection of a backend. Pass your own with {@link Builder#clientResources} to share them with
- * other Lettuce clients in the application: the backend then never shuts them down, and their own
- * reconnect delay applies instead of {@link Builder#reconnectDelay}.
+ * other Lettuce clients in the application: the backend then never shuts them down, their own
+ * reconnect delay applies instead of {@link Builder#reconnectDelay}, and their own Netty customizer
+ * instead of {@link Builder#consolidateFlushes} (add Netty's {@code FlushConsolidationHandler} in
+ * yours to consolidate flushes).
  */
 public final class RedisBackendOptions {
+
+  /** Whether the backend's own resources consolidate flushes by default: {@value}. */
+  public static final boolean DEFAULT_CONSOLIDATE_FLUSHES = true;
 
   /** Redis logical database selected on every connection: {@value}. */
   public static final int DEFAULT_DATABASE = 0;
@@ -73,6 +78,8 @@ public final class RedisBackendOptions {
   private final Duration reconnectDelayMin;
   private final Duration reconnectDelayMax;
   private final boolean reconnectDelaySet;
+  private final boolean consolidateFlushes;
+  private final boolean consolidateFlushesSet;
   private final ClientResources clientResources;
   private final Consumer<RedisURI.Builder> uriCustomizer;
   private final String username;
@@ -88,6 +95,8 @@ public final class RedisBackendOptions {
     this.reconnectDelayMin = builder.reconnectDelayMin;
     this.reconnectDelayMax = builder.reconnectDelayMax;
     this.reconnectDelaySet = builder.reconnectDelaySet;
+    this.consolidateFlushes = builder.consolidateFlushes;
+    this.consolidateFlushesSet = builder.consolidateFlushesSet;
     this.clientResources = builder.clientResources;
     this.uriCustomizer = builder.uriCustomizer;
     this.username = builder.username;
@@ -130,6 +139,11 @@ public final class RedisBackendOptions {
   /** Longest wait for a TCP connection plus the Redis handshake. */
   public Duration connectTimeout() {
     return connectTimeout;
+  }
+
+  /** Whether the commands queued on a connection go out with one flush; see the builder. */
+  public boolean consolidateFlushes() {
+    return consolidateFlushes;
   }
 
   /** First delay between attempts to (re)connect to a server that is down. */
@@ -220,6 +234,7 @@ public final class RedisBackendOptions {
         + (clientResources == null
             ? reconnectDelayMin + ".." + reconnectDelayMax
             : "from the given ClientResources")
+        + (clientResources == null ? ", consolidateFlushes=" + consolidateFlushes : "")
         + ", clientResources="
         + (clientResources == null ? "own" : "given")
         + (uriCustomizer == null ? "" : ", uriCustomizer")
@@ -240,6 +255,8 @@ public final class RedisBackendOptions {
     private Duration reconnectDelayMin = DEFAULT_RECONNECT_DELAY_MIN;
     private Duration reconnectDelayMax = DEFAULT_RECONNECT_DELAY_MAX;
     private boolean reconnectDelaySet;
+    private boolean consolidateFlushes = DEFAULT_CONSOLIDATE_FLUSHES;
+    private boolean consolidateFlushesSet;
     private ClientResources clientResources;
     private Consumer<RedisURI.Builder> uriCustomizer;
     private String username;
@@ -257,6 +274,8 @@ public final class RedisBackendOptions {
       this.reconnectDelayMin = options.reconnectDelayMin;
       this.reconnectDelayMax = options.reconnectDelayMax;
       this.reconnectDelaySet = options.reconnectDelaySet;
+      this.consolidateFlushes = options.consolidateFlushes;
+      this.consolidateFlushesSet = options.consolidateFlushesSet;
       this.clientResources = options.clientResources;
       this.uriCustomizer = options.uriCustomizer;
       this.username = options.username;
@@ -340,9 +359,26 @@ public final class RedisBackendOptions {
     }
 
     /**
+     * Whether the commands queued on one connection's event loop go out with one flush (Netty's
+     * {@code FlushConsolidationHandler} on every connection; default {@value
+     * RedisBackendOptions#DEFAULT_CONSOLIDATE_FLUSHES}). Lettuce alone flushes every command as it
+     * writes it, one {@code write} system call each. Consolidated, a connection that several
+     * threads, an async batch or replicated writes keep busy sends its commands together, at less
+     * CPU per command and a higher rate; the first commands of such a group wait for the others to
+     * be written (microseconds), which a single connection kept busy by blocking threads on the
+     * same host as its server can feel (docs/benchmarks.md). Applies to the ClientResources the
+     * backend creates.
+     */
+    public Builder consolidateFlushes(boolean consolidate) {
+      this.consolidateFlushes = consolidate;
+      this.consolidateFlushesSet = true;
+      return this;
+    }
+
+    /**
      * Lettuce resources to share with the rest of the application, or null for resources the
      * backend creates and shuts down itself (the default). Given resources are never shut down by
-     * the backend, and their reconnect delay applies.
+     * the backend, and their reconnect delay, timer and Netty customizer apply.
      */
     public Builder clientResources(ClientResources resources) {
       this.clientResources = resources;
@@ -410,15 +446,21 @@ public final class RedisBackendOptions {
     /**
      * The options.
      *
-     * @throws IllegalStateException if both {@link #reconnectDelay} and {@link #clientResources}
-     *     were set (the delay lives in the resources), or a user name is set with no password
-     *     anywhere
+     * @throws IllegalStateException if {@link #reconnectDelay} or {@link #consolidateFlushes} was
+     *     set with {@link #clientResources} (both live in the resources), or a user name is set
+     *     with no password anywhere
      */
     public RedisBackendOptions build() {
       if (reconnectDelaySet && clientResources != null) {
         throw new IllegalStateException(
             "reconnectDelay applies only to the ClientResources the backend creates; "
                 + "set the reconnect delay on the given ClientResources instead");
+      }
+      if (consolidateFlushesSet && clientResources != null) {
+        throw new IllegalStateException(
+            "consolidateFlushes applies only to the ClientResources the backend creates; "
+                + "add Netty's FlushConsolidationHandler in the given ClientResources'"
+                + " NettyCustomizer instead");
       }
       if (username != null
           && password == null

@@ -27,6 +27,8 @@ import java.util.Set;
  *       the {@code default} user, a user name needs a password. The password is a {@link
  *       Secret#resolve(String) secret reference}: {@code env:NAME}, {@code file:/path}, {@code
  *       literal:text} or the password itself
+ *   <li>{@code consolidate-flushes}: whether the commands queued on a connection go out with one
+ *       flush (default true; see {@link RedisBackendOptions.Builder#consolidateFlushes})
  *   <li>{@code tls.enabled}: TLS on every connection (default false); the other {@code tls.*} keys
  *       are problems unless it is true
  *   <li>{@code tls.ca-file} or {@code tls.trust-store} (with {@code tls.trust-store-password}):
@@ -63,6 +65,12 @@ public final class RedisBackendProvider implements BackendProvider {
 
   /** {@code shardwise.redis.password}: the password of {@code AUTH}, a secret reference. */
   public static final String PASSWORD = "password";
+
+  /**
+   * {@code shardwise.redis.consolidate-flushes}: {@code true} (default) or {@code false}; see
+   * {@link RedisBackendOptions.Builder#consolidateFlushes}.
+   */
+  public static final String CONSOLIDATE_FLUSHES = "consolidate-flushes";
 
   /** {@code shardwise.redis.tls.enabled}: {@code true} or {@code false} (default). */
   public static final String TLS_ENABLED = "tls.enabled";
@@ -110,7 +118,8 @@ public final class RedisBackendProvider implements BackendProvider {
   private static final Set<String> SECRET_KEYS =
       ordered(PASSWORD, TLS_TRUST_STORE_PASSWORD, TLS_KEY_STORE_PASSWORD, TLS_PRIVATE_KEY_PASSWORD);
 
-  private static final Set<String> KEYS = keys(DATABASE, CLIENT_NAME, USERNAME, PASSWORD);
+  private static final Set<String> KEYS =
+      keys(DATABASE, CLIENT_NAME, USERNAME, PASSWORD, CONSOLIDATE_FLUSHES);
 
 
   @Override
@@ -153,7 +162,9 @@ public final class RedisBackendProvider implements BackendProvider {
             .database(
                 reader.integer(
                     DATABASE, RedisBackendOptions.DEFAULT_DATABASE, 0, Integer.MAX_VALUE))
-            .commandTimeout(timeout);
+            .commandTimeout(timeout)
+            .consolidateFlushes(
+                reader.bool(CONSOLIDATE_FLUSHES, RedisBackendOptions.DEFAULT_CONSOLIDATE_FLUSHES));
     reader
         .text(CLIENT_NAME)
         .ifPresent(

@@ -27,6 +27,7 @@ class RedisBackendOptionsTest {
     assertThat(options.reconnectDelayMax()).isEqualTo(Duration.ofSeconds(10));
     assertThat(options.clientResources()).isEmpty();
     assertThat(options.uriCustomizer()).isEmpty();
+    assertThat(options.consolidateFlushes()).isTrue();
   }
 
   @Test
@@ -58,6 +59,31 @@ class RedisBackendOptionsTest {
             "clientName must be printable ASCII without spaces but has U+0020 at index 2:"
                 + " 'my app'");
     assertThatThrownBy(() -> b.clientName("")).hasMessageContaining("must not be empty");
+  }
+
+  @Test
+  void theBackendsOwnResourcesConsolidateFlushesUnlessTurnedOff() {
+    try (RedisBackend on = RedisBackend.create(RedisBackendOptions.defaults());
+        RedisBackend off =
+            RedisBackend.create(RedisBackendOptions.builder().consolidateFlushes(false).build())) {
+      assertThat(on.resources().nettyCustomizer()).isSameAs(RedisBackend.CONSOLIDATED_FLUSHES);
+      assertThat(off.resources().nettyCustomizer()).isNotSameAs(RedisBackend.CONSOLIDATED_FLUSHES);
+    }
+  }
+
+  @Test
+  void consolidateFlushesCannotBeSetBesideGivenClientResources() {
+    ClientResources resources = DefaultClientResources.create();
+    try {
+      RedisBackendOptions.Builder given = RedisBackendOptions.builder().clientResources(resources);
+      assertThat(given.build().consolidateFlushes()).isTrue();
+      assertThatThrownBy(() -> given.consolidateFlushes(false).build())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("FlushConsolidationHandler in the given ClientResources");
+      assertThat(given.clientResources(null).build().consolidateFlushes()).isFalse();
+    } finally {
+      resources.shutdown();
+    }
   }
 
   @Test

@@ -94,6 +94,7 @@ class RedisBackendProviderTest {
             "client-name",
             "username",
             "password",
+            "consolidate-flushes",
             "tls.enabled",
             "tls.ca-file",
             "tls.trust-store",
@@ -111,6 +112,17 @@ class RedisBackendProviderTest {
             "tls.key-store-password",
             "tls.private-key-password");
     assertThat(provider.keys()).containsAll(provider.secretKeys());
+  }
+
+  @Test
+  void flushesAreConsolidatedUnlessTurnedOff() {
+    assertThat(created().consolidateFlushes()).isTrue();
+    assertThat(created("consolidate-flushes", "FALSE").consolidateFlushes()).isFalse();
+    assertThat(created("consolidate-flushes", "true").consolidateFlushes()).isTrue();
+    assertThat(problems("consolidate-flushes", "sometimes"))
+        .containsExactly(
+            "shardwise.redis.consolidate-flushes: 'sometimes' is not allowed; expected one of"
+                + " true, false");
   }
 
   @Test

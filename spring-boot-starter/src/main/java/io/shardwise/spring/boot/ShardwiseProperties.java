@@ -691,6 +691,22 @@ public class ShardwiseProperties {
       this.clientName = clientName;
     }
 
+    /**
+     * Whether the commands queued on one connection go out with one flush (Netty's
+     * FlushConsolidationHandler): less CPU per command and a higher rate when several threads, a
+     * batch or replicated writes keep a connection busy; the first commands of a group wait
+     * microseconds for the rest.
+     */
+    private String consolidateFlushes = "true";
+
+    public String getConsolidateFlushes() {
+      return consolidateFlushes;
+    }
+
+    public void setConsolidateFlushes(String consolidateFlushes) {
+      this.consolidateFlushes = consolidateFlushes;
+    }
+
     /** The ACL user name sent with AUTH; needs a password. Default: the default user. */
     private String username;
 
