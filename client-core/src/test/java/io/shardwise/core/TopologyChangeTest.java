@@ -163,6 +163,70 @@ class TopologyChangeTest {
     assertThat(backend.store(f).data).isEmpty();
   }
 
+  /**
+   * A read routed while a change warms reads the older value on the key's previous node, slowly;
+   * the warm-up ends, and a multi-key delete is routed as for a change only remembered, then the
+   * read's reply comes and it would copy the older value to the new node. The delete moves the
+   * key's generation before it sends anything, so no copy is made. (Before, only a write that saw
+   * the change warming did: the copy was added after the delete and read back.)
+   */
+  @Test
+  void aCopyFromAReadRoutedWhileWarmingIsNotMadeAfterADeleteRoutedOnceTheWarmUpEnded()
+      throws Exception {
+    Duration settle = Duration.ofMillis(100);
+    Duration warm = Duration.ofMillis(400);
+    long slowMillis = 500;
+    InMemoryBackend slowBackend = new InMemoryBackend(KeyRules.MEMCACHED);
+    try (AsyncCacheClient<String> c =
+        ShardwiseClient.builder()
+            .backend(slowBackend)
+            .servers("a:1,b:2,c:3,d:4,e:5")
+            .router(RouterSpec.of("ketama"))
+            .timeout(Duration.ofSeconds(2))
+            .topology(TopologyOptions.defaults().withSettle(settle).withWarmUp(warm))
+            .codec(Codecs.utf8())
+            .build()) {
+      List<String> keys = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        keys.add("k" + i);
+        c.sync().set("k" + i, "old", Duration.ZERO);
+      }
+      c.updateServers(ServerList.parse("a:1,b:2,c:3,d:4,e:5,f:6")).join();
+      long warmEnd = System.nanoTime() + settle.toNanos() + warm.toNanos();
+      Node f = Node.of("f", 6);
+      for (InMemoryBackend.Store s : slowBackend.stores.values()) {
+        if (!s.node.equals(f)) {
+          s.delayMillis = slowMillis; // the previous nodes answer late
+        }
+      }
+      sleepUntil(warmEnd - 250_000_000L);
+      List<java.util.concurrent.CompletableFuture<String>> reads = new ArrayList<>();
+      for (String key : keys) {
+        reads.add(c.get(key).toCompletableFuture()); // moved keys: a miss on f, then the slow source
+      }
+      sleepUntil(warmEnd + 100_000_000L);
+      c.deleteMulti(keys).toCompletableFuture().join();
+      for (java.util.concurrent.CompletableFuture<String> read : reads) {
+        read.join();
+      }
+      Thread.sleep(slowMillis + 200); // copies under way, if any, are done
+      assertThat(slowBackend.store(f).data).as("copies added to f after the delete").isEmpty();
+      for (InMemoryBackend.Store s : slowBackend.stores.values()) {
+        s.delayMillis = 0;
+      }
+      for (String key : keys) {
+        assertThat(c.sync().get(key)).as(key).isNull();
+      }
+    }
+  }
+
+  private static void sleepUntil(long nanos) throws InterruptedException {
+    long left = nanos - System.nanoTime();
+    if (left > 0) {
+      Thread.sleep(left / 1_000_000L, (int) (left % 1_000_000L));
+    }
+  }
+
   @Test
   void aWriteWhileSettlingGoesToThePreviousNodeAndClearsTheNewOne() throws Exception {
     update("a:1,b:2,c:3,d:4,e:5,f:6");

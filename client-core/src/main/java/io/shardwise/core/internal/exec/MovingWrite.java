@@ -55,7 +55,7 @@ final class MovingWrite {
     this.writes = writes;
     this.removes = removes;
     long now = System.nanoTime();
-    boolean copying = warmUp.copying();
+    boolean copying = warmUp.copying(); // then every key waits for its copies, moved or not
     for (String key : keys) {
       MovedKeys.Move move = MovedKeys.route(t, key, now);
       if (move == null || !move.touchesOthers()) {
@@ -66,10 +66,10 @@ final class MovingWrite {
         continue;
       }
       moves.put(key, move);
-      if (copying || move.sources.length != 0 || move.settling(t)) {
-        bumped.put(key, warmUp.bump(key));
-        awaited.add(key);
-      }
+      // Every moved key, also one whose change is only remembered now: a read routed while that
+      // change was still warming may be about to copy the older value it read (see WarmUp).
+      bumped.put(key, warmUp.bump(key));
+      awaited.add(key);
       (move.settling(t) ? onPrevious : onCurrent).add(key);
     }
   }

@@ -303,6 +303,10 @@ final class ReplicaMultiWrites {
     boolean copying = writes.copying();
     Map<String, CompletableFuture<Boolean>> own = new LinkedHashMap<>();
     List<String> rest = new ArrayList<>(keys.size());
+    // Keys of the batch that moved in a change only remembered: a read routed while that change was
+    // still warming may be about to copy; their generation moves before they are sent, and they
+    // wait for their copies under way once written (see WarmUp).
+    List<String> moved = new ArrayList<>();
     CompletableFuture<MultiResult<Boolean>> batched;
     try {
       long now = System.nanoTime();
@@ -314,7 +318,9 @@ final class ReplicaMultiWrites {
           for (Member former : move.formerOwners) {
             failback.markOldCopy(former, key, null);
           }
+          writes.bump(key);
           rest.add(key);
+          moved.add(key);
         } else {
           own.put(key, null);
         }
@@ -338,14 +344,15 @@ final class ReplicaMultiWrites {
       batched = CompletableFuture.completedFuture(MultiResult.of(Map.of(), Set.of(), Map.of()));
     } else {
       batched = batch.apply(rest); // releases t
-      if (copying) {
+      if (copying || !moved.isEmpty()) {
+        List<String> waiting = copying ? rest : moved;
         CompletableFuture<MultiResult<Boolean>> sent = batched;
         batched =
             sent.handle((r, x) -> (Void) null)
                 .thenCompose(
                     x -> {
-                      List<CompletableFuture<Void>> waits = new ArrayList<>(rest.size());
-                      rest.forEach(k -> waits.add(writes.afterWarmUpWrite(k)));
+                      List<CompletableFuture<Void>> waits = new ArrayList<>(waiting.size());
+                      waiting.forEach(k -> waits.add(writes.afterWarmUpWrite(k)));
                       return Requests.allOf(waits);
                     })
                 .thenCompose(x -> sent);

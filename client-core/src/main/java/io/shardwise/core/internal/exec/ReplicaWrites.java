@@ -153,9 +153,9 @@ public final class ReplicaWrites {
       }
       return written.handle((r, x) -> (Void) null).thenCompose(x -> writes.afterWarmUpWrite(key)).thenCompose(x -> written);
     }
-    // Before anything is sent: a copy made from an older read is not kept.
-    long generation =
-        move.sources.length != 0 || move.settling(t) || move.arrived.length != 0 ? writes.bump(key) : Long.MAX_VALUE;
+    // Before anything is sent: a copy made from an older read is not kept. Also when the key's
+    // change is only remembered now: a read routed while it was still warming may be about to copy.
+    long generation = writes.bump(key);
     Member[][] took = new Member[1][];
     CompletableFuture<T> written = route(move.serving, key, operation, ttl, op, kind, shape, combine, took);
     Member[] targets = took[0];

@@ -104,8 +104,9 @@ public final class Writes {
       }
       return written.handle((r, f) -> (Void) null).thenCompose(x -> afterWarmUpWrite(key)).thenCompose(x -> written);
     }
-    // Before anything is sent: a copy made from an older read is not kept.
-    long generation = move.sources.length != 0 || move.settling(t) ? warmUp.bump(key) : Long.MAX_VALUE;
+    // Before anything is sent: a copy made from an older read is not kept. Also when the key's
+    // change is only remembered now: a read routed while it was still warming may be about to copy.
+    long generation = warmUp.bump(key);
     Topology serving = move.serving;
     Sent<T> sent = route(serving, key, serving.hash(key), move.servingPrimary, operation, ttl, op, kind);
     CompletableFuture<T> written = sent.reply();
