@@ -106,7 +106,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
           this.topology.collectMembers(members, System.nanoTime());
           return members;
         });
-    this.warmUp = new WarmUp(settings.options().copyTtl(), metrics);
+    this.warmUp = new WarmUp(settings.options().copyTtl(), metrics, health.failback());
     this.ttls = settings.ttls();
     this.topologies = new Topologies(settings, backend, health, metrics, () -> this.topology, t -> this.topology = t);
     this.codec = codec;

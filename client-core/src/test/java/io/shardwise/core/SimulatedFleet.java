@@ -33,14 +33,34 @@ import java.util.function.Supplier;
 final class SimulatedFleet implements Backend {
 
   /** With -Dsim.trace=true: what each server did to each key, for debugging a model test. */
-  static final Map<String, java.util.concurrent.ConcurrentLinkedQueue<String>> TRACE = new ConcurrentHashMap<>();
+  static final Map<String, java.util.concurrent.ConcurrentLinkedQueue<Traced>> TRACE = new ConcurrentHashMap<>();
   static final boolean TRACING = Boolean.getBoolean("sim.trace");
+
+  /** One traced step, formatted only when printed so that tracing changes the timing little. */
+  record Traced(long nanos, String thread, String what) {
+    @Override
+    public String toString() {
+      return String.format("%.3f %s %s", nanos / 1e6 % 100000, thread, what);
+    }
+  }
 
   static void trace(String key, String what) {
     if (TRACING) {
       TRACE.computeIfAbsent(key, k -> new java.util.concurrent.ConcurrentLinkedQueue<>())
-          .add(String.format("%.3f %s %s", System.nanoTime() / 1e6 % 100000, Thread.currentThread().getName(), what));
+          .add(new Traced(System.nanoTime(), Thread.currentThread().getName(), what));
     }
+  }
+
+  /** The steps traced for {@code key} and for every key ("*"), in time order, one per line. */
+  static String traceOf(String key) {
+    List<Traced> merged = new ArrayList<>(TRACE.getOrDefault(key, new java.util.concurrent.ConcurrentLinkedQueue<>()));
+    merged.addAll(TRACE.getOrDefault("*", new java.util.concurrent.ConcurrentLinkedQueue<>()));
+    merged.sort(java.util.Comparator.comparingLong(Traced::nanos));
+    StringBuilder out = new StringBuilder();
+    for (Traced t : merged) {
+      out.append("\n  ").append(t);
+    }
+    return out.toString();
   }
 
   /** Servers by address ({@link Member#identity}). */

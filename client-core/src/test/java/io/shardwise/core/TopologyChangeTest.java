@@ -220,6 +220,121 @@ class TopologyChangeTest {
     }
   }
 
+  /**
+   * A deleteMulti of a moved key while copies are made: its delete on the new node comes first, a
+   * read then misses there and copies the older value from the previous node (the delete's other
+   * batch, on a slow node, holds back the delete on the previous node). The delete then deletes
+   * that late copy on the new node, and when that delete fails, the copy is marked old there: the
+   * key reads as a miss until the copy is gone. (Before, the failure was ignored: the older value
+   * was read back after the confirmed delete.)
+   */
+  @Test
+  void aLateCopyThatCannotBeDeletedAfterADeleteIsMarkedOld() throws Exception {
+    Duration settle = Duration.ofMillis(100);
+    InMemoryBackend memory = new InMemoryBackend(KeyRules.MEMCACHED);
+    try (AsyncCacheClient<String> c =
+        ShardwiseClient.builder()
+            .backend(memory)
+            .servers("a:1,b:2,c:3,d:4,e:5")
+            .router(RouterSpec.of("ketama"))
+            .timeout(Duration.ofSeconds(2))
+            .topology(TopologyOptions.defaults().withSettle(settle).withWarmUp(Duration.ofSeconds(10)))
+            .codec(Codecs.utf8())
+            .build()) {
+      List<String> keys = new ArrayList<>();
+      java.util.Map<String, Node> before = new java.util.HashMap<>();
+      for (int i = 0; i < 400; i++) {
+        keys.add("k" + i);
+        c.sync().set("k" + i, "old", Duration.ZERO);
+        before.put("k" + i, c.nodeFor("k" + i));
+      }
+      c.updateServers(ServerList.parse("a:1,b:2,c:3,d:4,e:5,f:6")).join();
+      Node f = Node.of("f", 6);
+      String moved = keys.stream().filter(k -> c.nodeFor(k).equals(f)).findFirst().orElseThrow();
+      Node previous = before.get(moved);
+      String slowKey =
+          keys.stream()
+              .filter(k -> !c.nodeFor(k).equals(f) && !c.nodeFor(k).equals(previous))
+              .findFirst()
+              .orElseThrow();
+      Node slow = c.nodeFor(slowKey);
+      Thread.sleep(2 * settle.toMillis() + 50); // warming, and copying
+      memory.store(slow).delayMillis = 1000; // the delete's batch there, and so its delete on previous
+      java.util.concurrent.CompletableFuture<?> delete = c.deleteMulti(List.of(moved, slowKey)).toCompletableFuture();
+      assertThat(memory.store(f).data).as("the delete on f is done").doesNotContainKey(moved);
+      assertThat(c.sync().get(moved)).as("read on the previous node before its delete").isEqualTo("old");
+      long copied = System.nanoTime() + 5_000_000_000L;
+      while (!memory.store(f).data.containsKey(moved) && System.nanoTime() < copied) {
+        Thread.sleep(1); // the copy is written after the read returns
+      }
+      assertThat(memory.store(f).data).as("the late copy").containsKey(moved);
+      memory.store(f).refuseDeletes = new IllegalStateException("refused");
+      delete.join();
+      assertThat(memory.store(f).data).as("the late copy, not deleted").containsKey(moved);
+      assertThat(c.sync().get(moved)).as("read after the confirmed delete").isNull();
+      assertThat(c.sync().getMulti(List.of(moved)).values()).isEmpty();
+      memory.store(f).refuseDeletes = null;
+      memory.store(slow).delayMillis = 0;
+      long until = System.nanoTime() + 5_000_000_000L;
+      while (memory.store(f).data.containsKey(moved) && System.nanoTime() < until) {
+        Thread.sleep(10);
+      }
+      assertThat(memory.store(f).data).as("the marked copy, deleted by the sweep").doesNotContainKey(moved);
+    }
+  }
+
+  /**
+   * A copy under way when a delete of its key comes: the copy's {@code add} reaches the new node
+   * after the delete, so the copy deletes itself, and when that delete fails the copy is marked old
+   * there before the delete (which waits for the copy) completes: the key reads as a miss.
+   */
+  @Test
+  void aCopyThatCannotUndoItselfAfterADeleteIsMarkedOld() throws Exception {
+    Duration settle = Duration.ofMillis(100);
+    InMemoryBackend memory = new InMemoryBackend(KeyRules.MEMCACHED);
+    try (AsyncCacheClient<String> c =
+        ShardwiseClient.builder()
+            .backend(memory)
+            .servers("a:1,b:2,c:3,d:4,e:5")
+            .router(RouterSpec.of("ketama"))
+            .timeout(Duration.ofSeconds(2))
+            .topology(TopologyOptions.defaults().withSettle(settle).withWarmUp(Duration.ofSeconds(10)))
+            .codec(Codecs.utf8())
+            .build()) {
+      List<String> keys = new ArrayList<>();
+      for (int i = 0; i < 400; i++) {
+        keys.add("k" + i);
+        c.sync().set("k" + i, "old", Duration.ZERO);
+      }
+      c.updateServers(ServerList.parse("a:1,b:2,c:3,d:4,e:5,f:6")).join();
+      Node f = Node.of("f", 6);
+      String moved = keys.stream().filter(k -> c.nodeFor(k).equals(f)).findFirst().orElseThrow();
+      Thread.sleep(2 * settle.toMillis() + 50); // warming, and copying
+      InMemoryBackend.Store newNode = memory.store(f);
+      int sent = newNode.requests.get();
+      newNode.delayMillis = 800; // the read's miss there, then its copy, answer late
+      java.util.concurrent.CompletableFuture<String> read = c.get(moved).toCompletableFuture();
+      long until = System.nanoTime() + 5_000_000_000L;
+      while (newNode.requests.get() < sent + 2 && System.nanoTime() < until) {
+        Thread.sleep(1); // the get, then the copy's add
+      }
+      assertThat(newNode.requests.get()).as("the copy's add was sent").isEqualTo(sent + 2);
+      assertThat(read.join()).isEqualTo("old");
+      newNode.delayMillis = 0; // the delete lands before the copy
+      java.util.concurrent.CompletableFuture<Boolean> delete = c.delete(moved).toCompletableFuture();
+      newNode.refuseDeletes = new IllegalStateException("refused"); // the copy's own delete
+      delete.join();
+      assertThat(newNode.data).as("the copy, added after the delete").containsKey(moved);
+      assertThat(c.sync().get(moved)).as("read after the confirmed delete").isNull();
+      newNode.refuseDeletes = null;
+      until = System.nanoTime() + 5_000_000_000L;
+      while (newNode.data.containsKey(moved) && System.nanoTime() < until) {
+        Thread.sleep(10);
+      }
+      assertThat(newNode.data).as("the marked copy, deleted by the sweep").doesNotContainKey(moved);
+    }
+  }
+
   private static void sleepUntil(long nanos) throws InterruptedException {
     long left = nanos - System.nanoTime();
     if (left > 0) {

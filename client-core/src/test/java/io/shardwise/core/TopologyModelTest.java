@@ -193,10 +193,7 @@ class TopologyModelTest {
     if (SimulatedFleet.TRACING && outcome.stale() > 0) {
       for (String example : outcome.examples()) {
         String key = example.substring(0, example.indexOf(' '));
-        List<String> merged = new ArrayList<>(SimulatedFleet.TRACE.getOrDefault(key, new java.util.concurrent.ConcurrentLinkedQueue<>()));
-        merged.addAll(SimulatedFleet.TRACE.get("*"));
-        merged.sort(java.util.Comparator.comparingDouble(l -> Double.parseDouble(l.substring(0, l.indexOf(' ')))));
-        System.out.println("TRACE " + key + ":\n  " + String.join("\n  ", merged));
+        System.out.println("TRACE " + key + ":" + SimulatedFleet.traceOf(key));
       }
     }
     return outcome;

@@ -85,7 +85,9 @@ final class VersionedLoad {
         if ((op -= mix.get()) < 0) {
           int i = random.nextInt(keys);
           long min = confirmed.get(i);
+          SimulatedFleet.trace(key(i), "get, confirmed " + min);
           String value = client.get(key(i));
+          SimulatedFleet.trace(key(i), "get returned " + value);
           reads.incrementAndGet();
           check(i, value, min);
         } else if ((op -= mix.getMulti()) < 0) {
@@ -97,7 +99,9 @@ final class VersionedLoad {
             min[k] = confirmed.get(idx[k]);
             batch.add(key(idx[k]));
           }
+          traceAll(batch, "getMulti");
           MultiResult<String> result = client.getMulti(batch);
+          traceAll(batch, "getMulti returned");
           for (int k = 0; k < 8; k++) {
             reads.incrementAndGet();
             check(idx[k], result.values().get(key(idx[k])), min[k]);
@@ -105,16 +109,22 @@ final class VersionedLoad {
         } else if ((op -= mix.set()) < 0) {
           int i = owned(random, thread);
           long version = ++next[i];
+          SimulatedFleet.trace(key(i), "set " + version);
           client.set(key(i), key(i) + "|" + version, Duration.ZERO);
+          SimulatedFleet.trace(key(i), "set " + version + " confirmed");
           confirm(i, version);
         } else if ((op -= mix.fill()) < 0) {
           // A cache-aside fill of the row as the "database" has it now: this thread's last write.
           int i = owned(random, thread);
-          client.add(key(i), key(i) + "|" + next[i], Duration.ZERO);
+          SimulatedFleet.trace(key(i), "add " + next[i]);
+          boolean added = client.add(key(i), key(i) + "|" + next[i], Duration.ZERO);
+          SimulatedFleet.trace(key(i), "add " + next[i] + " returned " + added);
         } else if ((op -= mix.delete()) < 0) {
           int i = owned(random, thread);
           long version = ++next[i];
+          SimulatedFleet.trace(key(i), "delete " + version);
           client.delete(key(i));
+          SimulatedFleet.trace(key(i), "delete " + version + " confirmed");
           confirm(i, version);
         } else if ((op -= mix.setMulti()) < 0) {
           Map<String, String> batch = new LinkedHashMap<>();
@@ -125,7 +135,9 @@ final class VersionedLoad {
             versions[k] = ++next[idx[k]];
             batch.put(key(idx[k]), key(idx[k]) + "|" + versions[k]);
           }
+          traceAll(batch.keySet(), "setMulti");
           MultiResult<Boolean> result = client.setMulti(batch, Duration.ZERO);
+          traceAll(result.values().keySet(), "setMulti confirmed");
           for (int k = 0; k < 4; k++) {
             if (result.values().containsKey(key(idx[k]))) {
               confirm(idx[k], versions[k]);
@@ -140,7 +152,9 @@ final class VersionedLoad {
             versions[k] = ++next[idx[k]];
             batch.add(key(idx[k]));
           }
+          traceAll(batch, "deleteMulti");
           MultiResult<Boolean> result = client.deleteMulti(batch);
+          traceAll(result.values().keySet(), "deleteMulti confirmed");
           for (int k = 0; k < 3; k++) {
             if (result.values().containsKey(key(idx[k]))) {
               confirm(idx[k], versions[k]);
@@ -150,6 +164,12 @@ final class VersionedLoad {
       } catch (RuntimeException expected) {
         // node failures while nodes flap: the write's version stays unconfirmed
       }
+    }
+  }
+
+  private static void traceAll(java.util.Collection<String> keys, String what) {
+    if (SimulatedFleet.TRACING) {
+      keys.forEach(k -> SimulatedFleet.trace(k, what));
     }
   }
 
@@ -173,7 +193,7 @@ final class VersionedLoad {
       stale.add(key(i) + " read version " + version + " after version " + min + " was confirmed");
       if (SimulatedFleet.TRACING && stale.size() == 1) {
         SimulatedFleet.trace(key(i), "STALE read " + version + " after " + min);
-        System.out.println("TRACE " + key(i) + ":\n  " + String.join("\n  ", SimulatedFleet.TRACE.get(key(i))));
+
       }
     }
   }

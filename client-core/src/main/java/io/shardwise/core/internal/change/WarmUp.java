@@ -2,6 +2,8 @@ package io.shardwise.core.internal.change;
 
 import io.shardwise.client.CachedValue;
 import io.shardwise.client.ClientMetrics;
+import io.shardwise.client.NodeException;
+import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.health.Sender;
 import java.time.Duration;
@@ -27,11 +29,14 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *       if a copy was sent from a read that started after its first bump ({@link #copiedSince});
  *   <li>a read notes the generation before it reads; it makes a copy only if the generation has
  *       not moved, registers the copy first, and deletes its copy if the generation moved while it
- *       was being written.
+ *       was being written;
+ *   <li>a copy that one of these deletes cannot remove (its node is out, or the request failed) is
+ *       marked old on its node ({@link #keptCopy}): no read takes it until the sweep's delete of it
+ *       is confirmed. If the mark cannot be recorded either, the write fails.
  * </ul>
  *
- * <p>So once a write has completed, no copy of an older value remains, and a read that starts
- * afterwards cannot see one. Striping makes unrelated keys share a generation now and then: a
+ * <p>So once a write has completed, no copy of an older value remains readable, and a read that
+ * starts afterwards cannot see one. Striping makes unrelated keys share a generation now and then: a
  * copy is then skipped (a miss later), never kept wrongly.
  */
 public final class WarmUp {
@@ -44,13 +49,15 @@ public final class WarmUp {
   private final ConcurrentHashMap<String, Set<CompletableFuture<Void>>> copying = new ConcurrentHashMap<>();
   private final Duration copyTtl;
   private final ClientMetrics metrics;
+  private final Failback failback;
   public final java.util.concurrent.atomic.LongAdder reads = new java.util.concurrent.atomic.LongAdder();
   public final java.util.concurrent.atomic.LongAdder hits = new java.util.concurrent.atomic.LongAdder();
   public final java.util.concurrent.atomic.LongAdder copies = new java.util.concurrent.atomic.LongAdder();
 
-  public WarmUp(Duration copyTtl, ClientMetrics metrics) {
+  public WarmUp(Duration copyTtl, ClientMetrics metrics, Failback failback) {
     this.copyTtl = copyTtl;
     this.metrics = metrics;
+    this.failback = failback;
   }
 
   private static int stripe(String key) {
@@ -131,7 +138,9 @@ public final class WarmUp {
               // is not the copy (it may be the write's), and deleting it would lose it.
               boolean refused = failure == null && Boolean.FALSE.equals(stored);
               if (generation(key) != generation && !refused) {
-                sender.send(owner, "warmUpUndo", c -> c.delete(key)).whenComplete((x, y) -> finish(key, done));
+                sender
+                    .send(owner, "warmUpUndo", c -> c.delete(key))
+                    .whenComplete((x, undoFailure) -> finish(key, done, undoFailure == null ? null : keptCopy(owner, key, undoFailure)));
               } else {
                 finish(key, done);
               }
@@ -146,14 +155,40 @@ public final class WarmUp {
     return left == null || left.isZero() || left.compareTo(copyTtl) > 0 ? copyTtl : left;
   }
 
+  /**
+   * A copy of {@code key} on {@code owner} that a write came in between and that could not be
+   * deleted: marked old there ({@link Failback#markKeptCopy}), so that no read takes it before the
+   * sweep's delete is confirmed. Returns null, or if the mark could not be recorded (the node holds
+   * as many marks as it may), the failure for the writes waiting for the copy.
+   */
+  public Throwable keptCopy(Member owner, String key, Throwable failure) {
+    if (failback.markKeptCopy(owner, key)) {
+      return null;
+    }
+    return new NodeException(
+        owner.node,
+        "the key was written, but a warm-up copy of its older value could not be deleted (" + failure
+            + ") and the node holds too many old copies to mark it; write it again",
+        failure);
+  }
+
   private void finish(String key, CompletableFuture<Void> done) {
+    finish(key, done, null);
+  }
+
+  /** Ends a copy; the writes waiting for it fail with {@code failure} if it is not null. */
+  private void finish(String key, CompletableFuture<Void> done, Throwable failure) {
     copying.computeIfPresent(
         key,
         (k, set) -> {
           set.remove(done);
           return set.isEmpty() ? null : set;
         });
-    done.complete(null);
+    if (failure == null) {
+      done.complete(null);
+    } else {
+      done.completeExceptionally(failure);
+    }
   }
 
   /** Completes when the copies of {@code key} under way when called are finished. */

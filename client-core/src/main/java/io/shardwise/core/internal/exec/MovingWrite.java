@@ -122,7 +122,7 @@ final class MovingWrite {
         .thenCompose(
             x -> {
               List<CompletableFuture<Void>> waits = new ArrayList<>();
-              awaited.forEach(k -> waits.add(writes.afterWarmUpWrite(k)));
+              awaited.forEach(k -> waits.add(failsKey(k, writes.afterWarmUpWrite(k), results, errors)));
               return Requests.allOf(waits);
             })
         .thenCompose(
@@ -131,8 +131,29 @@ final class MovingWrite {
                 return CompletableFuture.completedFuture(null);
               }
               List<CompletableFuture<Void>> late = new ArrayList<>();
-              bumped.forEach((k, generation) -> late.add(writes.deleteLateCopy(moves.get(k).owner, k, generation)));
+              bumped.forEach(
+                  (k, generation) ->
+                      late.add(failsKey(k, writes.deleteLateCopy(moves.get(k).owner, k, generation), results, errors)));
               return Requests.allOf(late);
             });
+  }
+
+  /**
+   * {@code step} of the write of {@code key}, which fails the key alone: its result in {@code
+   * results} (the lock of both maps) is replaced by the failure in {@code errors}.
+   */
+  static CompletableFuture<Void> failsKey(
+      String key, CompletableFuture<Void> step, Map<String, ?> results, Map<String, ShardwiseException> errors) {
+    return step.handle(
+        (r, failure) -> {
+          if (failure != null) {
+            synchronized (results) {
+              if (results.remove(key) != null) {
+                errors.put(key, Requests.unwrap(failure));
+              }
+            }
+          }
+          return null;
+        });
   }
 }

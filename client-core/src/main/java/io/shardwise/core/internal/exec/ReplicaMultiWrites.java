@@ -347,15 +347,20 @@ final class ReplicaMultiWrites {
       if (copying || !moved.isEmpty()) {
         List<String> waiting = copying ? rest : moved;
         CompletableFuture<MultiResult<Boolean>> sent = batched;
+        Map<String, ShardwiseException> failedWaits = new LinkedHashMap<>();
+        Map<String, Boolean> waited = new HashMap<>();
         batched =
             sent.handle((r, x) -> (Void) null)
                 .thenCompose(
                     x -> {
                       List<CompletableFuture<Void>> waits = new ArrayList<>(waiting.size());
-                      waiting.forEach(k -> waits.add(writes.afterWarmUpWrite(k)));
+                      for (String k : waiting) {
+                        waited.put(k, Boolean.TRUE);
+                        waits.add(MovingWrite.failsKey(k, writes.afterWarmUpWrite(k), waited, failedWaits));
+                      }
                       return Requests.allOf(waits);
                     })
-                .thenCompose(x -> sent);
+                .thenCompose(x -> sent.thenApply(r -> failedWaits.isEmpty() ? r : withErrors(r, failedWaits)));
       }
     }
     List<CompletableFuture<?>> all = new ArrayList<>(own.values());
@@ -391,6 +396,22 @@ final class ReplicaMultiWrites {
               }
               return CompletableFuture.completedFuture(result.build());
             });
+  }
+
+  /** {@code result} with the keys of {@code failed} failed as given. */
+  private static MultiResult<Boolean> withErrors(MultiResult<Boolean> result, Map<String, ShardwiseException> failed) {
+    MultiResult.Builder<Boolean> out = MultiResult.builder(result.values().size());
+    result.values().forEach((k, v) -> {
+      ShardwiseException e = failed.get(k);
+      if (e == null) {
+        out.hit(k, v);
+      } else {
+        out.error(k, e);
+      }
+    });
+    result.misses().forEach(out::miss);
+    result.errors().forEach(out::error);
+    return out.build();
   }
 
   private static Map<String, CachedValue> subset(Map<String, CachedValue> encoded, List<String> keys) {

@@ -366,6 +366,15 @@ public final class Requests implements Sender {
         n, message == null || message.isBlank() ? cause.getClass().getSimpleName() : message, cause);
   }
 
+  /** {@code failure} without its completion wrappers, as the client's own exception. */
+  static ShardwiseException unwrap(Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause instanceof ShardwiseException e ? e : new ShardwiseException(String.valueOf(cause.getMessage()), cause);
+  }
+
   /** The error of a write whose key's copy on the node it moved from could not be deleted. */
   public ShardwiseException movedCopyKept(Member stale, Throwable failure) {
     ShardwiseException cause = asShardwise(stale, failure);

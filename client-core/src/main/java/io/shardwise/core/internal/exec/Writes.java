@@ -153,12 +153,27 @@ public final class Writes {
     return warmUp.awaitCopies(key);
   }
 
-  /** See {@link WarmUp#copiedSince}: deletes a copy that a read during a delete may have added. */
+  /**
+   * See {@link WarmUp#copiedSince}: deletes a copy that a read during a delete may have added. A
+   * copy that cannot be deleted now (its node is out, or the delete failed) is marked old there
+   * instead ({@link WarmUp#keptCopy}), and the write fails only if the mark cannot be recorded.
+   */
   CompletableFuture<Void> deleteLateCopy(Member owner, String key, long generation) {
-    if (!warmUp.copiedSince(key, generation) || owner.retired() || !owner.available()) {
+    if (!warmUp.copiedSince(key, generation)) {
       return CompletableFuture.completedFuture(null);
     }
-    return requests.send(owner, "moveDelete", c -> c.delete(key)).handle((r, f) -> null);
+    if (owner.retired() || !owner.available()) {
+      return keptLateCopy(owner, key, new IllegalStateException(owner.node + " is out"));
+    }
+    return requests
+        .send(owner, "moveDelete", c -> c.delete(key))
+        .handle((r, f) -> f)
+        .thenCompose(f -> f == null ? CompletableFuture.completedFuture(null) : keptLateCopy(owner, key, f));
+  }
+
+  private CompletableFuture<Void> keptLateCopy(Member owner, String key, Throwable failure) {
+    Throwable kept = warmUp.keptCopy(owner, key, failure);
+    return kept == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(kept);
   }
 
   /**

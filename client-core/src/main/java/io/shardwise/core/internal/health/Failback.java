@@ -168,6 +168,18 @@ public final class Failback {
     return !tracking || markOldCopy(node, key);
   }
 
+  /**
+   * Marks the copy of {@code key} on {@code node}, a warm-up copy of an older value that a write of
+   * the key had to delete and could not, as old: it is not read there until a delete or a later
+   * write of it there is confirmed (the periodic sweep sends the delete), whatever the rejoin policy.
+   *
+   * @return false if the node holds {@link FailoverOptions#journalCapacity()} marks already: the
+   *     mark is not recorded
+   */
+  public boolean markKeptCopy(Member node, String key) {
+    return markOldCopy(node, key);
+  }
+
   private boolean markOldCopy(Member node, String key) {
     DirtyCopies dirty = node.failback.dirty;
     if (dirty.size() >= options.journalCapacity() && !dirty.contains(key)) {
