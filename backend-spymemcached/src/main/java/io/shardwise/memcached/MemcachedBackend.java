@@ -350,6 +350,12 @@ public final class MemcachedBackend implements Backend {
     return unwrap(failure) instanceof MemcachedUnavailableException;
   }
 
+  /** A {@link MemcachedQueueFullException}: the request was not sent, the server was not asked. */
+  @Override
+  public boolean isClientQueueFull(Throwable failure) {
+    return unwrap(failure) instanceof MemcachedQueueFullException;
+  }
+
   /** A {@link MemcachedTimeoutException}: the server did not answer in time. */
   @Override
   public boolean isTimeout(Throwable failure) {

@@ -12,6 +12,8 @@ package io.shardwise.memcached;
  *       server is healthy; the request was refused.
  *   <li>{@link MemcachedProtocolException}: the server answered with a reply the client cannot
  *       parse; that request failed, the connection stays up. Not a node failure either.
+ *   <li>{@link MemcachedQueueFullException}: the request was not sent, the connection's queue being
+ *       full; the server was not asked. Neither a node failure nor a success.
  * </ul>
  *
  * <p>{@link MemcachedBackend#isNodeFailure(Throwable)} applies this rule to any failure.

@@ -1070,8 +1070,13 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     }
     if (e instanceof IllegalStateException) {
       // "Shutting down", or the request queue is full ("Timed out waiting to add ...").
-      return closed
-          ? closedFailure(call)
+      if (closed) {
+        return closedFailure(call);
+      }
+      String message = e.getMessage();
+      return message != null && message.startsWith("Timed out waiting to add")
+          ? new MemcachedQueueFullException(
+              call.describe() + ": not sent: the queue of requests for " + address() + " is full", e)
           : new MemcachedUnavailableException(
               call.describe()
                   + ": could not queue the request for "

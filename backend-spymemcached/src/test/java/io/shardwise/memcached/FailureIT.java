@@ -175,6 +175,81 @@ class FailureIT {
     assertThat(await(connection.incr("n", 1, 5, Duration.ZERO))).isEqualTo(5L);
   }
 
+  /**
+   * With the I/O thread held (here by a reply's callback, which runs on it), requests beyond the
+   * 16,384 the connection's queue holds are refused at once, as not sent and not a node failure;
+   * the queued ones are sent once the thread runs again.
+   */
+  @Test
+  void requestsBeyondAFullQueueAreRefusedAsNotSentAndNotANodeFailure() throws Exception {
+    // A long timeout: the 16,384 queued requests are sent only once the thread runs again.
+    backend = MemcachedBackend.create(MemcachedOptions.builder().operationTimeout(Duration.ofSeconds(60)).build());
+    NodeConnection connection = backend.connect(Node.of(server().host(), server().port()));
+    connection.ready().join();
+    await(connection.set("k", utf8("v"), Duration.ZERO));
+    java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    while (held.getCount() > 0) {
+      connection
+          .get("k")
+          .thenRun(
+              () -> {
+                if (Thread.currentThread().getName().equals("shardwise-memcached-io")) {
+                  held.countDown();
+                  try {
+                    release.await(); // the I/O thread runs nothing else meanwhile
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                }
+              });
+      held.await(100, java.util.concurrent.TimeUnit.MILLISECONDS); // else the reply came first: again
+    }
+    List<CompletableFuture<CachedValue>> requests = new ArrayList<>();
+    try {
+      for (int i = 0; i < 20_000; i++) {
+        requests.add(connection.get("k"));
+      }
+    } finally {
+      release.countDown();
+    }
+    int refused = 0;
+    int answered = 0;
+    for (CompletableFuture<CachedValue> request : requests) {
+      if (request.isCompletedExceptionally() || !request.isDone()) {
+        Throwable failure = failureOrNull(request);
+        if (failure != null) {
+          assertThat(failure)
+              .isInstanceOf(MemcachedQueueFullException.class)
+              .hasMessageContaining("not sent: the queue of requests for");
+          assertThat(backend.isNodeFailure(failure)).isFalse();
+          assertThat(backend.isClientQueueFull(failure)).isTrue();
+          refused++;
+          continue;
+        }
+      }
+      assertThat(request.get(60, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(utf8("v"));
+      answered++;
+    }
+    assertThat(refused).as("refused beyond the queue").isGreaterThanOrEqualTo(20_000 - 16_384);
+    assertThat(answered).as("queued and answered").isGreaterThan(0);
+    assertThat(await(connection.get("k"))).isEqualTo(utf8("v"));
+  }
+
+  private static Throwable failureOrNull(CompletableFuture<?> future) {
+    try {
+      future.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      return null;
+    } catch (java.util.concurrent.ExecutionException e) {
+      return e.getCause();
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("no completion", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
   @Test
   void closingAConnectionFailsItsPendingRequestsAndLaterOnes() {
     NodeConnection connection = connect(MemcachedProtocol.TEXT);

@@ -111,6 +111,19 @@ public interface Backend extends AutoCloseable {
     return false;
   }
 
+  /**
+   * Whether a failure was this client's own: the request was refused before it reached the server
+   * because the client's queue for that server was full (more requests under way than the
+   * connection takes). It is neither a node failure nor a success: the client's health checks do
+   * not count it either way, so that a burst from one process does not eject a server that answers.
+   * Not a node failure (see {@link #isNodeFailure}).
+   *
+   * <p>The default: false, for backends whose queues do not refuse requests.
+   */
+  default boolean isClientQueueFull(Throwable failure) {
+    return false;
+  }
+
   @Override
   void close();
 }

@@ -188,6 +188,33 @@ class FailoverTest {
     }
   }
 
+  /**
+   * A request the client's own full queue refused never reached the server: it is counted neither
+   * as a failure (a burst alone does not eject) nor as a success (it does not break a run of
+   * failures of a server that stopped answering).
+   */
+  @Test
+  void requestsRefusedByTheClientsFullQueueCountNeitherWay() throws Exception {
+    build(FailoverOptions.builder());
+    Node a = client.nodes().get(0);
+    backend.store(a).failWith = new InMemoryBackend.QueueFull();
+    for (int i = 0; i < 4 * THRESHOLD; i++) {
+      String key = keyOn(a, i);
+      assertThatThrownBy(() -> sync.get(key)).isInstanceOf(NodeException.class).hasMessageContaining("queue");
+    }
+    assertThat(client.nodeStates().get(a)).isEqualTo(NodeState.HEALTHY);
+    assertThat(events).isEmpty();
+
+    for (int i = 0; i < 2 * THRESHOLD - 1; i++) {
+      // THRESHOLD failures of the server, with refusals of the full queue between them
+      backend.store(a).failWith = i % 2 == 0 ? new IOException("connection refused") : new InMemoryBackend.QueueFull();
+      String key = keyOn(a, i);
+      assertThatThrownBy(() -> sync.get(key)).isInstanceOf(NodeException.class);
+    }
+    await(() -> events.stream().anyMatch(NodeEvent::isEjection));
+    assertThat(events.get(0).detail()).startsWith("ejected after " + THRESHOLD + " consecutive failures");
+  }
+
   @Test
   void byDefaultTheReturningNodeLosesOnlyTheKeysWrittenElsewhereAndIsNeverFlushed() throws Exception {
     build(FailoverOptions.builder());

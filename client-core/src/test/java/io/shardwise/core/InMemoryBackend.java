@@ -248,6 +248,24 @@ final class InMemoryBackend implements Backend {
     return rules == KeyRules.MEMCACHED;
   }
 
+  /** A request refused by the client's own full queue for its node ({@link #isClientQueueFull}). */
+  static final class QueueFull extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    QueueFull() {
+      super("the queue of requests is full");
+    }
+  }
+
+  @Override
+  public boolean isClientQueueFull(Throwable failure) {
+    Throwable t = failure;
+    while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t instanceof QueueFull;
+  }
+
   /** Whether hosts must resolve, as for the built-in backends; false: node names are only names. */
   volatile boolean resolves;
 

@@ -96,6 +96,11 @@ final class WatchingBackend implements Backend {
   }
 
   @Override
+  public boolean isClientQueueFull(Throwable failure) {
+    return backend.isClientQueueFull(failure);
+  }
+
+  @Override
   public void close() {
     ServerListWatcher w;
     synchronized (this) {

@@ -301,6 +301,9 @@ class ShardwiseConfigTest {
     assertThat(problems("bounded.epsilom", "1").problems())
         .containsExactly(
             "unknown key shardwise.bounded.epsilom (did you mean shardwise.bounded.epsilon?)");
+    assertThat(problems("bounded.epsilonn", "0.1").problems())
+        .containsExactly(
+            "unknown key shardwise.bounded.epsilonn (did you mean shardwise.bounded.epsilon?)");
     assertThat(problems("epsilon", "1").problems())
         .containsExactly("unknown key shardwise.epsilon (did you mean shardwise.bounded.epsilon?)");
     assertThat(problems("memory.pasword", "x").problems())

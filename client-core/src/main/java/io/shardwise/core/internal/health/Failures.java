@@ -45,6 +45,18 @@ final class Failures {
     return backend.isNodeFailure(t);
   }
 
+  /**
+   * Whether {@code failure} was refused by the client's own full queue for the node: no evidence
+   * about the node either way ({@link Backend#isClientQueueFull}).
+   */
+  boolean isClientQueueFull(Throwable failure) {
+    Throwable t = unwrap(failure);
+    if (t instanceof NodeException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return backend.isClientQueueFull(t);
+  }
+
   /** Whether a node failure is a timeout (soft evidence) rather than a refused or lost connection. */
   boolean isTimeout(Throwable failure) {
     Throwable t = unwrap(failure);

@@ -191,6 +191,9 @@ public final class FleetHealth implements AutoCloseable {
   long record(Member m, long startNanos, long endNanos, Throwable failure) {
     long took = endNanos - startNanos;
     NodeHealth h = m.health;
+    if (failure != null && failures.isClientQueueFull(failure)) {
+      return took; // refused by this client's own queue: the server was not asked
+    }
     if (failure != null && failures.isNodeFailure(failure)) {
       boolean timeout = failures.isTimeout(failure);
       // A timeout that came back at once (a connection not made in time) speaks of the time before
