@@ -232,15 +232,7 @@ class TopologyChangeTest {
   void aLateCopyThatCannotBeDeletedAfterADeleteIsMarkedOld() throws Exception {
     Duration settle = Duration.ofMillis(100);
     InMemoryBackend memory = new InMemoryBackend(KeyRules.MEMCACHED);
-    try (AsyncCacheClient<String> c =
-        ShardwiseClient.builder()
-            .backend(memory)
-            .servers("a:1,b:2,c:3,d:4,e:5")
-            .router(RouterSpec.of("ketama"))
-            .timeout(Duration.ofSeconds(2))
-            .topology(TopologyOptions.defaults().withSettle(settle).withWarmUp(Duration.ofSeconds(10)))
-            .codec(Codecs.utf8())
-            .build()) {
+    try (AsyncCacheClient<String> c = longWarmUp(memory, settle)) {
       List<String> keys = new ArrayList<>();
       java.util.Map<String, Node> before = new java.util.HashMap<>();
       for (int i = 0; i < 400; i++) {
@@ -292,15 +284,7 @@ class TopologyChangeTest {
   void aCopyThatCannotUndoItselfAfterADeleteIsMarkedOld() throws Exception {
     Duration settle = Duration.ofMillis(100);
     InMemoryBackend memory = new InMemoryBackend(KeyRules.MEMCACHED);
-    try (AsyncCacheClient<String> c =
-        ShardwiseClient.builder()
-            .backend(memory)
-            .servers("a:1,b:2,c:3,d:4,e:5")
-            .router(RouterSpec.of("ketama"))
-            .timeout(Duration.ofSeconds(2))
-            .topology(TopologyOptions.defaults().withSettle(settle).withWarmUp(Duration.ofSeconds(10)))
-            .codec(Codecs.utf8())
-            .build()) {
+    try (AsyncCacheClient<String> c = longWarmUp(memory, settle)) {
       List<String> keys = new ArrayList<>();
       for (int i = 0; i < 400; i++) {
         keys.add("k" + i);
@@ -333,6 +317,18 @@ class TopologyChangeTest {
       }
       assertThat(newNode.data).as("the marked copy, deleted by the sweep").doesNotContainKey(moved);
     }
+  }
+
+  /** A client on a..e of {@code memory} whose changes settle for {@code settle} and warm for 10 s. */
+  private static AsyncCacheClient<String> longWarmUp(InMemoryBackend memory, Duration settle) {
+    return ShardwiseClient.builder()
+        .backend(memory)
+        .servers("a:1,b:2,c:3,d:4,e:5")
+        .router(RouterSpec.of("ketama"))
+        .timeout(Duration.ofSeconds(2))
+        .topology(TopologyOptions.defaults().withSettle(settle).withWarmUp(Duration.ofSeconds(10)))
+        .codec(Codecs.utf8())
+        .build();
   }
 
   private static void sleepUntil(long nanos) throws InterruptedException {
