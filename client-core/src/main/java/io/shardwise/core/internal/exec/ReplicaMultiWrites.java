@@ -353,9 +353,11 @@ final class ReplicaMultiWrites {
             sent.handle((r, x) -> (Void) null)
                 .thenCompose(
                     x -> {
+                      synchronized (waited) { // the lock of both maps (see MovingWrite.failsKey)
+                        waiting.forEach(k -> waited.put(k, Boolean.TRUE));
+                      }
                       List<CompletableFuture<Void>> waits = new ArrayList<>(waiting.size());
                       for (String k : waiting) {
-                        waited.put(k, Boolean.TRUE);
                         waits.add(MovingWrite.failsKey(k, writes.afterWarmUpWrite(k), waited, failedWaits));
                       }
                       return Requests.allOf(waits);
