@@ -75,6 +75,11 @@ abstract class ForwardingBackend implements Backend {
   }
 
   @Override
+  public boolean isClientQueueFull(Throwable failure) {
+    return delegate.isClientQueueFull(failure);
+  }
+
+  @Override
   public void close() {
     delegate.close();
   }
