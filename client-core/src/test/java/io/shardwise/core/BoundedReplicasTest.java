@@ -179,7 +179,10 @@ class BoundedReplicasTest {
       readers.add(r);
       r.start();
     }
-    for (long version = 1; version <= 2000; version++) {
+    // At least 2,000 versions, and on until the readers have seen more than 10 of them (a loaded
+    // machine can starve the readers while the writer runs; at most 30 s more).
+    long until = System.nanoTime() + 30_000_000_000L;
+    for (long version = 1; version <= 2000 || (seen.size() <= 10 && System.nanoTime() < until); version++) {
       sync.set(key, Long.toString(version), Duration.ZERO);
       confirmed.set(version);
       if (version % 7 == 0) {
