@@ -461,11 +461,16 @@ final class RedisNodeConnection implements NodeConnection {
    * Whether Lettuce lost the outcome of an attempt: the handshake failed (and the channel closed)
    * before Lettuce's own connect listener ran, which then reports only that the handshake handler
    * is gone. Seen under load with a wrong password: it would pass a {@code WRONGPASS} off as an
-   * unreachable node.
+   * unreachable node. Anywhere in the cause chain: {@code connectAsync} wraps it in a {@code
+   * RedisConnectionException} ("Unable to connect to ...").
    */
-  private static boolean isOutcomeLost(Throwable cause) {
-    return cause instanceof IllegalStateException
-        && "RedisHandshakeHandler not registered".equals(cause.getMessage());
+  static boolean isOutcomeLost(Throwable cause) {
+    for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof IllegalStateException && "RedisHandshakeHandler not registered".equals(t.getMessage())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Schedules {@link #attemptConnect()}; null if the scheduler is shut down. Holds the lock. */

@@ -25,6 +25,26 @@ class RedisNodeConnectionTest {
         .isEqualTo("23c945ad556c4f11570fc7324b8f676a0d49109c");
   }
 
+  /**
+   * Lettuce's report that the handshake ended before its connect listener ran, as it comes: bare,
+   * or wrapped by {@code connectAsync} in a {@code RedisConnectionException}.
+   */
+  @Test
+  void aLostHandshakeOutcomeIsRecognizedBareOrWrapped() {
+    IllegalStateException lost = new IllegalStateException("RedisHandshakeHandler not registered");
+    assertThat(RedisNodeConnection.isOutcomeLost(lost)).isTrue();
+    assertThat(
+            RedisNodeConnection.isOutcomeLost(
+                new io.lettuce.core.RedisConnectionException("Unable to connect to 127.0.0.1:6379", lost)))
+        .isTrue();
+    assertThat(RedisNodeConnection.isOutcomeLost(new IllegalStateException("Connection closed"))).isFalse();
+    assertThat(
+            RedisNodeConnection.isOutcomeLost(
+                new io.lettuce.core.RedisConnectionException(
+                    "Unable to connect to 127.0.0.1:6379", new java.io.IOException("Connection refused"))))
+        .isFalse();
+  }
+
   @Test
   void runIdIsNullWhenTheReplyHasNone() {
     assertThat(RedisNodeConnection.runIdIn("# Server\r\nredis_version:7.0.15\r\n")).isNull();
