@@ -233,13 +233,9 @@ class TopologyChangeTest {
     Duration settle = Duration.ofMillis(100);
     InMemoryBackend memory = new InMemoryBackend(KeyRules.MEMCACHED);
     try (AsyncCacheClient<String> c = longWarmUp(memory, settle)) {
-      List<String> keys = new ArrayList<>();
+      List<String> keys = writeOld(c);
       java.util.Map<String, Node> before = new java.util.HashMap<>();
-      for (int i = 0; i < 400; i++) {
-        keys.add("k" + i);
-        c.sync().set("k" + i, "old", Duration.ZERO);
-        before.put("k" + i, c.nodeFor("k" + i));
-      }
+      keys.forEach(k -> before.put(k, c.nodeFor(k)));
       c.updateServers(ServerList.parse("a:1,b:2,c:3,d:4,e:5,f:6")).join();
       Node f = Node.of("f", 6);
       String moved = keys.stream().filter(k -> c.nodeFor(k).equals(f)).findFirst().orElseThrow();
@@ -285,20 +281,18 @@ class TopologyChangeTest {
     Duration settle = Duration.ofMillis(100);
     InMemoryBackend memory = new InMemoryBackend(KeyRules.MEMCACHED);
     try (AsyncCacheClient<String> c = longWarmUp(memory, settle)) {
-      List<String> keys = new ArrayList<>();
-      for (int i = 0; i < 400; i++) {
-        keys.add("k" + i);
-        c.sync().set("k" + i, "old", Duration.ZERO);
-      }
+      List<String> keys = writeOld(c);
       c.updateServers(ServerList.parse("a:1,b:2,c:3,d:4,e:5,f:6")).join();
       Node f = Node.of("f", 6);
       String moved = keys.stream().filter(k -> c.nodeFor(k).equals(f)).findFirst().orElseThrow();
       Thread.sleep(2 * settle.toMillis() + 50); // warming, and copying
       InMemoryBackend.Store newNode = memory.store(f);
       int sent = newNode.requests.get();
-      newNode.delayMillis = 800; // the read's miss there, then its copy, answer late
+      // The read's miss there, then its copy, answer late: the delete below must reach the node
+      // before the copy does, with room for a loaded machine's pauses.
+      newNode.delayMillis = 2000;
       java.util.concurrent.CompletableFuture<String> read = c.get(moved).toCompletableFuture();
-      long until = System.nanoTime() + 5_000_000_000L;
+      long until = System.nanoTime() + 8_000_000_000L;
       while (newNode.requests.get() < sent + 2 && System.nanoTime() < until) {
         Thread.sleep(1); // the get, then the copy's add
       }
@@ -319,13 +313,26 @@ class TopologyChangeTest {
     }
   }
 
-  /** A client on a..e of {@code memory} whose changes settle for {@code settle} and warm for 10 s. */
+  /** Writes "old" under k0..k399 and returns the keys. */
+  private static List<String> writeOld(AsyncCacheClient<String> c) {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 400; i++) {
+      keys.add("k" + i);
+      c.sync().set("k" + i, "old", Duration.ZERO);
+    }
+    return keys;
+  }
+
+  /**
+   * A client on a..e of {@code memory} whose changes settle for {@code settle} and warm for 10 s,
+   * with a timeout far above the replies the tests delay on purpose (2 s at most).
+   */
   private static AsyncCacheClient<String> longWarmUp(InMemoryBackend memory, Duration settle) {
     return ShardwiseClient.builder()
         .backend(memory)
         .servers("a:1,b:2,c:3,d:4,e:5")
         .router(RouterSpec.of("ketama"))
-        .timeout(Duration.ofSeconds(2))
+        .timeout(Duration.ofSeconds(10))
         .topology(TopologyOptions.defaults().withSettle(settle).withWarmUp(Duration.ofSeconds(10)))
         .codec(Codecs.utf8())
         .build();

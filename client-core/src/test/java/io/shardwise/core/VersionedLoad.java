@@ -85,9 +85,13 @@ final class VersionedLoad {
         if ((op -= mix.get()) < 0) {
           int i = random.nextInt(keys);
           long min = confirmed.get(i);
-          SimulatedFleet.trace(key(i), "get, confirmed " + min);
+          if (SimulatedFleet.TRACING) {
+            SimulatedFleet.trace(key(i), "get, confirmed " + min);
+          }
           String value = client.get(key(i));
-          SimulatedFleet.trace(key(i), "get returned " + value);
+          if (SimulatedFleet.TRACING) {
+            SimulatedFleet.trace(key(i), "get returned " + value);
+          }
           reads.incrementAndGet();
           check(i, value, min);
         } else if ((op -= mix.getMulti()) < 0) {
@@ -109,22 +113,34 @@ final class VersionedLoad {
         } else if ((op -= mix.set()) < 0) {
           int i = owned(random, thread);
           long version = ++next[i];
-          SimulatedFleet.trace(key(i), "set " + version);
+          if (SimulatedFleet.TRACING) {
+            SimulatedFleet.trace(key(i), "set " + version);
+          }
           client.set(key(i), key(i) + "|" + version, Duration.ZERO);
-          SimulatedFleet.trace(key(i), "set " + version + " confirmed");
+          if (SimulatedFleet.TRACING) {
+            SimulatedFleet.trace(key(i), "set " + version + " confirmed");
+          }
           confirm(i, version);
         } else if ((op -= mix.fill()) < 0) {
           // A cache-aside fill of the row as the "database" has it now: this thread's last write.
           int i = owned(random, thread);
-          SimulatedFleet.trace(key(i), "add " + next[i]);
+          if (SimulatedFleet.TRACING) {
+            SimulatedFleet.trace(key(i), "add " + next[i]);
+          }
           boolean added = client.add(key(i), key(i) + "|" + next[i], Duration.ZERO);
-          SimulatedFleet.trace(key(i), "add " + next[i] + " returned " + added);
+          if (SimulatedFleet.TRACING) {
+            SimulatedFleet.trace(key(i), "add " + next[i] + " returned " + added);
+          }
         } else if ((op -= mix.delete()) < 0) {
           int i = owned(random, thread);
           long version = ++next[i];
-          SimulatedFleet.trace(key(i), "delete " + version);
+          if (SimulatedFleet.TRACING) {
+            SimulatedFleet.trace(key(i), "delete " + version);
+          }
           client.delete(key(i));
-          SimulatedFleet.trace(key(i), "delete " + version + " confirmed");
+          if (SimulatedFleet.TRACING) {
+            SimulatedFleet.trace(key(i), "delete " + version + " confirmed");
+          }
           confirm(i, version);
         } else if ((op -= mix.setMulti()) < 0) {
           Map<String, String> batch = new LinkedHashMap<>();
@@ -193,7 +209,6 @@ final class VersionedLoad {
       stale.add(key(i) + " read version " + version + " after version " + min + " was confirmed");
       if (SimulatedFleet.TRACING && stale.size() == 1) {
         SimulatedFleet.trace(key(i), "STALE read " + version + " after " + min);
-
       }
     }
   }
