@@ -26,6 +26,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.shardwise.client.CachedValue;
 import io.shardwise.client.NodeSecurityException;
 import io.shardwise.routing.Node;
+import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.NodeConnection;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -551,10 +552,10 @@ final class RedisNodeConnection implements NodeConnection {
   }
 
   @Override
-  public CompletableFuture<Map<String, CachedValue>> getMulti(List<String> keys) {
+  public CompletableFuture<BatchReply<CachedValue>> getMulti(List<String> keys) {
     Objects.requireNonNull(keys, "keys");
     if (keys.isEmpty()) {
-      return CompletableFuture.completedFuture(new HashMap<>());
+      return CompletableFuture.completedFuture(BatchReply.empty());
     }
     // A key named twice is asked twice (MGET answers each) and lands once in the map: no copy of
     // the list to drop duplicates, which the routing client never sends.
@@ -568,7 +569,7 @@ final class RedisNodeConnection implements NodeConnection {
     return dispatch(
         "MGET",
         new BulkCommand<>(CommandType.MGET, new ValueListOutput<>(CODEC), k),
-        values -> new MgetReply(names, values));
+        values -> BatchReply.of(new MgetReply(names, values)));
   }
 
   @Override
@@ -586,12 +587,12 @@ final class RedisNodeConnection implements NodeConnection {
   }
 
   @Override
-  public CompletableFuture<Map<String, Throwable>> setMulti(
+  public CompletableFuture<BatchReply<Boolean>> setMulti(
       Map<String, CachedValue> values, Duration ttl) {
     Objects.requireNonNull(values, "values");
     long px = ttlMillis(ttl);
     if (values.isEmpty()) {
-      return CompletableFuture.completedFuture(new HashMap<>());
+      return CompletableFuture.completedFuture(BatchReply.empty());
     }
     List<String> keys = new ArrayList<>(values.size());
     List<AsyncCommand<byte[], byte[], String>> sets = new ArrayList<>(values.size());
@@ -608,11 +609,13 @@ final class RedisNodeConnection implements NodeConnection {
         "SET",
         sets,
         () -> {
+          Map<String, Boolean> stored = new HashMap<>(capacity(sets.size()));
           Map<String, Throwable> failed = new HashMap<>();
           Throwable nodeFailure = null;
           for (int i = 0; i < sets.size(); i++) {
             Throwable t = failureOf(sets.get(i));
             if (t == null) {
+              stored.put(keys.get(i), Boolean.TRUE);
               continue;
             }
             Throwable translated = translate("SET", t);
@@ -625,7 +628,7 @@ final class RedisNodeConnection implements NodeConnection {
           if (nodeFailure != null) {
             throw new CompletionException(nodeFailure);
           }
-          return failed;
+          return BatchReply.of(stored, failed);
         });
   }
 
@@ -656,10 +659,10 @@ final class RedisNodeConnection implements NodeConnection {
   }
 
   @Override
-  public CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys) {
+  public CompletableFuture<BatchReply<Boolean>> deleteMulti(List<String> keys) {
     Objects.requireNonNull(keys, "keys");
     if (keys.isEmpty()) {
-      return CompletableFuture.completedFuture(new HashMap<>());
+      return CompletableFuture.completedFuture(BatchReply.empty());
     }
     // A key listed twice would read "deleted" then "absent": delete each key once.
     List<String> distinct = new ArrayList<>(new LinkedHashSet<>(keys));
@@ -679,7 +682,7 @@ final class RedisNodeConnection implements NodeConnection {
             Long n = dels.get(i).join();
             existed.put(distinct.get(i), n != null && n > 0);
           }
-          return existed;
+          return BatchReply.of(existed);
         });
   }
 

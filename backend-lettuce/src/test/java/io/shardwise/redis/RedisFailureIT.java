@@ -7,6 +7,7 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.shardwise.client.CachedValue;
 import io.shardwise.routing.Node;
+import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.NodeConnection;
 import io.shardwise.testing.RedisServer;
 import io.shardwise.testing.ServerFleet;
@@ -280,7 +281,7 @@ class RedisFailureIT {
     server.pause();
     long start = System.nanoTime();
     CompletableFuture<CachedValue> get = connection.get("k");
-    CompletableFuture<Map<String, CachedValue>> mget = connection.getMulti(List.of("k", "j"));
+    CompletableFuture<BatchReply<CachedValue>> mget = connection.getMulti(List.of("k", "j"));
     Failure f = failure(get, start);
 
     // The 1 s default timeout, fired by the backend's timer (10 ms ticks).

@@ -4,6 +4,7 @@ import io.shardwise.client.CachedValue;
 import io.shardwise.client.NodeAuthenticationException;
 import io.shardwise.client.NodeSecurityException;
 import io.shardwise.routing.Node;
+import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
 import java.io.IOException;
@@ -344,12 +345,12 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   }
 
   @Override
-  public CompletableFuture<Map<String, CachedValue>> getMulti(List<String> keys) {
+  public CompletableFuture<BatchReply<CachedValue>> getMulti(List<String> keys) {
     if (!ready.isDone()) {
       return ready.thenCompose(connected -> getMulti(keys));
     }
     if (keys.isEmpty()) {
-      return CompletableFuture.completedFuture(Map.of());
+      return CompletableFuture.completedFuture(BatchReply.empty());
     }
     return single(
         "getMulti of " + keys.size() + " keys",
@@ -369,7 +370,7 @@ final class SpymemcachedNodeConnection implements NodeConnection {
    * per-key future and no copy, as spymemcached's {@code asyncGetBulk} would make. The callbacks
    * run one after the other on the I/O thread.
    */
-  private void issueMultiGet(Call<Map<String, CachedValue>> call, List<String> keys) {
+  private void issueMultiGet(Call<BatchReply<CachedValue>> call, List<String> keys) {
     Map<String, CachedValue> found = new HashMap<>(Math.max(16, keys.size() * 4 / 3 + 1));
     Operation[] operation = new Operation[1];
     operation[0] =
@@ -397,7 +398,7 @@ final class SpymemcachedNodeConnection implements NodeConnection {
                       if (op.hasErrored()) {
                         throw new ExecutionException(op.getException());
                       }
-                      return found;
+                      return BatchReply.of(found);
                     });
               }
             });
@@ -439,15 +440,15 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   }
 
   @Override
-  public CompletableFuture<Map<String, Throwable>> setMulti(
+  public CompletableFuture<BatchReply<Boolean>> setMulti(
       Map<String, CachedValue> values, Duration ttl) {
     if (!ready.isDone()) {
       return ready.thenCompose(connected -> setMulti(values, ttl));
     }
     if (values.isEmpty()) {
-      return CompletableFuture.completedFuture(Map.of());
+      return CompletableFuture.completedFuture(BatchReply.empty());
     }
-    Batch<Map<String, Throwable>> batch = new Batch<>("setMulti of " + values.size() + " keys");
+    Batch<BatchReply<Boolean>> batch = new Batch<>("setMulti of " + values.size() + " keys");
     if (!begin(batch)) {
       return batch.result;
     }
@@ -466,11 +467,14 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     }
     batch.whenChildrenDone(
         () -> {
+          Map<String, Boolean> stored = new HashMap<>(capacity(writes.size()));
           Map<String, Throwable> failures = new LinkedHashMap<>();
           for (Map.Entry<String, Store> e : writes.entrySet()) {
             Throwable failure = e.getValue().failure();
             if (failure != null) {
               failures.put(e.getKey(), failure);
+            } else {
+              stored.put(e.getKey(), Boolean.TRUE);
             }
           }
           if (failures.size() == writes.size()
@@ -479,7 +483,7 @@ final class SpymemcachedNodeConnection implements NodeConnection {
             Throwable first = failures.values().iterator().next();
             batch.abort(summarize(batch, "no write was answered: " + first.getMessage(), first));
           } else {
-            batch.result.complete(failures);
+            batch.result.complete(BatchReply.of(stored, failures));
           }
         });
     for (Map.Entry<String, CachedValue> e : values.entrySet()) {
@@ -519,14 +523,14 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   }
 
   @Override
-  public CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys) {
+  public CompletableFuture<BatchReply<Boolean>> deleteMulti(List<String> keys) {
     if (!ready.isDone()) {
       return ready.thenCompose(connected -> deleteMulti(keys));
     }
     if (keys.isEmpty()) {
-      return CompletableFuture.completedFuture(Map.of());
+      return CompletableFuture.completedFuture(BatchReply.empty());
     }
-    Batch<Map<String, Boolean>> batch = new Batch<>("deleteMulti of " + keys.size() + " keys");
+    Batch<BatchReply<Boolean>> batch = new Batch<>("deleteMulti of " + keys.size() + " keys");
     if (!begin(batch)) {
       return batch.result;
     }
@@ -540,27 +544,26 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     }
     batch.whenChildrenDone(
         () -> {
-          Map<String, Boolean> existed = new LinkedHashMap<>();
-          Throwable firstFailure = null;
-          int failed = 0;
+          Map<String, Boolean> existed = new HashMap<>(capacity(deletes.size()));
+          Map<String, Throwable> failures = new LinkedHashMap<>();
           for (Map.Entry<String, Delete> e : deletes.entrySet()) {
             Throwable failure = e.getValue().failure();
             if (failure != null) {
-              failed++;
-              firstFailure = firstFailure == null ? failure : firstFailure;
+              failures.put(e.getKey(), failure);
             } else {
               existed.put(e.getKey(), e.getValue().result.join());
             }
           }
-          if (failed == deletes.size()) {
+          if (failures.size() == deletes.size()) {
+            Throwable first = failures.values().iterator().next();
             batch.abort(
                 summarize(
                     batch,
-                    failed + " of " + deletes.size() + " deletes failed; first: " + firstFailure.getMessage(),
-                    firstFailure));
+                    failures.size() + " of " + deletes.size() + " deletes failed; first: " + first.getMessage(),
+                    first));
           } else {
-            // Each key's outcome is its own: the keys whose delete failed are left out.
-            batch.result.complete(existed);
+            // Each key's outcome is its own: a key whose delete failed is named with its reason.
+            batch.result.complete(BatchReply.of(existed, failures));
           }
         });
     for (Delete delete : deletes.values()) {
@@ -763,6 +766,11 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   }
 
   // ---- plumbing ------------------------------------------------------------------------------
+
+  /** A hash map's initial capacity for {@code n} entries at the default load factor. */
+  private static int capacity(int n) {
+    return Math.max(16, n * 4 / 3 + 1);
+  }
 
   /** Issues one request: {@code issue} sends it and arranges for the call to complete. */
   private <T> CompletableFuture<T> single(String command, String key, Consumer<Call<T>> issue) {

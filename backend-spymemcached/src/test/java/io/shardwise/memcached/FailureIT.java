@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardwise.client.CachedValue;
 import io.shardwise.routing.Node;
+import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.NodeConnection;
 import io.shardwise.testing.MemcachedServer;
 import io.shardwise.testing.RecordingLogs;
@@ -187,24 +188,7 @@ class FailureIT {
     NodeConnection connection = backend.connect(Node.of(server().host(), server().port()));
     connection.ready().join();
     await(connection.set("k", utf8("v"), Duration.ZERO));
-    java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-    while (held.getCount() > 0) {
-      connection
-          .get("k")
-          .thenRun(
-              () -> {
-                if (Thread.currentThread().getName().equals("shardwise-memcached-io")) {
-                  held.countDown();
-                  try {
-                    release.await(); // the I/O thread runs nothing else meanwhile
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                  }
-                }
-              });
-      held.await(100, java.util.concurrent.TimeUnit.MILLISECONDS); // else the reply came first: again
-    }
+    java.util.concurrent.CountDownLatch release = holdIoThread(connection);
     List<CompletableFuture<CachedValue>> requests = new ArrayList<>();
     try {
       for (int i = 0; i < 20_000; i++) {
@@ -234,6 +218,101 @@ class FailureIT {
     assertThat(refused).as("refused beyond the queue").isGreaterThanOrEqualTo(20_000 - 16_384);
     assertThat(answered).as("queued and answered").isGreaterThan(0);
     assertThat(await(connection.get("k"))).isEqualTo(utf8("v"));
+  }
+
+  /**
+   * A batch with more keys than the connection's queue holds, sent while the I/O thread is held: the
+   * keys beyond the queue are not sent, and the reply names each of them with its reason, beside the
+   * keys whose request was answered. None is left out, or counted as done.
+   */
+  @Test
+  void aBatchBeyondAFullQueueNamesEveryKeyItCouldNotSend() throws Exception {
+    backend = MemcachedBackend.create(MemcachedOptions.builder().operationTimeout(Duration.ofSeconds(60)).build());
+    NodeConnection connection = backend.connect(Node.of(server().host(), server().port()));
+    connection.ready().join();
+    List<String> keys = new ArrayList<>();
+    Map<String, CachedValue> values = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < 20_000; i++) {
+      keys.add("q" + i);
+      values.put("q" + i, utf8("v" + i));
+    }
+    await(connection.set("k", utf8("v"), Duration.ZERO));
+
+    java.util.concurrent.CountDownLatch release = holdIoThread(connection);
+    CompletableFuture<BatchReply<Boolean>> stored;
+    try {
+      stored = connection.setMulti(values, Duration.ZERO);
+    } finally {
+      release.countDown();
+    }
+    BatchReply<Boolean> setReply = stored.get(60, java.util.concurrent.TimeUnit.SECONDS);
+    assertNamesEveryKey(setReply, keys);
+    for (String key : setReply.failures().keySet()) {
+      assertThat(server().get(key)).as("not sent, not stored: %s", key).isNull();
+    }
+    assertThat(await(connection.setMulti(values, Duration.ZERO)).failures()).as("all stored").isEmpty();
+
+    release = holdIoThread(connection);
+    CompletableFuture<BatchReply<Boolean>> deleted;
+    try {
+      deleted = connection.deleteMulti(keys);
+    } finally {
+      release.countDown();
+    }
+    BatchReply<Boolean> deleteReply = deleted.get(60, java.util.concurrent.TimeUnit.SECONDS);
+    assertNamesEveryKey(deleteReply, keys);
+    int stillThere = 0;
+    for (String key : keys) {
+      if (deleteReply.confirmed(key)) {
+        assertThat(server().get(key)).as("confirmed deleted: %s", key).isNull();
+      } else if (server().get(key) != null) {
+        stillThere++;
+      }
+    }
+    assertThat(stillThere).as("keys stored but not deleted, each named in the reply").isPositive();
+  }
+
+  /** Every key of {@code keys} confirmed or named as not sent; at least 20,000 - 16,384 not sent. */
+  private void assertNamesEveryKey(BatchReply<Boolean> reply, List<String> keys) {
+    int failed = 0;
+    for (String key : keys) {
+      if (reply.confirmed(key)) {
+        continue;
+      }
+      Throwable failure = reply.failure(key);
+      assertThat(failure).as("the reply says nothing of %s", key).isNotNull();
+      assertThat(failure).isInstanceOf(MemcachedQueueFullException.class);
+      assertThat(backend.isNodeFailure(failure)).isFalse();
+      failed++;
+    }
+    assertThat(failed).as("keys not sent").isGreaterThanOrEqualTo(20_000 - 16_384);
+    assertThat(keys.size() - failed).as("keys answered").isPositive();
+  }
+
+  /**
+   * Holds the connection's I/O thread (in a reply's callback, which runs on it) until the latch
+   * returned is counted down: requests queue up meanwhile, and those beyond the queue are refused.
+   */
+  private static java.util.concurrent.CountDownLatch holdIoThread(NodeConnection connection) throws InterruptedException {
+    java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    while (held.getCount() > 0) {
+      connection
+          .get("k")
+          .thenRun(
+              () -> {
+                if (Thread.currentThread().getName().equals("shardwise-memcached-io") && held.getCount() > 0) {
+                  held.countDown();
+                  try {
+                    release.await(); // the I/O thread runs nothing else meanwhile
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                }
+              });
+      held.await(100, java.util.concurrent.TimeUnit.MILLISECONDS); // else the reply came first: again
+    }
+    return release;
   }
 
   private static Throwable failureOrNull(CompletableFuture<?> future) {

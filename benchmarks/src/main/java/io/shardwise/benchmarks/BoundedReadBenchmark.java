@@ -7,6 +7,7 @@ import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.ShardwiseClient;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
+import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
@@ -154,7 +155,7 @@ public class BoundedReadBenchmark {
     }
 
     @Override
-    public CompletableFuture<Map<String, CachedValue>> getMulti(List<String> keys) {
+    public CompletableFuture<BatchReply<CachedValue>> getMulti(List<String> keys) {
       Map<String, CachedValue> out = new HashMap<>();
       for (String k : keys) {
         CachedValue v = data.get(k);
@@ -162,7 +163,7 @@ public class BoundedReadBenchmark {
           out.put(k, v);
         }
       }
-      return CompletableFuture.completedFuture(out);
+      return CompletableFuture.completedFuture(BatchReply.of(out));
     }
 
     @Override
@@ -172,9 +173,11 @@ public class BoundedReadBenchmark {
     }
 
     @Override
-    public CompletableFuture<Map<String, Throwable>> setMulti(Map<String, CachedValue> values, Duration ttl) {
+    public CompletableFuture<BatchReply<Boolean>> setMulti(Map<String, CachedValue> values, Duration ttl) {
       data.putAll(values);
-      return CompletableFuture.completedFuture(Map.of());
+      Map<String, Boolean> stored = new HashMap<>();
+      values.keySet().forEach(k -> stored.put(k, Boolean.TRUE));
+      return CompletableFuture.completedFuture(BatchReply.of(stored));
     }
 
     @Override
@@ -188,12 +191,12 @@ public class BoundedReadBenchmark {
     }
 
     @Override
-    public CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys) {
+    public CompletableFuture<BatchReply<Boolean>> deleteMulti(List<String> keys) {
       Map<String, Boolean> out = new HashMap<>();
       for (String k : keys) {
         out.put(k, data.remove(k) != null);
       }
-      return CompletableFuture.completedFuture(out);
+      return CompletableFuture.completedFuture(BatchReply.of(out));
     }
 
     @Override

@@ -31,17 +31,21 @@ public interface NodeConnection extends AutoCloseable {
   /** The stored value, or null when absent. */
   CompletableFuture<CachedValue> get(String key);
 
-  /** The stored values of {@code keys} in one batched request; absent keys are not in the map. */
-  CompletableFuture<Map<String, CachedValue>> getMulti(List<String> keys);
+  /**
+   * The stored values of {@code keys} in one batched request: the hits as values, a key whose own
+   * request failed named in the failures, and the other keys were misses. The future fails only
+   * when the batch as a whole failed.
+   */
+  CompletableFuture<BatchReply<CachedValue>> getMulti(List<String> keys);
 
   CompletableFuture<Void> set(String key, CachedValue value, Duration ttl);
 
   /**
-   * Stores every entry in one batch (pipelined). The map holds the keys whose own write failed,
-   * with the reason; it is empty when all were stored. The future fails only when the batch as a
-   * whole failed.
+   * Stores every entry in one batch (pipelined). Every key is in the reply: {@code true} when the
+   * server confirmed its write, else named in the failures with the reason (an error reply, a
+   * timeout, a request not sent). The future fails only when the batch as a whole failed.
    */
-  CompletableFuture<Map<String, Throwable>> setMulti(Map<String, CachedValue> values, Duration ttl);
+  CompletableFuture<BatchReply<Boolean>> setMulti(Map<String, CachedValue> values, Duration ttl);
 
   /** Stores only if absent; true if stored. */
   CompletableFuture<Boolean> add(String key, CachedValue value, Duration ttl);
@@ -50,11 +54,12 @@ public interface NodeConnection extends AutoCloseable {
   CompletableFuture<Boolean> delete(String key);
 
   /**
-   * Deletes every key in one batch; each key maps to whether it existed. A key whose own delete
-   * failed is left out of the map; the future fails only when the batch as a whole failed (no
-   * delete succeeded).
+   * Deletes every key in one batch. Every key is in the reply: whether it existed when the server
+   * confirmed its delete, else named in the failures with the reason (an error reply, a timeout, a
+   * request not sent), never left out. The future fails only when the batch as a whole failed (no
+   * delete was confirmed).
    */
-  CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys);
+  CompletableFuture<BatchReply<Boolean>> deleteMulti(List<String> keys);
 
   /** True if the key existed. */
   CompletableFuture<Boolean> touch(String key, Duration ttl);

@@ -356,6 +356,98 @@ class FailoverTest {
   }
 
   @Test
+  void aKeyWhoseOwnDeleteFailedInsideARejoinBatchKeepsTheNodeOutUntilItsDeleteIsConfirmed() throws Exception {
+    build(FailoverOptions.builder());
+    Node a = client.nodes().get(0);
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      keys.add(keyOn(a, i));
+      sync.set(keys.get(i), "old", Duration.ZERO);
+    }
+    eject(a);
+    for (String key : keys) {
+      sync.set(key, "new", Duration.ZERO); // elsewhere, journaled against a
+    }
+    // The rejoin's delete batch reaches a, but the deletes of two of its keys get no reply, as
+    // when a server stops halfway through a batch: the batch itself completes.
+    List<String> unanswered = List.of(keys.get(3), keys.get(7));
+    backend.store(a).failInBatch = unanswered::contains;
+    heal(a);
+    await(() -> !rejoinFailures.isEmpty());
+    Thread.sleep(200);
+    assertThat(client.nodeStates().get(a)).as("a holds two old values: it stays out").isEqualTo(NodeState.PROBING);
+    assertThat(client.nodeStatus().get(a).detail())
+        .contains("2 of 2 deletes of old copies were not confirmed")
+        .contains("no reply for");
+    assertThat(backend.store(a).data).containsKeys(keys.get(3), keys.get(7)).doesNotContainKeys(keys.get(0), keys.get(9));
+    assertThat(client.nodeStatus().get(a).journaledKeys()).as("the other deletes are done").isEqualTo(10);
+    for (String key : keys) {
+      assertThat(sync.get(key)).isEqualTo("new");
+    }
+    backend.store(a).failInBatch = null;
+    await(() -> client.nodeStates().get(a) == NodeState.HEALTHY);
+    assertThat(backend.store(a).data).doesNotContainKeys(keys.toArray(new String[0]));
+    for (String key : keys) {
+      assertThat(sync.get(key)).as("never the old value of %s", key).isNull();
+    }
+  }
+
+  @Test
+  void anOldCopyWhoseOwnDeleteFailedInsideTheSweepsBatchStaysUnreadUntilItIsDeleted() throws Exception {
+    build(FailoverOptions.builder());
+    Node a = client.nodes().get(0);
+    String first = keyOn(a, 1);
+    Node fallback = fallbackOf(first);
+    String second = null;
+    for (int i = 2; second == null; i++) {
+      String key = keyOn(a, i);
+      if (fallbackOf(key).equals(fallback)) {
+        second = key;
+      }
+    }
+    String kept = second;
+    eject(a);
+    sync.set(first, "v1", Duration.ZERO); // the copies, on the fallback
+    sync.set(kept, "v1", Duration.ZERO);
+    backend.store(fallback).failInBatch = kept::equals;
+    readmit(a);
+    sync.set(first, "v2", Duration.ZERO); // on a
+    sync.set(kept, "v2", Duration.ZERO);
+    await(() -> !backend.store(fallback).data.containsKey(first)); // its delete went through
+    assertThat(backend.store(fallback).data).as("the delete of this copy got no reply").containsKey(kept);
+    eject(a);
+    assertThat(sync.get(kept)).as("the old copy is not read").isNull();
+    assertThat(sync.get(first)).isNull();
+    backend.store(fallback).failInBatch = null;
+    await(() -> !backend.store(fallback).data.containsKey(kept)); // the sweep deleted it
+    sync.set(kept, "v3", Duration.ZERO);
+    assertThat(sync.get(kept)).isEqualTo("v3");
+  }
+
+  @Test
+  void aKeyOfAMultiKeyWriteWhoseOwnRequestFailedInsideItsBatchFailsWithTheNodesReason() {
+    build(FailoverOptions.builder());
+    Node a = client.nodes().get(0);
+    String refused = keyOn(a, 1);
+    String stored = keyOn(a, 2);
+    sync.set(refused, "old", Duration.ZERO);
+    backend.store(a).failInBatch = refused::equals;
+    MultiResult<Boolean> set = sync.setMulti(Map.of(refused, "new", stored, "new"), Duration.ZERO);
+    assertThat(set.values()).containsOnlyKeys(stored);
+    assertThat(set.errors()).containsOnlyKeys(refused);
+    assertThat(set.errors().get(refused)).hasMessage(a.name() + ": no reply for " + refused);
+    MultiResult<Boolean> deleted = sync.deleteMulti(List.of(refused, stored));
+    assertThat(deleted.values()).containsExactly(Map.entry(stored, true));
+    assertThat(deleted.errors().get(refused)).isInstanceOf(NodeException.class).hasMessage(a.name() + ": no reply for " + refused);
+    MultiResult<String> read = sync.getMulti(List.of(refused, stored));
+    assertThat(read.misses()).containsExactly(stored);
+    assertThat(read.errors()).as("a failed read is not a miss").containsOnlyKeys(refused);
+    assertThat(client.nodeStates().get(a)).isEqualTo(NodeState.HEALTHY);
+    backend.store(a).failInBatch = null;
+    assertThat(sync.get(refused)).isEqualTo("old");
+  }
+
+  @Test
   void aKeyRedirectedPastTwoNodesIsDeletedOnBothBeforeEitherServesIt() throws Exception {
     build(FailoverOptions.builder().maxEjectedPercent(100));
     Node a = client.nodes().get(0);

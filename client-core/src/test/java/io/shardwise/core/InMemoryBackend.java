@@ -3,6 +3,7 @@ package io.shardwise.core;
 import io.shardwise.client.CachedValue;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
+import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
@@ -102,18 +103,34 @@ final class InMemoryBackend implements Backend {
       return reply(() -> data.get(key));
     }
 
+    /**
+     * Keys whose own request inside a batch fails, unapplied, with an IOException named in the reply
+     * (as a memcached batch whose server stopped halfway answers), when set.
+     */
+    volatile java.util.function.Predicate<String> failInBatch;
+
+    /** The failure of {@code key}'s own request in a batch, or null. */
+    private Throwable failsInBatch(String key) {
+      java.util.function.Predicate<String> fail = failInBatch;
+      return fail != null && fail.test(key) ? new java.io.IOException("no reply for " + key) : null;
+    }
+
     @Override
-    public CompletableFuture<Map<String, CachedValue>> getMulti(List<String> keys) {
+    public CompletableFuture<BatchReply<CachedValue>> getMulti(List<String> keys) {
       multiGets.incrementAndGet();
       return reply(
           () -> {
             Map<String, CachedValue> out = new HashMap<>();
+            Map<String, Throwable> failed = new HashMap<>();
             for (String k : keys) {
-              if (data.containsKey(k)) {
+              Throwable f = failsInBatch(k);
+              if (f != null) {
+                failed.put(k, f);
+              } else if (data.containsKey(k)) {
                 out.put(k, data.get(k));
               }
             }
-            return out;
+            return BatchReply.of(out, failed);
           });
     }
 
@@ -127,11 +144,22 @@ final class InMemoryBackend implements Backend {
     }
 
     @Override
-    public CompletableFuture<Map<String, Throwable>> setMulti(Map<String, CachedValue> values, Duration ttl) {
+    public CompletableFuture<BatchReply<Boolean>> setMulti(Map<String, CachedValue> values, Duration ttl) {
       return reply(() -> {
-        data.putAll(values);
-        values.keySet().forEach(k -> ttls.put(k, ttl));
-        return Map.of();
+        Map<String, Boolean> stored = new HashMap<>();
+        Map<String, Throwable> failed = new HashMap<>();
+        values.forEach(
+            (k, v) -> {
+              Throwable f = failsInBatch(k);
+              if (f != null) {
+                failed.put(k, f);
+              } else {
+                data.put(k, v);
+                ttls.put(k, ttl);
+                stored.put(k, Boolean.TRUE);
+              }
+            });
+        return BatchReply.of(stored, failed);
       });
     }
 
@@ -155,16 +183,22 @@ final class InMemoryBackend implements Backend {
     }
 
     @Override
-    public CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys) {
+    public CompletableFuture<BatchReply<Boolean>> deleteMulti(List<String> keys) {
       if (refuseDeletes != null) {
         return CompletableFuture.failedFuture(refuseDeletes);
       }
       return reply(() -> {
         Map<String, Boolean> out = new LinkedHashMap<>();
+        Map<String, Throwable> failed = new HashMap<>();
         for (String k : keys) {
-          out.put(k, data.remove(k) != null);
+          Throwable f = failsInBatch(k);
+          if (f != null) {
+            failed.put(k, f);
+          } else {
+            out.put(k, data.remove(k) != null);
+          }
         }
-        return out;
+        return BatchReply.of(out, failed);
       });
     }
 

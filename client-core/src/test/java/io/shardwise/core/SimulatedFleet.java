@@ -4,6 +4,7 @@ import io.shardwise.client.CachedValue;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
+import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
 import java.io.IOException;
@@ -78,7 +79,10 @@ final class SimulatedFleet implements Backend {
     private volatile boolean down;
     private volatile long epoch;
     private volatile boolean closed;
-    /** Share of requests lost on the way, unapplied, as with a connection reset (0 to 1). */
+    /**
+     * Share of requests lost on the way, unapplied, as with a connection reset (0 to 1); in a batch,
+     * each key's request on its own.
+     */
     volatile double lossRate;
     /** A broken server that answers deletes as done and keeps the values: for checking the checker. */
     volatile boolean ignoresDeletes;
@@ -202,20 +206,40 @@ final class SimulatedFleet implements Backend {
       });
     }
 
+    /**
+     * Whether the request for one key of a batch is lost, unapplied, as with a batch whose server
+     * stops halfway or whose reply is partly lost: the key alone fails, the rest of the batch goes
+     * through (at the node's loss rate, per key).
+     */
+    private boolean lostInBatch(String key, String operation) {
+      if (server.lossRate > 0 && ThreadLocalRandom.current().nextDouble() < server.lossRate) {
+        trace(key, node.name() + " " + operation + " lost");
+        return true;
+      }
+      return false;
+    }
+
+    private static final IOException LOST = new IOException("no reply for this key of the batch");
+
     @Override
-    public CompletableFuture<Map<String, CachedValue>> getMulti(List<String> keys) {
+    public CompletableFuture<BatchReply<CachedValue>> getMulti(List<String> keys) {
       List<String> copy = new ArrayList<>(keys);
       return submit(
           () -> {
             Map<String, CachedValue> out = new HashMap<>();
+            Map<String, Throwable> lost = new HashMap<>();
             for (String k : copy) {
+              if (lostInBatch(k, "getMulti")) {
+                lost.put(k, LOST);
+                continue;
+              }
               CachedValue v = server.data.get(k);
               trace(k, node.name() + " getMulti " + (v == null ? null : new String(v.bytes())));
               if (v != null) {
                 out.put(k, v);
               }
             }
-            return out;
+            return BatchReply.of(out, lost);
           });
     }
 
@@ -229,12 +253,22 @@ final class SimulatedFleet implements Backend {
     }
 
     @Override
-    public CompletableFuture<Map<String, Throwable>> setMulti(Map<String, CachedValue> values, Duration ttl) {
+    public CompletableFuture<BatchReply<Boolean>> setMulti(Map<String, CachedValue> values, Duration ttl) {
       Map<String, CachedValue> copy = new LinkedHashMap<>(values);
       return submit(() -> {
-        copy.forEach((k, v) -> trace(k, node.name() + " setMulti " + new String(v.bytes())));
-        server.data.putAll(copy);
-        return Map.of();
+        Map<String, Boolean> stored = new HashMap<>();
+        Map<String, Throwable> lost = new HashMap<>();
+        copy.forEach(
+            (k, v) -> {
+              if (lostInBatch(k, "setMulti")) {
+                lost.put(k, LOST);
+                return;
+              }
+              trace(k, node.name() + " setMulti " + new String(v.bytes()));
+              server.data.put(k, v);
+              stored.put(k, Boolean.TRUE);
+            });
+        return BatchReply.of(stored, lost);
       });
     }
 
@@ -256,15 +290,20 @@ final class SimulatedFleet implements Backend {
     }
 
     @Override
-    public CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys) {
+    public CompletableFuture<BatchReply<Boolean>> deleteMulti(List<String> keys) {
       List<String> copy = new ArrayList<>(keys);
       return submit(() -> {
         Map<String, Boolean> out = new LinkedHashMap<>();
+        Map<String, Throwable> lost = new HashMap<>();
         for (String k : copy) {
+          if (lostInBatch(k, "deleteMulti")) {
+            lost.put(k, LOST);
+            continue;
+          }
           trace(k, node.name() + " deleteMulti");
           out.put(k, server.ignoresDeletes || server.data.remove(k) != null);
         }
-        return out;
+        return BatchReply.of(out, lost);
       });
     }
 

@@ -3,6 +3,7 @@ package io.shardwise.it;
 import io.shardwise.client.CachedValue;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
+import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.util.HashMap;
@@ -109,7 +110,7 @@ final class CountingBackend extends ForwardingBackend {
     }
 
     @Override
-    public CompletableFuture<Map<String, CachedValue>> getMulti(List<String> keys) {
+    public CompletableFuture<BatchReply<CachedValue>> getMulti(List<String> keys) {
       count(getMultiCalls, delegate.node(), 1);
       count(getMultiKeys, delegate.node(), keys.size());
       largestBatch.accumulateAndGet(keys.size(), Math::max);
@@ -123,7 +124,7 @@ final class CountingBackend extends ForwardingBackend {
     }
 
     @Override
-    public CompletableFuture<Map<String, Throwable>> setMulti(
+    public CompletableFuture<BatchReply<Boolean>> setMulti(
         Map<String, CachedValue> values, Duration ttl) {
       other();
       largestBatch.accumulateAndGet(values.size(), Math::max);
@@ -144,7 +145,7 @@ final class CountingBackend extends ForwardingBackend {
     }
 
     @Override
-    public CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys) {
+    public CompletableFuture<BatchReply<Boolean>> deleteMulti(List<String> keys) {
       other();
       largestBatch.accumulateAndGet(keys.size(), Math::max);
       deleteMultiCalls.incrementAndGet();

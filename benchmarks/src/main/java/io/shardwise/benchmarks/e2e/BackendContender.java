@@ -59,7 +59,7 @@ final class BackendContender implements Contender {
   @Override
   public Map<String, ?> getMulti(List<String> keys) {
     Map<String, byte[]> values = new HashMap<>();
-    connection.getMulti(keys).join().forEach((key, stored) -> values.put(key, decode(stored)));
+    connection.getMulti(keys).join().values().forEach((key, stored) -> values.put(key, decode(stored)));
     return values;
   }
 

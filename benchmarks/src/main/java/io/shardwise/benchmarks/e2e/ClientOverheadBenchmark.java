@@ -6,6 +6,7 @@ import io.shardwise.client.Codecs;
 import io.shardwise.core.ShardwiseClient;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
+import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
@@ -198,7 +199,7 @@ public class ClientOverheadBenchmark {
     }
 
     @Override
-    public CompletableFuture<Map<String, CachedValue>> getMulti(List<String> keys) {
+    public CompletableFuture<BatchReply<CachedValue>> getMulti(List<String> keys) {
       return pending();
     }
 
@@ -208,7 +209,7 @@ public class ClientOverheadBenchmark {
     }
 
     @Override
-    public CompletableFuture<Map<String, Throwable>> setMulti(
+    public CompletableFuture<BatchReply<Boolean>> setMulti(
         Map<String, CachedValue> values, Duration ttl) {
       return pending();
     }
@@ -224,7 +225,7 @@ public class ClientOverheadBenchmark {
     }
 
     @Override
-    public CompletableFuture<Map<String, Boolean>> deleteMulti(List<String> keys) {
+    public CompletableFuture<BatchReply<Boolean>> deleteMulti(List<String> keys) {
       return pending();
     }
 

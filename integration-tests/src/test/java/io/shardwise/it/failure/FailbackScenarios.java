@@ -40,13 +40,28 @@ import org.junit.jupiter.params.provider.EnumSource;
  * figures go to {@code target/failure-<backend>.md} with the others.
  *
  * <p>The flapping runs are short by default; {@code -Dfailback.flap.runs=5
- * -Dfailback.flap.seconds=30} runs what {@code docs/failure.md} reports.
+ * -Dfailback.flap.seconds=30} runs what {@code docs/failure.md} reports, and {@code
+ * -Dfailback.flap.timeout=250ms} sets the client's timeout in them (the backend's default, 1 s,
+ * otherwise).
  */
 abstract class FailbackScenarios extends FailureInjection {
 
   static final int OTHER_KEYS = 20_000;
   static final int FLAP_RUNS = Integer.getInteger("failback.flap.runs", 1);
   static final long FLAP_SECONDS = Long.getLong("failback.flap.seconds", 8);
+  /** The client's timeout in the flapping runs, or null for the backend's default. */
+  static final Duration FLAP_TIMEOUT = flapTimeout(System.getProperty("failback.flap.timeout"));
+
+  private static Duration flapTimeout(String text) {
+    if (text == null) {
+      return null;
+    }
+    Duration timeout = io.shardwise.spi.SettingsReader.parseDuration(text);
+    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("failback.flap.timeout must be a positive duration such as 250ms but was " + text);
+    }
+    return timeout;
+  }
   static final int CAP = FailoverOptions.defaults().maxEjectedNodes(5);
 
   /** Another application's plain client (spymemcached, Lettuce) writing keys of its own. */
@@ -197,7 +212,7 @@ abstract class FailbackScenarios extends FailureInjection {
         closeClient();
         reset();
       }
-      client = builder().replicas(replicas).build();
+      client = (FLAP_TIMEOUT == null ? builder() : builder().timeout(FLAP_TIMEOUT)).replicas(replicas).build();
       CacheClient<String> sync = client.sync();
       VersionedLoad load = new VersionedLoad(sync, KEYS, THREADS).start();
       Thread.sleep(2000);
@@ -227,9 +242,10 @@ abstract class FailbackScenarios extends FailureInjection {
       totalEjections += ejections();
     }
     report(String.format(
-        "| flapping, %s%s | %d run(s) of %d s, 8 threads | %d ejections | %d reads (%d hits), %d errors | old values per run: %s |",
+        "| flapping, %s%s%s | %d run(s) of %d s, 8 threads | %d ejections | %d reads (%d hits), %d errors | old values per run: %s |",
         flap == Flap.STOP ? "SIGSTOP 2 s / SIGCONT 2 s" : "kill -9, restart after 1 s, every 2 s",
         replicas == 1 ? "" : ", replicas " + replicas,
+        FLAP_TIMEOUT == null ? "" : ", timeout " + FLAP_TIMEOUT.toMillis() + " ms",
         FLAP_RUNS, FLAP_SECONDS, totalEjections, totalReads, totalHits, totalErrors, oldPerRun));
   }
 

@@ -106,14 +106,10 @@ final class MovingWrite {
                     .inParts(stale, keys, null, part -> requests.send(stale, "moveDelete", c -> c.deleteMulti(part)))
                     .thenAccept(
                         reply -> {
-                          if (reply.failedCount(keys.size()) == 0) {
-                            return;
-                          }
                           synchronized (results) {
                             for (String k : keys) {
-                              Throwable failure = reply.failure(k);
-                              if (failure != null && results.remove(k) != null) {
-                                errors.put(k, requests.movedCopyKept(stale, failure));
+                              if (!reply.confirmed(k) && results.remove(k) != null) {
+                                errors.put(k, requests.movedCopyKept(stale, reply.unconfirmed(k, stale.node)));
                               }
                             }
                           }
@@ -142,7 +138,7 @@ final class MovingWrite {
    * {@code step} of the write of {@code key}, which fails the key alone: its result in {@code
    * results} (the lock of both maps) is replaced by the failure in {@code errors}.
    */
-  static CompletableFuture<Void> failsKey(
+  private static CompletableFuture<Void> failsKey(
       String key, CompletableFuture<Void> step, Map<String, ?> results, Map<String, ShardwiseException> errors) {
     return step.handle(
         (r, failure) -> {

@@ -2,7 +2,6 @@ package io.shardwise.core.internal.exec;
 
 import io.shardwise.client.CachedValue;
 import io.shardwise.client.MultiResult;
-import io.shardwise.client.NodeException;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.internal.change.WarmUp;
 import io.shardwise.core.internal.health.DirtyCopies;
@@ -11,6 +10,7 @@ import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
+import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
@@ -150,14 +149,10 @@ public final class MultiWrites {
             reply -> {
               synchronized (stored) {
                 for (String key : nodeKeys) {
-                  Throwable keyFailure = reply.failure(key);
-                  if (keyFailure == null) {
-                    keyFailure = reply.replies().get(key);
-                  }
-                  if (keyFailure == null) {
+                  if (reply.confirmed(key)) {
                     stored.put(key, Boolean.TRUE);
                   } else {
-                    errors.put(key, requests.asShardwise(t.members[node], keyFailure));
+                    errors.put(key, notWritten(t.members[node], reply, key));
                   }
                 }
               }
@@ -165,7 +160,7 @@ public final class MultiWrites {
   }
 
   /** A setMulti of {@code nodeKeys}' values to one node, in parts; what its reply says of each key. */
-  CompletableFuture<NodeReply<Throwable>> storeOn(
+  CompletableFuture<NodeReply<Boolean>> storeOn(
       Topology t, int node, List<String> nodeKeys, Map<String, CachedValue> encoded, Duration ttl) {
     return sendBatch(
         t,
@@ -179,13 +174,17 @@ public final class MultiWrites {
             batch.put(key, encoded.get(key));
           }
           return c -> c.setMulti(batch, ttl);
-        },
-        (reply, key) -> !reply.replies().containsKey(key));
+        });
   }
 
   /** A deleteMulti of {@code nodeKeys} on one node, in parts; what its reply says of each key. */
   CompletableFuture<NodeReply<Boolean>> deleteOn(Topology t, int node, List<String> nodeKeys) {
-    return sendBatch(t, node, nodeKeys, "deleteMulti", null, part -> c -> c.deleteMulti(part), (reply, key) -> reply.replies().get(key) != null);
+    return sendBatch(t, node, nodeKeys, "deleteMulti", null, part -> c -> c.deleteMulti(part));
+  }
+
+  /** Why the write of {@code key} on {@code m} is not confirmed by {@code reply} ({@link NodeReply#unconfirmed}). */
+  ShardwiseException notWritten(Member m, NodeReply<?> reply, String key) {
+    return requests.asShardwise(m, reply.unconfirmed(key, m.node));
   }
 
   /** Deletes {@code keys} on topology {@code t}, one batch per node; {@code targets} as {@link #storeAll}. */
@@ -249,16 +248,10 @@ public final class MultiWrites {
             reply -> {
               synchronized (deleted) {
                 for (String key : nodeKeys) {
-                  Throwable failure = reply.failure(key);
-                  Boolean existed = failure == null ? reply.replies().get(key) : null;
-                  if (existed != null) {
-                    deleted.put(key, existed);
+                  if (reply.confirmed(key)) {
+                    deleted.put(key, reply.replies().get(key));
                   } else {
-                    errors.put(
-                        key,
-                        failure != null
-                            ? requests.asShardwise(t.members[node], failure)
-                            : new NodeException(t.nodes.get(node), "the delete of this key failed on the node, while others of the same batch went through", null));
+                    errors.put(key, notWritten(t.members[node], reply, key));
                   }
                 }
               }
@@ -273,7 +266,6 @@ public final class MultiWrites {
    *
    * @param bytes the size of each key's value, or null
    * @param opFor the request of one part
-   * @param written whether the reply says that {@code key} was written
    */
   private <X> CompletableFuture<NodeReply<X>> sendBatch(
       Topology t,
@@ -281,8 +273,7 @@ public final class MultiWrites {
       List<String> keys,
       String operation,
       ToIntFunction<String> bytes,
-      Function<List<String>, Function<NodeConnection, CompletableFuture<Map<String, X>>>> opFor,
-      BiPredicate<NodeReply<X>, String> written) {
+      Function<List<String>, Function<NodeConnection, CompletableFuture<BatchReply<X>>>> opFor) {
     Member member = t.members[node];
     DirtyCopies dirty = member.oldCopies();
     Map<String, Long> marked = null; // only when the node has old copies: most batches need none
@@ -307,7 +298,7 @@ public final class MultiWrites {
             (reply, x) ->
                 cleared.forEach(
                     (key, stamp) -> {
-                      if (reply.failure(key) == null && written.test(reply, key)) {
+                      if (reply.confirmed(key)) {
                         dirty.cleared(key, stamp);
                       }
                     }));

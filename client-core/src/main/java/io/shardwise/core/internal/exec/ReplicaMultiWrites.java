@@ -2,7 +2,6 @@ package io.shardwise.core.internal.exec;
 
 import io.shardwise.client.CachedValue;
 import io.shardwise.client.MultiResult;
-import io.shardwise.client.NodeException;
 import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.internal.health.Failback;
@@ -67,12 +66,7 @@ final class ReplicaMultiWrites {
         t,
         encoded.keySet(),
         (on, keys) -> multiWrites.setMulti(on, subset(encoded, keys), ttl),
-        (node, keys) -> multiWrites.storeOn(t, node, keys, encoded, ttl),
-        (reply, key) -> {
-          Throwable failure = reply.failure(key);
-          return failure != null ? failure : reply.replies().get(key);
-        },
-        (reply, key) -> Boolean.TRUE);
+        (node, keys) -> multiWrites.storeOn(t, node, keys, encoded, ttl));
   }
 
   /**
@@ -92,19 +86,8 @@ final class ReplicaMultiWrites {
         t,
         distinct,
         (on, keys) -> multiWrites.deleteMulti(on, Set.copyOf(keys)),
-        (node, keys) -> multiWrites.deleteOn(t, node, keys),
-        (reply, key) -> {
-          Throwable failure = reply.failure(key);
-          if (failure != null) {
-            return failure;
-          }
-          return reply.replies().get(key) != null ? null : NOT_DELETED;
-        },
-        (reply, key) -> reply.replies().get(key));
+        (node, keys) -> multiWrites.deleteOn(t, node, keys));
   }
-
-  /** A key of a deleteMulti whose own delete failed on a node, the rest of its batch going through. */
-  private static final Throwable NOT_DELETED = new IllegalStateException("not deleted");
 
   /** Sends the keys of a multi-key write that found no replica available where the failure mode says. */
   @FunctionalInterface
@@ -112,34 +95,20 @@ final class ReplicaMultiWrites {
     CompletableFuture<MultiResult<Boolean>> send(Topology t, List<String> keys);
   }
 
-  /** Sends one node's batch of a multi-key write. */
+  /**
+   * Sends one node's batch of a multi-key write; the node's reply has a value for each key whose
+   * write it confirmed: {@code true} for a set, whether the key existed for a delete.
+   */
   @FunctionalInterface
-  private interface NodeBatch<X> {
-    CompletableFuture<NodeReply<X>> send(int node, List<String> keys);
+  private interface NodeBatch {
+    CompletableFuture<NodeReply<Boolean>> send(int node, List<String> keys);
   }
 
-  /** Why a key of a batch reply was not written (null if it was). */
-  @FunctionalInterface
-  private interface KeyFailure<X> {
-    Throwable of(NodeReply<X> reply, String key);
-  }
-
-  /** What a batch reply says of a key written. */
-  @FunctionalInterface
-  private interface KeyResult<X> {
-    Boolean of(NodeReply<X> reply, String key);
-  }
-
-  private <X> CompletableFuture<MultiResult<Boolean>> multi(
-      Topology t,
-      Collection<String> keys,
-      Elsewhere elsewhere,
-      NodeBatch<X> batch,
-      KeyFailure<X> keyFailure,
-      KeyResult<X> keyResult) {
+  private CompletableFuture<MultiResult<Boolean>> multi(
+      Topology t, Collection<String> keys, Elsewhere elsewhere, NodeBatch batch) {
     CompletableFuture<MultiResult<Boolean>> f;
     try {
-      f = multiRouted(t, keys, elsewhere, batch, keyFailure, keyResult);
+      f = multiRouted(t, keys, elsewhere, batch);
       if (t.bounded != null) {
         f = t.bounded.afterWrites(keys, f, requests, (k, m) -> ReplicaMoves.holds(t, k, m)); // done once the copies spilled reads left are gone
       }
@@ -151,19 +120,14 @@ final class ReplicaMultiWrites {
     return f;
   }
 
-  private <X> CompletableFuture<MultiResult<Boolean>> multiRouted(
-      Topology t,
-      Collection<String> keys,
-      Elsewhere elsewhere,
-      NodeBatch<X> batch,
-      KeyFailure<X> keyFailure,
-      KeyResult<X> keyResult) {
+  private CompletableFuture<MultiResult<Boolean>> multiRouted(
+      Topology t, Collection<String> keys, Elsewhere elsewhere, NodeBatch batch) {
     Map<String, ShardwiseException> refused = new HashMap<>();
     List<String> noReplica = new ArrayList<>();
     List<List<String>> byNode = new ArrayList<>(java.util.Collections.nCopies(t.members.length, null));
     Map<String, int[]> targetsOf = new HashMap<>();
     List<CompletableFuture<Void>> sent = new ArrayList<>();
-    Map<Integer, NodeReply<X>> replies = new java.util.concurrent.ConcurrentHashMap<>();
+    Map<Integer, NodeReply<Boolean>> replies = new java.util.concurrent.ConcurrentHashMap<>();
     CompletableFuture<MultiResult<Boolean>> other;
     try (Fence fence = failback.fence()) {
       for (String key : keys) {
@@ -238,7 +202,7 @@ final class ReplicaMultiWrites {
                   }
                   continue;
                 }
-                outcome(t, key, targets, replies, keyFailure, keyResult, result);
+                outcome(t, key, targets, replies, result);
               }
               return result.build();
             });
@@ -248,30 +212,19 @@ final class ReplicaMultiWrites {
    * One key's outcome over the replicas it was sent to, as a single write's outcome is decided
    * ({@link ReplicaWrites}).
    */
-  private <X> void outcome(
-      Topology t,
-      String key,
-      int[] targets,
-      Map<Integer, NodeReply<X>> replies,
-      KeyFailure<X> keyFailure,
-      KeyResult<X> keyResult,
-      MultiResult.Builder<Boolean> result) {
+  private void outcome(
+      Topology t, String key, int[] targets, Map<Integer, NodeReply<Boolean>> replies, MultiResult.Builder<Boolean> result) {
     Boolean value = null;
     ShardwiseException first = null;
     ShardwiseException unmarked = null;
     for (int node : targets) {
-      NodeReply<X> reply = replies.get(node);
-      Throwable failure = keyFailure.of(reply, key);
-      if (failure == null) {
-        Boolean written = keyResult.of(reply, key);
-        value = value == null ? written : Boolean.valueOf(value || Boolean.TRUE.equals(written));
+      NodeReply<Boolean> reply = replies.get(node);
+      if (reply.confirmed(key)) {
+        Boolean written = reply.replies().get(key);
+        value = value == null ? written : Boolean.valueOf(value || written);
         continue;
       }
-      ShardwiseException e =
-          failure == NOT_DELETED
-              ? new NodeException(
-                  t.members[node].node, "the delete of this key failed on the node, while others of the same batch went through", null)
-              : requests.asShardwise(t.members[node], failure);
+      ShardwiseException e = multiWrites.notWritten(t.members[node], reply, key);
       if (first == null) {
         first = e;
       }
@@ -347,18 +300,23 @@ final class ReplicaMultiWrites {
       if (copying || !moved.isEmpty()) {
         List<String> waiting = copying ? rest : moved;
         CompletableFuture<MultiResult<Boolean>> sent = batched;
-        Map<String, ShardwiseException> failedWaits = new LinkedHashMap<>();
-        Map<String, Boolean> waited = new HashMap<>();
+        Map<String, ShardwiseException> failedWaits = new java.util.concurrent.ConcurrentHashMap<>();
         batched =
             sent.handle((r, x) -> (Void) null)
                 .thenCompose(
                     x -> {
-                      synchronized (waited) { // the lock of both maps (see MovingWrite.failsKey)
-                        waiting.forEach(k -> waited.put(k, Boolean.TRUE));
-                      }
                       List<CompletableFuture<Void>> waits = new ArrayList<>(waiting.size());
                       for (String k : waiting) {
-                        waits.add(MovingWrite.failsKey(k, writes.afterWarmUpWrite(k), waited, failedWaits));
+                        waits.add(
+                            writes
+                                .afterWarmUpWrite(k)
+                                .handle(
+                                    (r, failure) -> {
+                                      if (failure != null) {
+                                        failedWaits.put(k, Requests.unwrap(failure)); // the key alone fails
+                                      }
+                                      return null;
+                                    }));
                       }
                       return Requests.allOf(waits);
                     })

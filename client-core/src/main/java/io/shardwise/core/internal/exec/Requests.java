@@ -11,6 +11,7 @@ import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.health.Sender;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.routing.Node;
+import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -209,7 +210,8 @@ public final class Requests implements Sender {
    * by one timeout, and every key's outcome is that of its own part. A part that fails on the node
    * (a timeout, a lost connection) ends the batch there: the keys of the parts not sent yet fail
    * with a {@link NodeUnavailableException} saying so, instead of each part waiting out its own
-   * timeout on a node that has stopped answering. The future never fails.
+   * timeout on a node that has stopped answering. A key whose own request failed inside a part
+   * that was answered fails alone, with the reason the node's reply names. The future never fails.
    *
    * @param bytes the size of each key's value (for stores), or null
    * @param part sends one part and returns the node's reply for its keys
@@ -218,10 +220,10 @@ public final class Requests implements Sender {
       Member m,
       List<String> keys,
       ToIntFunction<String> bytes,
-      Function<List<String>, CompletableFuture<Map<String, X>>> part) {
+      Function<List<String>, CompletableFuture<BatchReply<X>>> part) {
     List<List<String>> parts = split(keys, bytes);
     if (parts == null) {
-      CompletableFuture<Map<String, X>> sent;
+      CompletableFuture<BatchReply<X>> sent;
       try {
         sent = part.apply(keys);
       } catch (RuntimeException e) {
@@ -263,13 +265,13 @@ public final class Requests implements Sender {
   private final class PartRun<X> {
     private final Member m;
     private final List<List<String>> parts;
-    private final Function<List<String>, CompletableFuture<Map<String, X>>> send;
+    private final Function<List<String>, CompletableFuture<BatchReply<X>>> send;
     private final Map<String, X> replies = new HashMap<>();
     private final Map<String, Throwable> failed = new HashMap<>();
     private final CompletableFuture<NodeReply<X>> done = new CompletableFuture<>();
     private int next;
 
-    PartRun(Member m, List<List<String>> parts, Function<List<String>, CompletableFuture<Map<String, X>>> send) {
+    PartRun(Member m, List<List<String>> parts, Function<List<String>, CompletableFuture<BatchReply<X>>> send) {
       this.m = m;
       this.parts = parts;
       this.send = send;
@@ -287,7 +289,7 @@ public final class Requests implements Sender {
     private void advance() {
       while (next < parts.size()) {
         List<String> keys = parts.get(next++);
-        CompletableFuture<Map<String, X>> sent;
+        CompletableFuture<BatchReply<X>> sent;
         try {
           sent = send.apply(keys);
         } catch (RuntimeException e) {
@@ -304,7 +306,7 @@ public final class Requests implements Sender {
               });
           return;
         }
-        Map<String, X> reply = null;
+        BatchReply<X> reply = null;
         Throwable failure = null;
         try {
           reply = sent.join();
@@ -318,10 +320,14 @@ public final class Requests implements Sender {
       finish();
     }
 
-    /** Records a part's outcome; false when the rest of the batch is not to be sent. */
-    private boolean take(List<String> keys, Map<String, X> reply, Throwable failure) {
+    /**
+     * Records a part's outcome, each key's own failure in a reply that succeeded included; false
+     * when the rest of the batch is not to be sent.
+     */
+    private boolean take(List<String> keys, BatchReply<X> reply, Throwable failure) {
       if (failure == null) {
-        replies.putAll(reply);
+        replies.putAll(reply.values());
+        failed.putAll(reply.failures());
         return true;
       }
       for (String key : keys) {

@@ -270,7 +270,10 @@ public final class Failback {
 
   /**
    * Deletes the journaled keys on {@code x} without holding its fence, a few rounds (writes keep
-   * adding keys meanwhile); the last keys are deleted inside the fence by {@link #readmit}.
+   * adding keys meanwhile); the last keys are deleted inside the fence by {@link #readmit}. A key
+   * leaves the journal only once the node confirmed its own delete: one whose delete failed, or
+   * whose batch did, is sent again in the next round. Fails (the node stays out) when a round had
+   * deletes to send and the node confirmed none of them.
    */
   private CompletableFuture<Void> deleteRounds(Member x, int round) {
     Journal journal = x.failback.journal;
@@ -281,16 +284,21 @@ public final class Failback {
     return deletes.deleteOn(x, pending)
         .thenCompose(
             done -> {
-              journal.deletedOnNode(pending);
+              journal.deletedOnNode(done.confirmed());
+              if (done.confirmed().isEmpty()) {
+                return CompletableFuture.failedFuture(done.failure(x));
+              }
               return deleteRounds(x, round + 1);
             });
   }
 
   /**
    * The last step, on the health thread, inside {@code x}'s fence: deletes on {@code x} the keys
-   * journaled since the last round (redirected writes wait meanwhile: at most the probe timeout),
+   * journaled since the last round, and again those whose delete a batch cut short left
+   * unconfirmed (redirected writes wait meanwhile: at most the probe timeout),
    * hands the journal over to the nodes that hold the copies, and flips {@code x} to healthy.
-   * Then starts deleting those copies.
+   * Then starts deleting those copies. Fails, leaving {@code x} out, unless the node confirmed the
+   * delete of every key still journaled.
    */
   private CompletableFuture<Readmitted> readmit(Member x, Runnable flip) {
     return CompletableFuture.supplyAsync(
@@ -300,10 +308,21 @@ public final class Failback {
           ReentrantReadWriteLock.WriteLock fence = x.failback.fence.writeLock();
           fence.lock();
           try {
+            // Nothing is journaled meanwhile: the keys pending are those whose delete A has not
+            // confirmed yet. Those of a batch cut short are sent again, within the probe timeout.
+            long deadline = System.nanoTime() + options.probeTimeout().toNanos();
             List<String> late = journal.pendingOnNode();
-            if (!late.isEmpty()) {
-              await(deletes.deleteOn(x, late));
-              journal.deletedOnNode(late);
+            while (!late.isEmpty()) {
+              OldCopyDeletes.Deleted done = await(deletes.deleteOn(x, late), deadline);
+              journal.deletedOnNode(done.confirmed());
+              Throwable unconfirmed = done.failure(x);
+              if (unconfirmed == null) {
+                break;
+              }
+              if (done.confirmed().isEmpty() || System.nanoTime() - deadline >= 0) {
+                throw new CompletionException(unconfirmed); // stays out; the keys stay journaled
+              }
+              late = journal.pendingOnNode();
             }
             moved = journal.drain();
             long stamp = stamps.incrementAndGet();
@@ -330,10 +349,10 @@ public final class Failback {
     deletes.sweep(members);
   }
 
-  /** Waits for a step on the calling thread, within the probe timeout. */
-  private <T> T await(CompletableFuture<T> f) {
+  /** Waits for a step on the calling thread, until {@code deadline} ({@link System#nanoTime()}). */
+  private static <T> T await(CompletableFuture<T> f, long deadline) {
     try {
-      return f.get(options.probeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+      return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
       throw new CompletionException(e.getCause());
     } catch (TimeoutException e) {
