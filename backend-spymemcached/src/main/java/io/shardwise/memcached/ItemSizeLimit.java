@@ -44,10 +44,10 @@ final class ItemSizeLimit {
   static final int ITEM_HEADER_BYTES = 48;
 
   /** The settings of one server, as they matter for the item size. */
-  record Settings(long itemSizeMax, boolean cas, String source) {
+  record Settings(long itemSizeMax, boolean cas, String source, boolean metaCommands) {
 
     static final Settings DEFAULTS =
-        new Settings(MemcachedBackend.DEFAULT_MAX_VALUE_BYTES, true, "memcached's default");
+        new Settings(MemcachedBackend.DEFAULT_MAX_VALUE_BYTES, true, "memcached's default", false);
 
     /** The largest value stored under a key of {@code keyBytes} bytes with {@code flags}. */
     long maxValueBytes(int keyBytes, int flags) {
@@ -74,16 +74,20 @@ final class ItemSizeLimit {
     update();
   }
 
-  /** Reads {@code node}'s settings with {@code stats settings}; keeps the defaults if it cannot. */
-  void read(Object server, Node node, Duration timeout) {
+  /**
+   * Reads {@code node}'s settings with {@code stats settings} and {@code version}; keeps the
+   * defaults (and returns them) if it cannot.
+   */
+  Settings read(Object server, Node node, Duration timeout) {
     Settings read;
     try {
       read = readSettings(node, timeout);
     } catch (IOException | RuntimeException e) {
-      return;
+      return Settings.DEFAULTS;
     }
     servers.replace(server, Settings.DEFAULTS, read);
     update();
+    return read;
   }
 
   /** The settings that decide the limit: those of the server with the smallest items. */
@@ -166,7 +170,35 @@ final class ItemSizeLimit {
       if (itemSizeMax <= 0 || cas == null) {
         throw new IOException("stats settings without item_size_max or cas_enabled");
       }
-      return new Settings(itemSizeMax, cas, node.host() + ":" + node.port());
+      out.write("version\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      StringBuilder version = new StringBuilder();
+      while (version.indexOf("\r\n") < 0) {
+        int n = in.read(buf);
+        if (n < 0 || version.length() > 1024) {
+          throw new IOException("no complete reply to version");
+        }
+        version.append(new String(buf, 0, n, StandardCharsets.US_ASCII));
+      }
+      return new Settings(itemSizeMax, cas, node.host() + ":" + node.port(), hasMetaCommands(version.substring(0, version.indexOf("\r\n"))));
+    }
+  }
+
+  /**
+   * Whether a server answering {@code version} with {@code line} has the meta commands: memcached
+   * 1.6 and later ({@code VERSION 1.6.18}). A proxy or an older server does not.
+   */
+  static boolean hasMetaCommands(String line) {
+    if (!line.startsWith("VERSION ")) {
+      return false;
+    }
+    String[] parts = line.substring("VERSION ".length()).split("[.\\s-]");
+    try {
+      int major = Integer.parseInt(parts[0]);
+      int minor = parts.length > 1 ? Integer.parseInt(parts[1]) : 0;
+      return major > 1 || (major == 1 && minor >= 6);
+    } catch (NumberFormatException e) {
+      return false;
     }
   }
 }

@@ -257,7 +257,8 @@ public final class MemcachedBackend implements Backend {
       probes.execute(
           () -> {
             try {
-              itemSizeLimit.read(connection, node, options.connectTimeout());
+              ItemSizeLimit.Settings settings = itemSizeLimit.read(connection, node, options.connectTimeout());
+              connection.metaCommands(settings.metaCommands() && options.protocol() == MemcachedProtocol.TEXT);
             } finally {
               read.complete(null);
             }

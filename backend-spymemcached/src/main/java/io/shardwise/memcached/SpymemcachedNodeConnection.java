@@ -572,6 +572,36 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     return batch.result;
   }
 
+  /**
+   * Whether the server has memcached's meta commands (1.6 and later, on the text protocol), read
+   * with {@code version} once the connection's first attempt is done; until then, and when a meta
+   * command is answered with an error, {@link #remainingTtl} cannot tell.
+   */
+  private volatile boolean metaCommands;
+
+  void metaCommands(boolean on) {
+    metaCommands = on;
+  }
+
+  /**
+   * How long {@code key} has left, from a meta get ({@code mg <key> t}); null when the key is absent
+   * or the server has no meta commands (the binary protocol, memcached before 1.6, a proxy).
+   */
+  @Override
+  public CompletableFuture<Duration> remainingTtl(String key) {
+    if (!metaCommands) {
+      return CompletableFuture.completedFuture(null);
+    }
+    if (!ready.isDone()) {
+      return ready.thenCompose(connected -> remainingTtl(key));
+    }
+    RemainingTtl call = new RemainingTtl(key);
+    if (begin(call)) {
+      call.send(new MetaTtlOperation(key, call));
+    }
+    return call.result;
+  }
+
   @Override
   public CompletableFuture<Boolean> touch(String key, Duration ttl) {
     if (!ready.isDone()) {
@@ -1392,6 +1422,22 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     @Override
     Boolean reply(OperationStatus status) {
       return foundOrMissing(this, status != null && status.isSuccess(), status);
+    }
+  }
+
+  private final class RemainingTtl extends Direct<Duration> {
+    RemainingTtl(String key) {
+      super("mg", key);
+    }
+
+    @Override
+    Duration reply(OperationStatus status) {
+      Duration left = MetaTtlOperation.remaining(status == null ? null : status.getMessage());
+      if (left == null) {
+        metaCommands = false; // an error: not asked again
+        return null;
+      }
+      return left == MetaTtlOperation.ABSENT ? null : left;
     }
   }
 

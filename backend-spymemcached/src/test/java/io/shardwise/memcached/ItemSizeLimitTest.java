@@ -18,7 +18,7 @@ class ItemSizeLimitTest {
     assertThat(defaults.maxValueBytes(250, 0)).isEqualTo(1_048_267);
     assertThat(defaults.maxValueBytes(250, 7)).isEqualTo(1_048_263);
     ItemSizeLimit.Settings twoMegabytesWithoutCas =
-        new ItemSizeLimit.Settings(2 * 1024 * 1024, false, "test");
+        new ItemSizeLimit.Settings(2 * 1024 * 1024, false, "test", true);
     assertThat(twoMegabytesWithoutCas.maxValueBytes(1, 0)).isEqualTo(2_097_100);
     assertThat(twoMegabytesWithoutCas.maxValueBytes(250, 7)).isEqualTo(2_096_847);
   }

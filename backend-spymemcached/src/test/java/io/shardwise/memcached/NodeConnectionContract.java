@@ -258,6 +258,24 @@ abstract class NodeConnectionContract {
     assertThat(await(connection.getMulti(List.of("d1", "d2", "d3"))).values()).isEmpty();
   }
 
+  // ---- remaining TTL ---------------------------------------------------------------------------
+
+  @Test
+  void remainingTtlTellsTheTimeAKeyHasLeftOnTheTextProtocol() {
+    await(connection.set("ttl-100", utf8("x", 0), Duration.ofSeconds(100)));
+    await(connection.set("ttl-none", utf8("x", 0), Duration.ZERO));
+    Duration left = await(connection.remainingTtl("ttl-100"));
+    if (protocol() == MemcachedProtocol.BINARY) {
+      assertThat(left).as("the binary protocol has no meta commands").isNull();
+      return;
+    }
+    assertThat(left).isBetween(Duration.ofSeconds(90), Duration.ofSeconds(100));
+    assertThat(await(connection.remainingTtl("ttl-none"))).isEqualTo(Duration.ZERO);
+    assertThat(await(connection.remainingTtl("absent"))).isNull();
+    // the stream stays in step: the next requests get their own replies
+    assertThat(await(connection.get("ttl-none"))).isEqualTo(utf8("x", 0));
+  }
+
   // ---- add / delete / touch ------------------------------------------------------------------
 
   @Test

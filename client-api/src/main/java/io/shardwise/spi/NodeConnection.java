@@ -72,9 +72,9 @@ public interface NodeConnection extends AutoCloseable {
 
   /**
    * How long {@code key} has left before it expires: {@link Duration#ZERO} when it does not
-   * expire, null when the key is absent or the backend cannot tell (the default; memcached's
-   * classic protocols do not report it). The warm-up of a server-list change uses it so that a
-   * copy never outlives its original.
+   * expire, null when the key is absent or the backend cannot tell (the default; memcached
+   * reports it from 1.6 on, with a meta get on the text protocol). The warm-up of a server-list
+   * change and the repairs of replicas use it so that a copy never outlives its original.
    */
   default CompletableFuture<Duration> remainingTtl(String key) {
     return CompletableFuture.completedFuture(null);

@@ -13,9 +13,10 @@ import java.util.Objects;
  * @param warmUp how long after settling a miss on a moved key's new node is read again on its
  *     previous node; hits are copied over once {@code settle} has passed again (see
  *     docs/topology.md); 0 turns warm-up off
- * @param copyTtl the longest TTL of a value copied to its new node by warm-up (Redis gives the copy
- *     what the original has left, if less; memcached does not tell, so its copies get this): the
- *     longest a copy can outlive a delete that another client made on the previous node
+ * @param copyTtl the longest TTL of a value copied to its new node by warm-up (the copy gets what
+ *     the original has left, if less, where the server tells: Redis, memcached 1.6 on the text
+ *     protocol; elsewhere this): the longest a copy can outlive a delete that another client made on
+ *     the previous node
  * @param connectWait the longest wait for the first connection attempt to added nodes before the
  *     new list is applied
  */
