@@ -91,4 +91,18 @@ public interface ClientMetrics {
 
   /** During a warm-up, a value read from a key's previous node was copied to {@code newOwner}. */
   default void warmUpCopied(Node newOwner) {}
+
+  /**
+   * A replica of a key stored on several replicas, {@code node}, got back the copy it had lost,
+   * from another replica. {@code cause}: {@code "read"} (a read missed there and hit on another
+   * replica), {@code "handoff"} (the node missed the key's writes while it was out, or a write of it
+   * failed there).
+   */
+  default void repaired(Node node, String cause) {}
+
+  /**
+   * A repair of a copy on {@code node} for {@code cause} (as {@link #repaired}) was not made: more
+   * repairs were due than the client's repair rate allows.
+   */
+  default void repairDropped(Node node, String cause) {}
 }

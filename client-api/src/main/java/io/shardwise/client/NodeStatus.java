@@ -16,8 +16,11 @@ import java.util.Objects;
  *     node that keeps failing, why it is not ejected
  * @param journaledKeys keys written elsewhere while it is out, to be deleted on it before it
  *     serves again (0 for a healthy node)
+ * @param copiesToRepair with replicas and repair on, the keys whose copy this client knows the node
+ *     lacks and is handing over to it from the other replicas (the keys it missed while it was out,
+ *     and the copies of failed writes deleted there): the repair under way; 0 when none
  */
-public record NodeStatus(Node node, NodeState state, Instant since, String detail, int journaledKeys) {
+public record NodeStatus(Node node, NodeState state, Instant since, String detail, int journaledKeys, int copiesToRepair) {
 
   public NodeStatus {
     Objects.requireNonNull(node, "node");
@@ -27,6 +30,19 @@ public record NodeStatus(Node node, NodeState state, Instant since, String detai
     if (journaledKeys < 0) {
       throw new IllegalArgumentException("journaled keys must be >= 0 but was " + journaledKeys);
     }
+    if (copiesToRepair < 0) {
+      throw new IllegalArgumentException("copies to repair must be >= 0 but was " + copiesToRepair);
+    }
+  }
+
+  /** A status with no repair under way. */
+  public NodeStatus(Node node, NodeState state, Instant since, String detail, int journaledKeys) {
+    this(node, state, since, detail, journaledKeys, 0);
+  }
+
+  /** This status with {@code copies} to repair. */
+  public NodeStatus withCopiesToRepair(int copies) {
+    return new NodeStatus(node, state, since, detail, journaledKeys, copies);
   }
 
   @Override

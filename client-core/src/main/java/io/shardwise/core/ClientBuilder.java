@@ -59,6 +59,7 @@ public final class ClientBuilder<V> {
   private int batchSize = DEFAULT_BATCH_SIZE;
   private int replicas = 1;
   private ReplicaReads replicaReads = ReplicaReads.P2C;
+  private ReplicaRepair replicaRepair = ReplicaRepair.defaults();
   private FailoverOptions failover = FailoverOptions.defaults();
   private final List<NodeEventListener> listeners = new ArrayList<>();
   private ClientMetrics metrics = ClientMetrics.NONE;
@@ -86,6 +87,7 @@ public final class ClientBuilder<V> {
     this.batchSize = from.batchSize;
     this.replicas = from.replicas;
     this.replicaReads = from.replicaReads;
+    this.replicaRepair = from.replicaRepair;
     this.failover = from.failover;
     this.listeners.addAll(from.listeners);
     this.metrics = from.metrics;
@@ -210,6 +212,15 @@ public final class ClientBuilder<V> {
       throw new IllegalArgumentException("replicas must be >= 1 but was " + n);
     }
     this.replicas = n;
+    return this;
+  }
+
+  /**
+   * How a replica gets back a copy it lost, when {@link #replicas(int)} is above 1 (default {@link
+   * ReplicaRepair#defaults()}: read repair and handoff on, 1,000 copies per second at most).
+   */
+  public ClientBuilder<V> replicaRepair(ReplicaRepair repair) {
+    this.replicaRepair = Objects.requireNonNull(repair, "replicaRepair");
     return this;
   }
 
@@ -361,6 +372,6 @@ public final class ClientBuilder<V> {
             topologyOptions,
             new LongestTtl(failover.failoverTtl(), topologyOptions.copyTtl(), bounded.spillTtl()));
     return new RoutingClient<>(
-        backend, topology, health, codec, requestTimeout, max, batchSize, replicas, replicaReads, routerSpec, metrics, settings);
+        backend, topology, health, codec, requestTimeout, max, batchSize, replicas, replicaReads, replicaRepair, routerSpec, metrics, settings);
   }
 }

@@ -15,6 +15,7 @@ import io.shardwise.core.internal.change.LongestTtl;
 import io.shardwise.core.internal.change.Topologies;
 import io.shardwise.core.internal.change.WarmUp;
 import io.shardwise.core.internal.exec.MultiGets;
+import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.exec.MultiWrites;
 import io.shardwise.core.internal.exec.PendingGetMulti;
 import io.shardwise.core.internal.exec.Reads;
@@ -77,6 +78,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final PlacementChanges placements;
   private final ReplicaGets<V> replicaGets;
   private final ReplicaWrites replicaWrites;
+  private final Repairs repairs;
   /** {@code shardwise(<backend>}: {@link #toString()} adds the router and the current fleet size. */
   private final String description;
   private final CacheClient<V> sync;
@@ -92,6 +94,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       int batchSize,
       int replicas,
       ReplicaReads replicaReads,
+      ReplicaRepair repair,
       RouterSpec routerSpec,
       ClientMetrics metrics,
       Topologies.Settings settings) {
@@ -122,8 +125,10 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.multiWrites = new MultiWrites(requests, routes, health.failback(), warmUp, writes);
     // Taken by topologies with more than one replica, or with one in their history.
     ReplicaRoutes replicaRoutes = new ReplicaRoutes(replicaReads);
-    this.replicaGets = new ReplicaGets<>(requests, replicaRoutes, reads, multiGets, warmUp, metrics, codec);
-    this.replicaWrites = new ReplicaWrites(requests, replicaRoutes, health.failback(), writes, multiWrites);
+    this.repairs = new Repairs(repair, warmUp, requests, metrics, () -> this.topology, health.healthThread());
+    health.failback().onCopiesDeleted(repairs::handOff);
+    this.replicaGets = new ReplicaGets<>(requests, replicaRoutes, reads, multiGets, warmUp, repairs, metrics, codec);
+    this.replicaWrites = new ReplicaWrites(requests, replicaRoutes, health.failback(), writes, multiWrites, repairs);
     this.placements = new PlacementChanges(topologies, replicas, routerSpec, topology.hashTag, topology.nodes);
     this.description = "shardwise(" + backend.name();
     this.sync = new SyncCacheClient<>(this, timeout);
@@ -403,7 +408,15 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   @Override
   public Map<Node, NodeStatus> nodeStatus() {
-    return health.status(topology.members);
+    Member[] members = topology.members;
+    Map<Node, NodeStatus> status = health.status(members);
+    for (Member m : members) {
+      int copies = repairs.handoffsPending(m);
+      if (copies > 0) {
+        status.computeIfPresent(m.node, (node, s) -> s.withCopiesToRepair(copies));
+      }
+    }
+    return status;
   }
 
   /** The topology in force (for tests in this package). */

@@ -28,6 +28,9 @@ class FailbackModelTest {
   /** Reads 50%, writes 50%: sets, deletes and batches. */
   private static final VersionedLoad.Mix MIX = new VersionedLoad.Mix(45, 5, 40, 0, 5, 5, 0);
 
+  /** Repair of lost replica copies, on unless {@code -Dmodel.repair=false}. */
+  static final ReplicaRepair REPAIR = Boolean.parseBoolean(System.getProperty("model.repair", "true")) ? ReplicaRepair.defaults() : ReplicaRepair.off();
+
   /** The outcome of one run. */
   record Outcome(long reads, long hits, long writes, long stale, long wrong, long ejections, List<String> examples) {}
 
@@ -124,6 +127,7 @@ class FailbackModelTest {
             })
             .codec(Codecs.utf8())
             .replicas(replicas)
+            .replicaRepair(REPAIR)
             .bounded(bounded)
             .build();
     for (Node n : client.nodes()) {

@@ -42,7 +42,13 @@ class ReplicatedClientTest {
         public void replicaFailover(Node from, Node to, String reason) {
           counted.computeIfAbsent("failover " + reason, k -> new AtomicLong()).incrementAndGet();
         }
+
+        @Override
+        public void repaired(Node node, String cause) {
+          counted.computeIfAbsent("repaired " + cause, k -> new AtomicLong()).incrementAndGet();
+        }
       };
+  private ReplicaRepair repair = ReplicaRepair.defaults();
   private AsyncCacheClient<String> client;
   private CacheClient<String> sync;
   private Router router;
@@ -58,6 +64,7 @@ class ReplicatedClientTest {
             .codec(Codecs.utf8())
             .replicas(replicas)
             .replicaReads(reads)
+            .replicaRepair(repair)
             .build();
     sync = client.sync();
     router = RouterSpec.DEFAULT.build(client.nodes());
@@ -140,6 +147,89 @@ class ReplicatedClientTest {
     assertThat(sync.get("never-written")).isNull();
   }
 
+  private String value(Node node, String key) {
+    io.shardwise.client.CachedValue v = store(node).data.get(key);
+    return v == null ? null : new String(v.bytes(), java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  private long count(String what) {
+    AtomicLong n = counted.get(what);
+    return n == null ? 0 : n.get();
+  }
+
+  @Test
+  void aReadThatMissesOnAReplicaAndHitsOnAnotherWritesTheValueBack() throws Exception {
+    build(2, ReplicaReads.PRIMARY);
+    sync.set("lost", "v", Duration.ofMinutes(5));
+    sync.set("kept", "w", Duration.ZERO);
+    Node primary = replicasOf("lost", 2).get(0);
+    store(primary).data.remove("lost"); // the primary restarted empty, say
+    assertThat(sync.get("lost")).isEqualTo("v");
+    await(() -> "v".equals(value(primary, "lost")));
+    assertThat(store(primary).ttls.get("lost")).as("the warm-up copy TTL: the original's is unknown here").isEqualTo(Duration.ofSeconds(60));
+    assertThat(count("repaired read")).isEqualTo(1);
+    // getMulti repairs as well, in its rounds
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      sync.set("g" + i, "v" + i, Duration.ZERO);
+      keys.add("g" + i);
+      store(replicasOf("g" + i, 2).get(0)).data.remove("g" + i);
+    }
+    assertThat(sync.getMulti(keys).values()).hasSize(50);
+    await(() -> keys.stream().allMatch(k -> value(replicasOf(k, 2).get(0), k) != null));
+    assertThat(count("repaired read")).isEqualTo(51);
+  }
+
+  @Test
+  void withRepairOffALostCopyComesBackOnlyWhenTheKeyIsWritten() throws Exception {
+    repair = ReplicaRepair.off();
+    build(2, ReplicaReads.PRIMARY);
+    sync.set("lost", "v", Duration.ZERO);
+    Node primary = replicasOf("lost", 2).get(0);
+    store(primary).data.remove("lost");
+    for (int i = 0; i < 10; i++) {
+      assertThat(sync.get("lost")).isEqualTo("v");
+    }
+    Thread.sleep(100);
+    assertThat(store(primary).data).doesNotContainKey("lost");
+    assertThat(count("repaired read")).isZero();
+  }
+
+  @Test
+  void aReplicaBackFromAnOutageGetsTheCurrentValuesOfTheKeysItMissed() throws Exception {
+    build(2, ReplicaReads.PRIMARY);
+    for (int i = 0; i < 200; i++) {
+      sync.set("h" + i, "old", Duration.ZERO);
+    }
+    Node victim = client.nodes().get(2);
+    eject(victim);
+    List<String> missed = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      sync.set("h" + i, "new", Duration.ZERO);
+      if (replicasOf("h" + i, 2).contains(victim)) {
+        missed.add("h" + i);
+      }
+    }
+    store(victim).failWith = null;
+    await(() -> client.nodeStates().get(victim) == NodeState.HEALTHY);
+    // Deleted before it served, then handed the new values without a read of them.
+    await(() -> missed.stream().allMatch(k -> "new".equals(value(victim, k))));
+    assertThat(count("repaired handoff")).isEqualTo(missed.size());
+    assertThat(count("repaired read")).isZero();
+  }
+
+  @Test
+  void aReplicaWhoseWriteFailedGetsTheValueOnceItsOldCopyIsGone() throws Exception {
+    build(2, ReplicaReads.P2C);
+    sync.set("f", "old", Duration.ZERO);
+    Node second = replicasOf("f", 2).get(1);
+    store(second).failNext.set(1);
+    sync.set("f", "new", Duration.ZERO); // the second's copy is marked old, deleted by the sweep
+    await(() -> "new".equals(value(second, "f")));
+    assertThat(count("repaired handoff")).isEqualTo(1);
+    assertThat(sync.get("f")).isEqualTo("new");
+  }
+
   @Test
   void getMultiReadsEachKeyOnItsNextReplicaInAFewRounds() {
     build(3, ReplicaReads.PRIMARY);
@@ -209,15 +299,7 @@ class ReplicatedClientTest {
       sync.set("k" + i, "old", Duration.ZERO);
     }
     Node victim = client.nodes().get(2);
-    store(victim).failWith = new IOException("connection refused");
-    for (int i = 0; i < FailoverOptions.DEFAULT_FAILURE_THRESHOLD; i++) {
-      try {
-        client.ping(victim).get();
-      } catch (ExecutionException expected) {
-        // counted towards its ejection
-      }
-    }
-    await(() -> client.nodeStates().get(victim) != NodeState.HEALTHY);
+    eject(victim);
     for (int i = 0; i < 200; i++) {
       assertThat(sync.get("k" + i)).as("k%d with a replica out", i).isEqualTo("old");
     }
@@ -385,6 +467,19 @@ class ReplicatedClientTest {
       items += store(n).data.keySet().stream().filter(k -> k.startsWith("k")).count();
     }
     return items;
+  }
+
+  /** Makes {@code victim} refuse connections and waits until the client ejected it. */
+  private void eject(Node victim) throws InterruptedException {
+    store(victim).failWith = new IOException("connection refused");
+    for (int i = 0; i < FailoverOptions.DEFAULT_FAILURE_THRESHOLD; i++) {
+      try {
+        client.ping(victim).get();
+      } catch (ExecutionException expected) {
+        // counted towards its ejection
+      }
+    }
+    await(() -> client.nodeStates().get(victim) != NodeState.HEALTHY);
   }
 
   private static void await(BooleanSupplier condition) throws InterruptedException {

@@ -86,6 +86,8 @@ final class SimulatedFleet implements Backend {
     volatile double lossRate;
     /** A broken server that answers deletes as done and keeps the values: for checking the checker. */
     volatile boolean ignoresDeletes;
+    /** Each request waits up to this many microseconds before it is served (in order): a busy server. */
+    volatile int jitterMicros;
 
     SimNode(Node node) {
       this.node = node;
@@ -109,6 +111,10 @@ final class SimulatedFleet implements Backend {
         }
         if (ThreadLocalRandom.current().nextInt(200) == 0) {
           Thread.yield();
+        }
+        int jitter = jitterMicros;
+        if (jitter > 0) {
+          java.util.concurrent.locks.LockSupport.parkNanos(ThreadLocalRandom.current().nextInt(jitter) * 1000L);
         }
         task.run();
       }
@@ -343,8 +349,9 @@ final class SimulatedFleet implements Backend {
 
   /**
    * Stops and continues, kills and restarts (with their data, as a persistent Redis or the worst
-   * case) random servers of {@code nodes}, one at a time, until {@code running} is cleared; the pauses
-   * are shorter than the detection, or about as long. Runs on the calling thread.
+   * case, or empty, as a memcached) random servers of {@code nodes}, one at a time, until {@code
+   * running} is cleared; the pauses are shorter than the detection, or about as long. Runs on the
+   * calling thread.
    */
   void chaos(List<Node> nodes, long seed, java.util.concurrent.atomic.AtomicBoolean running) {
     java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
@@ -352,8 +359,8 @@ final class SimulatedFleet implements Backend {
       Thread.sleep(100);
       while (running.get()) {
         SimNode victim = node(nodes.get(random.nextInt(nodes.size())));
-        int action = random.nextInt(3);
-        trace("*", "chaos " + victim.node + " " + (action == 2 ? "kill" : "pause"));
+        int action = random.nextInt(4);
+        trace("*", "chaos " + victim.node + " " + (action == 2 ? "kill" : action == 3 ? "kill, restart empty" : "pause"));
         if (action == 0) {
           victim.pause();
           Thread.sleep(20 + random.nextInt(150));
@@ -365,7 +372,7 @@ final class SimulatedFleet implements Backend {
         } else {
           victim.kill();
           Thread.sleep(20 + random.nextInt(150));
-          victim.restart(true);
+          victim.restart(action == 2); // with its data, or empty as a restarted memcached
         }
         trace("*", "chaos " + victim.node + " back");
         Thread.sleep(random.nextInt(80));

@@ -140,6 +140,7 @@ class TopologyModelTest {
                     .withConnectWait(Duration.ofMillis(20)))
             .codec(Codecs.utf8())
             .replicas(replicas)
+            .replicaRepair(FailbackModelTest.REPAIR)
             .listener(e -> SimulatedFleet.trace("*", "event " + e))
             .build();
     for (Node n : ServerList.parse("a:1,b:2,c:3,d:4,e:5,f:6,g:7,h:8")) {

@@ -39,6 +39,7 @@ final class ClientAssembly {
               .hashTag(config.hashTag())
               .replicas(config.replicas())
               .replicaReads(config.replicaReads())
+              .replicaRepair(config.replicaRepair())
               .timeout(config.timeout())
               .connectWait(config.connectWait())
               .batchSize(config.batchSize())

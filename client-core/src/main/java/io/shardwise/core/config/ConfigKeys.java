@@ -7,6 +7,7 @@ import io.shardwise.bounded.BoundedLoadSelector;
 import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.ClientBuilder;
 import io.shardwise.core.FailoverOptions;
+import io.shardwise.core.ReplicaRepair;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.core.TopologyOptions;
 import io.shardwise.core.config.ConfigKey.Type;
@@ -178,6 +179,32 @@ final class ConfigKeys {
           .oneOf(REPLICA_READ_POLICIES)
           .doing("With replicas above 1, the replica a read tries first: p2c, the less busy of two "
               + "drawn at random; primary, the first available in preference order.")
+          .build();
+
+  static final ConfigKey REPLICA_REPAIR_KEY =
+      key(REPLICA_REPAIR, Type.BOOLEAN)
+          .byDefault("true")
+          .allowing("true, false")
+          .doing("With replicas above 1, a replica gets back a copy it lost: a read that misses on it "
+              + "and hits on another replica writes the value back, and the keys it missed while out "
+              + "(or whose write failed there) are handed over from the others once it serves.")
+          .build();
+
+  static final ConfigKey REPLICA_REPAIR_RATE_KEY =
+      key(REPLICA_REPAIR_RATE, Type.INTEGER)
+          .byDefault(ReplicaRepair.DEFAULT_RATE)
+          .between(1, Integer.MAX_VALUE, ">= 1")
+          .doing("Most repair copies per second this client writes, all causes together; those "
+              + "beyond are dropped (a later read repairs them) or wait (a handoff).")
+          .build();
+
+  static final ConfigKey REPLICA_REPAIR_TTL_KEY =
+      key(REPLICA_REPAIR_TTL, Type.DURATION)
+          .byDefault(ReplicaRepair.DEFAULT_TTL)
+          .between(Duration.ofSeconds(1), MAX_TOPOLOGY_WAIT, ">= 1s, <= 365d", "")
+          .doing("Longest TTL of a repair copy: it gets what its original has left where the "
+              + "server tells (at most this), this when the original does not expire, and the "
+              + "warm-up copy TTL where the server cannot tell.")
           .build();
 
   static final ConfigKey TIMEOUT_KEY =
@@ -370,6 +397,9 @@ final class ConfigKeys {
           HASH_TAG_KEY,
           REPLICAS_KEY,
           REPLICA_READS_KEY,
+          REPLICA_REPAIR_KEY,
+          REPLICA_REPAIR_RATE_KEY,
+          REPLICA_REPAIR_TTL_KEY,
           TIMEOUT_KEY,
           CONNECT_WAIT_KEY,
           MAX_VALUE_SIZE_KEY,

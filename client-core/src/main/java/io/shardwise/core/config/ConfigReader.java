@@ -9,6 +9,7 @@ import io.shardwise.core.FailoverOptions;
 import io.shardwise.core.FailureMode;
 import io.shardwise.core.RejoinPolicy;
 import io.shardwise.core.ReplicaReads;
+import io.shardwise.core.ReplicaRepair;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.core.TopologyOptions;
 import io.shardwise.routing.HashTag;
@@ -39,6 +40,7 @@ final class ConfigReader {
   String hashTagText = "none";
   int replicas;
   ReplicaReads replicaReads;
+  ReplicaRepair replicaRepair;
   Duration timeout;
   Duration connectWait;
   int maxValueBytes;
@@ -56,6 +58,11 @@ final class ConfigReader {
     hashTagText = hashTag.isEnabled() ? hashTag.toString() : "none";
     replicas = REPLICAS_KEY.integer(r, 1);
     replicaReads = ReplicaReads.of(REPLICA_READS_KEY.choice(r, "p2c"));
+    replicaRepair =
+        new ReplicaRepair(
+            REPLICA_REPAIR_KEY.bool(r, true),
+            REPLICA_REPAIR_RATE_KEY.integer(r, ReplicaRepair.DEFAULT_RATE),
+            REPLICA_REPAIR_TTL_KEY.duration(r, ReplicaRepair.DEFAULT_TTL));
     timeout = TIMEOUT_KEY.duration(r, DEFAULT_TIMEOUT);
     connectWait = CONNECT_WAIT_KEY.duration(r, ClientBuilder.DEFAULT_CONNECT_WAIT);
     maxValueBytes = (int) MAX_VALUE_SIZE_KEY.bytes(r, 0);

@@ -50,6 +50,9 @@ final class ConfigSettings {
     put(s, HASH_TAG, c.hashTagText());
     put(s, REPLICAS, Integer.toString(c.replicas()));
     put(s, REPLICA_READS, c.replicaReads().id());
+    put(s, REPLICA_REPAIR, Boolean.toString(c.replicaRepair().enabled()));
+    put(s, REPLICA_REPAIR_RATE, Integer.toString(c.replicaRepair().ratePerSecond()));
+    put(s, REPLICA_REPAIR_TTL, SettingsReader.format(c.replicaRepair().ttl()));
     put(s, TIMEOUT, SettingsReader.format(c.timeout()));
     put(s, CONNECT_WAIT, SettingsReader.format(c.connectWait()));
     put(s, MAX_VALUE_SIZE, c.maxValueBytes().isPresent() ? Integer.toString(c.maxValueBytes().getAsInt()) : "backend default");

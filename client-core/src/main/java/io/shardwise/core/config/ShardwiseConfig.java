@@ -5,6 +5,7 @@ import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.ClientBuilder;
 import io.shardwise.core.FailoverOptions;
 import io.shardwise.core.ReplicaReads;
+import io.shardwise.core.ReplicaRepair;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.core.TopologyOptions;
 import io.shardwise.core.sources.ServerListSource;
@@ -77,6 +78,9 @@ public final class ShardwiseConfig {
   public static final String HASH_TAG = "hash-tag";
   public static final String REPLICAS = "replicas";
   public static final String REPLICA_READS = "replica-reads";
+  public static final String REPLICA_REPAIR = "replica-repair";
+  public static final String REPLICA_REPAIR_RATE = "replica-repair-rate";
+  public static final String REPLICA_REPAIR_TTL = "replica-repair-ttl";
   public static final String TIMEOUT = "timeout";
   public static final String CONNECT_WAIT = "connect-wait";
   public static final String MAX_VALUE_SIZE = "max-value-size";
@@ -111,6 +115,7 @@ public final class ShardwiseConfig {
   private final String hashTagText;
   private final int replicas;
   private final ReplicaReads replicaReads;
+  private final ReplicaRepair replicaRepair;
   private final Duration timeout;
   private final Duration connectWait;
   private final int maxValueBytes;
@@ -128,6 +133,7 @@ public final class ShardwiseConfig {
     this.hashTagText = p.hashTagText;
     this.replicas = p.replicas;
     this.replicaReads = p.replicaReads;
+    this.replicaRepair = p.replicaRepair;
     this.timeout = p.timeout;
     this.connectWait = p.connectWait;
     this.maxValueBytes = p.maxValueBytes;
@@ -311,6 +317,11 @@ public final class ShardwiseConfig {
   /** Which replica a read goes to first ({@code shardwise.replica-reads}). */
   public ReplicaReads replicaReads() {
     return replicaReads;
+  }
+
+  /** {@code shardwise.replica-repair}, {@code -rate} and {@code -ttl}. */
+  public ReplicaRepair replicaRepair() {
+    return replicaRepair;
   }
 
   /** Most keys in one request to one server ({@code shardwise.batch-size}). */

@@ -31,6 +31,7 @@ final class BootDurations {
           "topology.settle",
           "topology.warmup",
           "topology.warmupcopyttl",
+          "replicarepairttl",
           "memcached.maxreconnectdelay",
           "cache.ttl",
           "cache.timetolive",

@@ -104,4 +104,18 @@ final class CompositeClientMetrics implements ClientMetrics {
       m.warmUpCopied(newOwner);
     }
   }
+
+  @Override
+  public void repaired(Node node, String cause) {
+    for (ClientMetrics m : all) {
+      m.repaired(node, cause);
+    }
+  }
+
+  @Override
+  public void repairDropped(Node node, String cause) {
+    for (ClientMetrics m : all) {
+      m.repairDropped(node, cause);
+    }
+  }
 }

@@ -72,6 +72,22 @@ public class ShardwiseProperties {
    */
   private String replicaReads = "p2c";
 
+  /**
+   * With replicas above 1, whether a replica gets back a copy it lost: a read that misses on it and
+   * hits on another replica writes the value back, and the keys it missed while out (or whose write
+   * failed there) are handed over from the others once it serves.
+   */
+  private String replicaRepair = "true";
+
+  /** Most repair copies per second the client writes, at least 1. */
+  private String replicaRepairRate = "1000";
+
+  /**
+   * Longest TTL of a repair copy: what the original has left where the server tells (at most this),
+   * this when it does not expire, the warm-up copy TTL where the server cannot tell.
+   */
+  private String replicaRepairTtl = "10m";
+
   /** Longest wait for one server's reply (250ms, 2s, ...), at least 1ms. */
   private String timeout = "1s";
 
@@ -209,6 +225,30 @@ public class ShardwiseProperties {
 
   public void setReplicaReads(String replicaReads) {
     this.replicaReads = replicaReads;
+  }
+
+  public String getReplicaRepair() {
+    return replicaRepair;
+  }
+
+  public void setReplicaRepair(String replicaRepair) {
+    this.replicaRepair = replicaRepair;
+  }
+
+  public String getReplicaRepairRate() {
+    return replicaRepairRate;
+  }
+
+  public void setReplicaRepairRate(String replicaRepairRate) {
+    this.replicaRepairRate = replicaRepairRate;
+  }
+
+  public String getReplicaRepairTtl() {
+    return replicaRepairTtl;
+  }
+
+  public void setReplicaRepairTtl(String replicaRepairTtl) {
+    this.replicaRepairTtl = replicaRepairTtl;
   }
 
   public String getTimeout() {

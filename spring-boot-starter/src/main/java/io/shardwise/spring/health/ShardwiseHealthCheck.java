@@ -169,6 +169,9 @@ public final class ShardwiseHealthCheck {
       if (status != null && status.journaledKeys() > 0) {
         node.put("journaledKeys", status.journaledKeys());
       }
+      if (status != null && status.copiesToRepair() > 0) {
+        node.put("copiesToRepair", status.copiesToRepair());
+      }
       if (answered) {
         node.put(
             "latency",

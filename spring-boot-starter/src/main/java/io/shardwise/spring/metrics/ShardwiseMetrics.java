@@ -70,6 +70,11 @@ import java.util.concurrent.TimeUnit;
  *       and were read again from its previous server</td></tr>
  *   <tr><td>{@code shardwise.warmup.copies}</td><td>counter</td><td>node (the new
  *       server)</td><td>values read from a previous server and copied to the new one</td></tr>
+ *   <tr><td>{@code shardwise.repairs}</td><td>counter</td><td>node (the replica repaired), cause
+ *       (read, handoff), result (copied, dropped)</td><td>with replicas, copies a replica lost
+ *       written back from another replica, or due beyond the repair rate</td></tr>
+ *   <tr><td>{@code shardwise.node.copies.to.repair}</td><td>gauge</td><td>node</td><td>copies
+ *       the server lacks that the client is handing over from the other replicas</td></tr>
  * </table>
  *
  * <p>When a server leaves the list, its meters are removed, so that its gauges stop reporting and
@@ -117,6 +122,17 @@ public final class ShardwiseMetrics implements ClientMetrics, NodeEventListener 
               return status == null ? 0 : status.journaledKeys();
             })
         .description("Keys written elsewhere while the server is out")
+        .tags(commonTags)
+        .tag("node", node.name())
+        .register(registry);
+    Gauge.builder(
+            "shardwise.node.copies.to.repair",
+            client,
+            c -> {
+              NodeStatus status = c.nodeStatus().get(node);
+              return status == null ? 0 : status.copiesToRepair();
+            })
+        .description("Copies the server lacks that the client is handing over from the other replicas")
         .tags(commonTags)
         .tag("node", node.name())
         .register(registry);
@@ -174,6 +190,29 @@ public final class ShardwiseMetrics implements ClientMetrics, NodeEventListener 
                         .tags(commonTags)
                         .tags("node", node.name(), "result", k)
                         .register(registry));
+  }
+
+  @Override
+  public void repaired(Node node, String cause) {
+    repairs(node, cause, "copied").increment();
+  }
+
+  @Override
+  public void repairDropped(Node node, String cause) {
+    repairs(node, cause, "dropped").increment();
+  }
+
+  private Counter repairs(Node node, String cause, String result) {
+    return meters(node)
+        .repairs
+        .computeIfAbsent(
+            cause + '/' + result,
+            k ->
+                Counter.builder("shardwise.repairs")
+                    .description("Copies a replica lost, written back from another replica (copied), or due beyond the repair rate (dropped)")
+                    .tags(commonTags)
+                    .tags("node", node.name(), "cause", cause, "result", result)
+                    .register(registry));
   }
 
   @Override
@@ -354,6 +393,7 @@ public final class ShardwiseMetrics implements ClientMetrics, NodeEventListener 
     final ConcurrentMap<Integer, Counter> replicaReads = new ConcurrentHashMap<>();
     final ConcurrentMap<String, Counter> replicaFailovers = new ConcurrentHashMap<>();
     final ConcurrentMap<String, Counter> warmUp = new ConcurrentHashMap<>();
+    final ConcurrentMap<String, Counter> repairs = new ConcurrentHashMap<>();
     final Counter hits;
     final Counter misses;
     final Counter ejections;

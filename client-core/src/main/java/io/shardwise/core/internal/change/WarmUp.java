@@ -13,6 +13,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * Copies of moved keys made while warming up (see {@link Transition}), with the TTL the original
@@ -102,11 +104,44 @@ public final class WarmUp {
   /**
    * Copies {@code value}, read on the key's previous node when the generation was {@code
    * generation}, to {@code owner} with {@code add} (never over a value written there), unless a
-   * write of the key came in between.
+   * write of the key came in between; a warm-up copy, with at most the copy TTL.
    */
   public void copy(String key, CachedValue value, long generation, Member previous, Member owner, Sender sender) {
+    copy(key, value, generation, previous, owner, sender, WARM_UP_REQUESTS, this::ttlOfCopy, this::warmUpCopied);
+  }
+
+  /** The names of a copy's requests in the metrics: reading the TTL, the add, the undo. */
+  public record CopyRequests(String ttl, String add, String undo) {}
+
+  private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+
+  private static final CopyRequests WARM_UP_REQUESTS = new CopyRequests("warmUpTtl", "warmUpCopy", "warmUpUndo");
+
+  private void warmUpCopied(Member owner) {
+    copies.increment();
+    metrics.warmUpCopied(owner.node);
+  }
+
+  /**
+   * Copies {@code value}, read on {@code source} when the key's generation was {@code generation},
+   * to {@code target} with {@code add}, by the protocol above: not at all if a write of the key came
+   * in between, and undone if one comes while the copy is written. The copy's TTL is {@code ttlOf}
+   * of what the source says the original has left (null when it cannot tell); {@code copied} is
+   * told of each copy stored; {@code requests} names the requests in the metrics. Completes when
+   * the copy is done with (made, skipped or undone); fails if an undo could not be marked.
+   */
+  public CompletableFuture<Void> copy(
+      String key,
+      CachedValue value,
+      long generation,
+      Member source,
+      Member target,
+      Sender sender,
+      CopyRequests requests,
+      UnaryOperator<Duration> ttlOf,
+      Consumer<Member> copied) {
     if (generation(key) != generation) {
-      return;
+      return DONE;
     }
     CompletableFuture<Void> done = new CompletableFuture<>();
     copying.compute(
@@ -118,33 +153,33 @@ public final class WarmUp {
         });
     if (generation(key) != generation) { // a writer that bumps after this check waits for done
       finish(key, done);
-      return;
+      return done;
     }
     sender
-        .send(previous, "warmUpTtl", c -> c.remainingTtl(key))
-        .handle((left, failure) -> failure == null ? ttlOfCopy(left) : copyTtl)
+        .send(source, requests.ttl(), c -> c.remainingTtl(key))
+        .handle((left, failure) -> ttlOf.apply(failure == null ? left : null))
         .thenCompose(
             ttl -> {
               sent.accumulateAndGet(stripe(key), generation, Math::max); // before the add is sent
-              return sender.send(owner, "warmUpCopy", c -> c.add(key, value, ttl));
+              return sender.send(target, requests.add(), c -> c.add(key, value, ttl));
             })
         .whenComplete(
             (stored, failure) -> {
               if (failure == null && Boolean.TRUE.equals(stored)) {
-                copies.increment();
-                metrics.warmUpCopied(owner.node);
+                copied.accept(target);
               }
               // Undone if a write came in between, unless the add was refused: then the value there
               // is not the copy (it may be the write's), and deleting it would lose it.
               boolean refused = failure == null && Boolean.FALSE.equals(stored);
               if (generation(key) != generation && !refused) {
                 sender
-                    .send(owner, "warmUpUndo", c -> c.delete(key))
-                    .whenComplete((x, undoFailure) -> finish(key, done, undoFailure == null ? null : keptCopy(owner, key, undoFailure)));
+                    .send(target, requests.undo(), c -> c.delete(key))
+                    .whenComplete((x, undoFailure) -> finish(key, done, undoFailure == null ? null : keptCopy(target, key, undoFailure)));
               } else {
                 finish(key, done);
               }
             });
+    return done;
   }
 
   /**
@@ -153,6 +188,11 @@ public final class WarmUp {
    */
   Duration ttlOfCopy(Duration left) {
     return left == null || left.isZero() || left.compareTo(copyTtl) > 0 ? copyTtl : left;
+  }
+
+  /** The warm-up copy TTL: the longest a copy whose original's TTL is unknown may live. */
+  public Duration copyTtl() {
+    return copyTtl;
   }
 
   /**

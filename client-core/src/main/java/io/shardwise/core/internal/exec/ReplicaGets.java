@@ -4,6 +4,7 @@ import io.shardwise.client.CachedValue;
 import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.ValueCodec;
 import io.shardwise.core.internal.change.WarmUp;
+import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.ReplicaRoutes;
@@ -31,6 +32,7 @@ public final class ReplicaGets<V> {
   private final WarmUp warmUp;
   private final ClientMetrics metrics;
   private final ReplicaMultiGets<V> multi;
+  private final Repairs repairs;
 
   public ReplicaGets(
       Requests requests,
@@ -38,10 +40,12 @@ public final class ReplicaGets<V> {
       Reads reads,
       MultiGets<V> multiGets,
       WarmUp warmUp,
+      Repairs repairs,
       ClientMetrics metrics,
       ValueCodec<V> codec) {
     this.warmUp = warmUp;
-    this.multi = new ReplicaMultiGets<>(requests, routes, multiGets, metrics, codec, this::moved);
+    this.repairs = repairs;
+    this.multi = new ReplicaMultiGets<>(requests, routes, multiGets, repairs, metrics, codec, this::moved);
     this.requests = requests;
     this.routes = routes;
     this.reads = reads;
@@ -75,7 +79,7 @@ public final class ReplicaGets<V> {
         }
         f = (p.spill >= 0
                 ? spilledFrom(t, key, order, ranks, p.spill)
-                : tryFrom(t, key, order, ranks, 0, false))
+                : tryFrom(t, key, order, ranks, 0, false, repairs.enabled() ? new Repair(repairs.generation(key)) : null))
             .thenApply(decode);
       }
     } catch (RuntimeException | Error e) {
@@ -200,7 +204,7 @@ public final class ReplicaGets<V> {
         key,
         order[0],
         spill,
-        () -> tryFrom(t, key, order, ranks, 0, false),
+        () -> tryFrom(t, key, order, ranks, 0, false, null),
         () -> planned != null && !anyMarked(t, key, order), // no record when planned: no copy
         planned,
         generation);
@@ -259,14 +263,40 @@ public final class ReplicaGets<V> {
     }
   }
 
-  /** Reads {@code key} on {@code order[i]}, then on the next replicas after a miss or a failure. */
-  private CompletableFuture<CachedValue> tryFrom(Topology t, String key, int[] order, int[] ranks, int i, boolean missed) {
+  /**
+   * What a read needs to repair the replicas that miss: the key's generation noted before it read,
+   * and the replicas that answered a miss so far.
+   */
+  private static final class Repair {
+    final long generation;
+    List<Member> missedOn;
+
+    Repair(long generation) {
+      this.generation = generation;
+    }
+  }
+
+  /**
+   * Reads {@code key} on {@code order[i]}, then on the next replicas after a miss or a failure;
+   * with {@code repair}, a hit after misses is copied to the replicas that missed ({@link Repairs}).
+   */
+  private CompletableFuture<CachedValue> tryFrom(
+      Topology t, String key, int[] order, int[] ranks, int i, boolean missed, Repair repair) {
     Member m = t.members[order[i]];
     return getOn(t, key, order[i], ranks[i]).handle(
             (value, failure) -> {
               m.inFlight.decrementAndGet();
               if (value != null) {
+                if (repair != null && repair.missedOn != null) {
+                  repairs.afterRead(key, value, repair.generation, m, repair.missedOn);
+                }
                 return CompletableFuture.completedFuture(value);
+              }
+              if (failure == null && repair != null) {
+                if (repair.missedOn == null) {
+                  repair.missedOn = new ArrayList<>(order.length - 1);
+                }
+                repair.missedOn.add(m);
               }
               if (i + 1 == order.length) {
                 return failure == null || missed
@@ -274,7 +304,7 @@ public final class ReplicaGets<V> {
                     : CompletableFuture.<CachedValue>failedFuture(failure);
               }
               metrics.replicaFailover(m.node, t.nodes.get(order[i + 1]), failure == null ? "miss" : "error");
-              return tryFrom(t, key, order, ranks, i + 1, missed || failure == null);
+              return tryFrom(t, key, order, ranks, i + 1, missed || failure == null, repair);
             })
         .thenCompose(Function.identity());
   }

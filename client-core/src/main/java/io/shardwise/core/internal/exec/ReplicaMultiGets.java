@@ -5,6 +5,7 @@ import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.client.ValueCodec;
+import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.ReplicaRoutes;
@@ -36,6 +37,7 @@ final class ReplicaMultiGets<V> {
   private final Requests requests;
   private final ReplicaRoutes routes;
   private final MultiGets<V> multiGets;
+  private final Repairs repairs;
   private final ClientMetrics metrics;
   private final ValueCodec<V> codec;
   private final MovedRead moved;
@@ -44,12 +46,14 @@ final class ReplicaMultiGets<V> {
       Requests requests,
       ReplicaRoutes routes,
       MultiGets<V> multiGets,
+      Repairs repairs,
       ClientMetrics metrics,
       ValueCodec<V> codec,
       MovedRead moved) {
     this.requests = requests;
     this.routes = routes;
     this.multiGets = multiGets;
+    this.repairs = repairs;
     this.metrics = metrics;
     this.codec = codec;
     this.moved = moved;
@@ -159,6 +163,9 @@ final class ReplicaMultiGets<V> {
     /** With bounded loads, per key that spills: its copy record, taken when the read was planned. */
     final BoundedReads.Spill[] planned;
     final long[] generations;
+    /** With repair: per key, its generation noted before it was read, and the replicas that missed. */
+    final long[] repairGenerations;
+    final List<List<Member>> missedOn;
     final List<String> noReplica = new ArrayList<>();
     PendingGetMulti<V> elsewhere;
     final CompletableFuture<Void> done;
@@ -175,6 +182,8 @@ final class ReplicaMultiGets<V> {
       spills = t.bounded == null ? null : new BoundedReads.Spill[n];
       planned = t.bounded == null ? null : new BoundedReads.Spill[n];
       generations = t.bounded == null ? null : new long[n];
+      repairGenerations = repairs.enabled() ? new long[n] : null;
+      missedOn = repairs.enabled() ? new ArrayList<>(Collections.nCopies(n, null)) : null;
       List<Integer> first = new ArrayList<>(n);
       for (int k = 0; k < n; k++) {
         String key = keys[k];
@@ -203,6 +212,9 @@ final class ReplicaMultiGets<V> {
         for (int i = 0; i < p.readCount; i++) {
           order[k][skip + i] = p.reads[i];
           ranks[k][skip + i] = ReplicaRoutes.rank(p, p.reads[i]);
+        }
+        if (repairGenerations != null) {
+          repairGenerations[k] = repairs.generation(key);
         }
         first.add(k);
       }
@@ -280,6 +292,9 @@ final class ReplicaMultiGets<V> {
                   if (cv != null) {
                     outcome[k] = cv;
                     from[k] = node;
+                    if (missedOn != null && missedOn.get(k) != null) {
+                      repairs.afterRead(key, cv, repairGenerations[k], m, missedOn.get(k));
+                    }
                     // Not from a replica whose copy was marked old since the plan: the write that
                     // marked it may be done, and a copy of this value would outlive it.
                     if (spills != null && spills[k] != null && !m.holdsOldCopy(key)) {
@@ -296,6 +311,12 @@ final class ReplicaMultiGets<V> {
                   if (failure == null) {
                     missed[k] = true;
                     outcome[k] = MISS;
+                    if (missedOn != null) {
+                      if (missedOn.get(k) == null) {
+                        missedOn.set(k, new ArrayList<>(order[k].length - 1));
+                      }
+                      missedOn.get(k).add(m);
+                    }
                   } else if (!missed[k]) {
                     outcome[k] = requests.asShardwise(m, failure);
                   }

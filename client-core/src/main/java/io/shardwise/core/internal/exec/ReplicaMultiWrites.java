@@ -4,6 +4,7 @@ import io.shardwise.client.CachedValue;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.client.ShardwiseException;
+import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
@@ -39,9 +40,12 @@ final class ReplicaMultiWrites {
   private final Failback failback;
   private final MultiWrites multiWrites;
   private final Writes writes;
+  private final Repairs repairs;
 
-  ReplicaMultiWrites(Requests requests, ReplicaRoutes routes, Failback failback, MultiWrites multiWrites, Writes writes) {
+  ReplicaMultiWrites(
+      Requests requests, ReplicaRoutes routes, Failback failback, MultiWrites multiWrites, Writes writes, Repairs repairs) {
     this.writes = writes;
+    this.repairs = repairs;
     this.requests = requests;
     this.routes = routes;
     this.failback = failback;
@@ -65,6 +69,7 @@ final class ReplicaMultiWrites {
     return multi(
         t,
         encoded.keySet(),
+        false,
         (on, keys) -> multiWrites.setMulti(on, subset(encoded, keys), ttl),
         (node, keys) -> multiWrites.storeOn(t, node, keys, encoded, ttl));
   }
@@ -85,6 +90,7 @@ final class ReplicaMultiWrites {
     return multi(
         t,
         distinct,
+        true,
         (on, keys) -> multiWrites.deleteMulti(on, Set.copyOf(keys)),
         (node, keys) -> multiWrites.deleteOn(t, node, keys));
   }
@@ -104,11 +110,27 @@ final class ReplicaMultiWrites {
     CompletableFuture<NodeReply<Boolean>> send(int node, List<String> keys);
   }
 
+  /**
+   * A multi-key write of {@code keys} on {@code t} ({@code removes}: a deleteMulti); releases
+   * {@code t} when done. With repair on, every key's generation moves before the batches are sent,
+   * and each key's write ends as {@link Writes#afterReplicatedWrite} says.
+   */
   private CompletableFuture<MultiResult<Boolean>> multi(
-      Topology t, Collection<String> keys, Elsewhere elsewhere, NodeBatch batch) {
+      Topology t, Collection<String> keys, boolean removes, Elsewhere elsewhere, NodeBatch batch) {
     CompletableFuture<MultiResult<Boolean>> f;
     try {
+      long[] generations = null;
+      if (repairs.enabled()) {
+        generations = new long[keys.size()];
+        int i = 0;
+        for (String key : keys) {
+          generations[i++] = writes.bump(key);
+        }
+      }
       f = multiRouted(t, keys, elsewhere, batch);
+      if (generations != null) {
+        f = healed(t, keys, removes, generations, f);
+      }
       if (t.bounded != null) {
         f = t.bounded.afterWrites(keys, f, requests, (k, m) -> ReplicaMoves.holds(t, k, m)); // done once the copies spilled reads left are gone
       }
@@ -118,6 +140,52 @@ final class ReplicaMultiWrites {
     }
     f.whenComplete((r, x) -> t.exit());
     return f;
+  }
+
+  /**
+   * {@code written}, each key's write ended as {@link Writes#afterReplicatedWrite} says: a key whose
+   * racing repair copy could not be undone or deleted fails with the reason.
+   */
+  private CompletableFuture<MultiResult<Boolean>> healed(
+      Topology t, Collection<String> keys, boolean removes, long[] generations, CompletableFuture<MultiResult<Boolean>> written) {
+    return written.thenCompose(
+        result -> {
+          Map<String, ShardwiseException> failed = new java.util.concurrent.ConcurrentHashMap<>();
+          List<CompletableFuture<Void>> waits = null;
+          int[] replicas = removes ? new int[t.replicas] : null;
+          int i = 0;
+          for (String key : keys) {
+            Member[] owners = removes ? replicasOf(t, key, replicas) : NO_MEMBERS;
+            CompletableFuture<Void> copies = writes.afterReplicatedWrite(key, generations[i++], owners);
+            if (copies != null) {
+              if (waits == null) {
+                waits = new ArrayList<>();
+              }
+              waits.add(copies.handle((x, failure) -> {
+                if (failure != null) {
+                  failed.put(key, Requests.unwrap(failure));
+                }
+                return null;
+              }));
+            }
+          }
+          if (waits == null) {
+            return CompletableFuture.completedFuture(result);
+          }
+          return Requests.allOf(waits).thenApply(x -> failed.isEmpty() ? result : withErrors(result, failed));
+        });
+  }
+
+  private static final Member[] NO_MEMBERS = new Member[0];
+
+  /** The members that are {@code key}'s replicas on {@code t}. */
+  private static Member[] replicasOf(Topology t, String key, int[] scratch) {
+    int count = t.router.replicas(t.hash(key), t.replicas, scratch);
+    Member[] out = new Member[count];
+    for (int i = 0; i < count; i++) {
+      out[i] = t.members[scratch[i]];
+    }
+    return out;
   }
 
   private CompletableFuture<MultiResult<Boolean>> multiRouted(

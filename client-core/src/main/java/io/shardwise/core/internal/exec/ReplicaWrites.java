@@ -3,6 +3,7 @@ package io.shardwise.core.internal.exec;
 import io.shardwise.client.CachedValue;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.NodeUnavailableException;
+import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
@@ -61,12 +62,16 @@ public final class ReplicaWrites {
   private final Writes writes;
   private final ReplicaMultiWrites multi;
 
-  public ReplicaWrites(Requests requests, ReplicaRoutes routes, Failback failback, Writes writes, MultiWrites multiWrites) {
+  private final Repairs repairs;
+
+  public ReplicaWrites(
+      Requests requests, ReplicaRoutes routes, Failback failback, Writes writes, MultiWrites multiWrites, Repairs repairs) {
     this.requests = requests;
     this.routes = routes;
     this.failback = failback;
     this.writes = writes;
-    this.multi = new ReplicaMultiWrites(requests, routes, failback, multiWrites, writes);
+    this.repairs = repairs;
+    this.multi = new ReplicaMultiWrites(requests, routes, failback, multiWrites, writes, repairs);
   }
 
   /**
@@ -83,9 +88,12 @@ public final class ReplicaWrites {
       Writes.Kind kind,
       Shape shape,
       BinaryOperator<T> combine) {
+    // With repair on, before anything is sent: a repair copy of an older value read meanwhile is
+    // not kept (see Repairs).
+    long generation = repairs.enabled() ? writes.bump(key) : -1;
     if (shape == Shape.ALL && t.history.length == 0 && t.bounded == null && !requests.retrying() && !writes.copying()) {
       try {
-        CompletableFuture<T> f = toEveryReplica(t, key, operation, ttl, op, kind, combine);
+        CompletableFuture<T> f = toEveryReplica(t, key, operation, ttl, op, kind, combine, generation);
         if (f != null) {
           return f; // releases t in the stage of the last reply
         }
@@ -97,8 +105,8 @@ public final class ReplicaWrites {
     CompletableFuture<T> f;
     try {
       f = t.history.length == 0 && !writes.copying()
-          ? route(t, key, operation, ttl, op, kind, shape, combine, null)
-          : moving(t, key, operation, ttl, op, kind, shape, combine);
+          ? route(t, key, operation, ttl, op, kind, shape, combine, null, generation)
+          : moving(t, key, operation, ttl, op, kind, shape, combine, generation);
       if (t.bounded != null && kind != Writes.Kind.TOUCHES) {
         // Done once the copies spilled reads left are gone; never deleted on a replica of the key.
         f = t.bounded.afterWrite(key, f, requests, (k, m) -> ReplicaMoves.holds(t, k, m));
@@ -117,13 +125,21 @@ public final class ReplicaWrites {
    * in the stage of the last reply; null, with nothing sent, if a replica is out.
    */
   private <T> CompletableFuture<T> toEveryReplica(
-      Topology t, String key, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind, BinaryOperator<T> combine) {
+      Topology t,
+      String key,
+      String operation,
+      Duration ttl,
+      Writes.WriteOp<T> op,
+      Writes.Kind kind,
+      BinaryOperator<T> combine,
+      long generation) {
     ReplicaRoutes.Plan p = routes.plan(t, key, t.hash(key));
     if (p.outCount > 0) {
       return null;
     }
     int[] targets = Arrays.copyOf(p.writes, p.writeCount);
-    ToAll<T> all = new ToAll<>(requests, writes, failback, t, key, targets, kind != Writes.Kind.TOUCHES, combine, t);
+    ToAll<T> all =
+        new ToAll<>(requests, writes, failback, t, key, targets, kind != Writes.Kind.TOUCHES, combine, t, generation, kind == Writes.Kind.REMOVES);
     for (int i = 0; i < targets.length; i++) {
       all.send(i, operation, ttl, op, kind);
     }
@@ -144,12 +160,13 @@ public final class ReplicaWrites {
       Writes.WriteOp<T> op,
       Writes.Kind kind,
       Shape shape,
-      BinaryOperator<T> combine) {
+      BinaryOperator<T> combine,
+      long repairGeneration) {
     ReplicaMoves.Move move = ReplicaMoves.route(t, key, System.nanoTime());
     if (move == null || move.plain(t)) {
-      CompletableFuture<T> written = route(t, key, operation, ttl, op, kind, shape, combine, null);
-      if (!writes.copying()) {
-        return written;
+      CompletableFuture<T> written = route(t, key, operation, ttl, op, kind, shape, combine, null, repairGeneration);
+      if (repairGeneration >= 0 || !writes.copying()) {
+        return written; // with repair on, the write waited for the copies under way itself
       }
       return written.handle((r, x) -> (Void) null).thenCompose(x -> writes.afterWarmUpWrite(key)).thenCompose(x -> written);
     }
@@ -157,7 +174,7 @@ public final class ReplicaWrites {
     // change is only remembered now: a read routed while it was still warming may be about to copy.
     long generation = writes.bump(key);
     Member[][] took = new Member[1][];
-    CompletableFuture<T> written = route(move.serving, key, operation, ttl, op, kind, shape, combine, took);
+    CompletableFuture<T> written = route(move.serving, key, operation, ttl, op, kind, shape, combine, took, -1);
     Member[] targets = took[0];
     Member first = targets.length == 0 ? null : targets[0];
     for (Member former : move.formerOwners) {
@@ -218,7 +235,9 @@ public final class ReplicaWrites {
 
   /**
    * Routes a write of {@code key} on {@code t} to its replicas and sends it; with {@code took} not
-   * null, {@code took[0]} receives the members that take it (none if it went nowhere).
+   * null, {@code took[0]} receives the members that take it (none if it went nowhere). With {@code
+   * generation} at 0 or above (repair on: the generation the write moved the key to), the write
+   * ends as {@link Writes#afterReplicatedWrite} says.
    */
   private <T> CompletableFuture<T> route(
       Topology t,
@@ -229,7 +248,8 @@ public final class ReplicaWrites {
       Writes.Kind kind,
       Shape shape,
       BinaryOperator<T> combine,
-      Member[][] took) {
+      Member[][] took,
+      long generation) {
     if (took != null) {
       took[0] = NO_TARGET;
     }
@@ -238,7 +258,7 @@ public final class ReplicaWrites {
     if (first.outCount == 0) {
       // Every replica available: nothing to journal, so no fence (as a single write to an
       // available node takes none); a replica that fails meanwhile gets its copy marked.
-      return sendTo(t, key, first, operation, ttl, op, kind, shape, combine, took);
+      return sendTo(t, key, first, operation, ttl, op, kind, shape, combine, took, generation);
     }
     try (Fence fence = failback.fence()) {
       for (int attempt = 0; attempt <= t.replicas; attempt++) {
@@ -254,7 +274,7 @@ public final class ReplicaWrites {
             if (took != null && one.target() != null) {
               took[0] = new Member[] {one.target()};
             }
-            return one.reply();
+            return generation < 0 ? one.reply() : healed(key, generation, NO_TARGET, one.reply());
           }
           NodeUnavailableException full = fence.recordMissed(t.members, key, p.out, p.outCount);
           if (full != null) {
@@ -262,7 +282,7 @@ public final class ReplicaWrites {
           }
         }
         // Sent inside the fence: a replica readmitted meanwhile sees the key journaled, or is written.
-        return sendTo(t, key, p, operation, ttl, op, kind, shape, combine, took);
+        return sendTo(t, key, p, operation, ttl, op, kind, shape, combine, took, generation);
       }
     }
     throw new IllegalStateException("replicas of " + KeyRules.shorten(key) + " kept coming back while it was routed");
@@ -279,7 +299,8 @@ public final class ReplicaWrites {
       Writes.Kind kind,
       Shape shape,
       BinaryOperator<T> combine,
-      Member[][] took) {
+      Member[][] took,
+      long generation) {
     int[] targets = Arrays.copyOf(p.writes, p.writeCount);
     if (took != null) {
       took[0] = new Member[targets.length];
@@ -287,7 +308,7 @@ public final class ReplicaWrites {
         took[0][i] = t.members[targets[i]];
       }
     }
-    return send(t, key, targets, operation, ttl, op, kind, shape, combine);
+    return send(t, key, targets, operation, ttl, op, kind, shape, combine, generation);
   }
 
   private <T> CompletableFuture<T> send(
@@ -299,11 +320,13 @@ public final class ReplicaWrites {
       Writes.WriteOp<T> op,
       Writes.Kind kind,
       Shape shape,
-      BinaryOperator<T> combine) {
+      BinaryOperator<T> combine,
+      long generation) {
     switch (shape) {
       case ALL:
         {
-          ToAll<T> all = new ToAll<>(requests, writes, failback, t, key, targets, kind != Writes.Kind.TOUCHES, combine, null);
+          ToAll<T> all =
+              new ToAll<>(requests, writes, failback, t, key, targets, kind != Writes.Kind.TOUCHES, combine, null, generation, kind == Writes.Kind.REMOVES);
           for (int i = 0; i < targets.length; i++) {
             all.send(i, operation, ttl, op, kind);
           }
@@ -313,17 +336,47 @@ public final class ReplicaWrites {
         {
           CompletableFuture<T> first = one(t, targets[0], key, operation, ttl, op, kind);
           CompletableFuture<Void> others = deleteOthers(t, key, targets);
-          return CompletableFuture.allOf(first, others).handle((x, y) -> (Void) null).thenCompose(x -> others).thenCompose(x -> first);
+          CompletableFuture<T> written =
+              CompletableFuture.allOf(first, others).handle((x, y) -> (Void) null).thenCompose(x -> others).thenCompose(x -> first);
+          return generation < 0 ? written : healed(key, generation, others(t, targets), written);
         }
       case DECIDE_THEN_DELETE:
-        return one(t, targets[0], key, operation, ttl, op, kind)
-            .thenCompose(
-                stored -> Boolean.TRUE.equals(stored)
-                    ? deleteOthers(t, key, targets).thenApply(x -> stored)
-                    : CompletableFuture.completedFuture(stored));
+        {
+          CompletableFuture<T> written =
+              one(t, targets[0], key, operation, ttl, op, kind)
+                  .thenCompose(
+                      stored -> Boolean.TRUE.equals(stored)
+                          ? deleteOthers(t, key, targets).thenApply(x -> stored)
+                          : CompletableFuture.completedFuture(stored));
+          return generation < 0 ? written : healed(key, generation, others(t, targets), written);
+        }
       default:
         throw new AssertionError(shape);
     }
+  }
+
+  /** The members of {@code targets} after the first: where a write that decides on the first deletes. */
+  private static Member[] others(Topology t, int[] targets) {
+    Member[] out = new Member[Math.max(0, targets.length - 1)];
+    for (int i = 1; i < targets.length; i++) {
+      out[i - 1] = t.members[targets[i]];
+    }
+    return out;
+  }
+
+  /**
+   * {@code written}, ended as {@link Writes#afterReplicatedWrite} says for a write that moved the
+   * key's generation to {@code generation}: a repair copy racing it is undone, or deleted again on
+   * {@code deleteLateOn} (the replicas it removed the key from).
+   */
+  private <T> CompletableFuture<T> healed(String key, long generation, Member[] deleteLateOn, CompletableFuture<T> written) {
+    return written
+        .handle((r, x) -> (Void) null)
+        .thenCompose(
+            x -> {
+              CompletableFuture<Void> copies = writes.afterReplicatedWrite(key, generation, deleteLateOn);
+              return copies == null ? written : copies.thenCompose(y -> written);
+            });
   }
 
   /** One replica's request, counted as under way on it while it is. */

@@ -26,6 +26,12 @@ final class ToAll<T> {
   final BinaryOperator<T> combine;
   /** Released before the result completes, or null (the caller releases the topology). */
   final Topology release;
+  /**
+   * With repair on, the key's generation the write moved it to before it was sent, else -1; then
+   * {@code removes} says whether a repair copy that raced it is deleted again.
+   */
+  final long generation;
+  final boolean removes;
   final Object[] values;
   final Throwable[] failures;
   final AtomicInteger left;
@@ -40,7 +46,11 @@ final class ToAll<T> {
       int[] targets,
       boolean mark,
       BinaryOperator<T> combine,
-      Topology release) {
+      Topology release,
+      long generation,
+      boolean removes) {
+    this.generation = generation;
+    this.removes = removes;
     this.requests = requests;
     this.writes = writes;
     this.failback = failback;
@@ -108,12 +118,31 @@ final class ToAll<T> {
     if (release != null) {
       release.exit();
     }
-    if (!any) {
-      result.completeExceptionally(firstFailure);
-    } else if (unmarked != null) {
-      result.completeExceptionally(unmarked);
-    } else {
-      result.complete(combined);
+    Throwable failed = !any ? firstFailure : unmarked;
+    CompletableFuture<Void> copies = generation < 0 ? null : writes.afterReplicatedWrite(key, generation, removes ? members() : NONE);
+    if (copies == null) {
+      complete(combined, failed);
+      return;
     }
+    T value = combined;
+    copies.whenComplete((x, copyFailure) -> complete(value, failed != null ? failed : copyFailure));
+  }
+
+  private void complete(T value, Throwable failure) {
+    if (failure != null) {
+      result.completeExceptionally(failure);
+    } else {
+      result.complete(value);
+    }
+  }
+
+  private static final Member[] NONE = new Member[0];
+
+  private Member[] members() {
+    Member[] out = new Member[targets.length];
+    for (int i = 0; i < targets.length; i++) {
+      out[i] = t.members[targets[i]];
+    }
+    return out;
   }
 }

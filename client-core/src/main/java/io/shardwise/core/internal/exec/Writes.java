@@ -154,6 +154,34 @@ public final class Writes {
   }
 
   /**
+   * The end of a write of a key stored on several replicas, with repair on ({@code Repairs}), that
+   * moved the key's generation to {@code generation} before it was sent: the generation moves again,
+   * and when a repair copy of the key may be racing the write (one under way, or for a write that
+   * removed the key from {@code deleteLateOn}, one sent since the write began), the returned future
+   * completes once the copies under way are done and the late ones deleted ({@link #deleteLateCopy});
+   * null when none can be, which is the common case and costs no stage.
+   */
+  CompletableFuture<Void> afterReplicatedWrite(String key, long generation, Member[] deleteLateOn) {
+    warmUp.bump(key);
+    boolean late = deleteLateOn.length > 0 && warmUp.copiedSince(key, generation);
+    if (!late && !warmUp.copying()) {
+      return null;
+    }
+    CompletableFuture<Void> copies = warmUp.awaitCopies(key);
+    if (deleteLateOn.length == 0) {
+      return copies;
+    }
+    return copies.thenCompose(
+        x -> {
+          List<CompletableFuture<Void>> deletes = new ArrayList<>(deleteLateOn.length);
+          for (Member owner : deleteLateOn) {
+            deletes.add(deleteLateCopy(owner, key, generation));
+          }
+          return Requests.allOf(deletes);
+        });
+  }
+
+  /**
    * See {@link WarmUp#copiedSince}: deletes a copy that a read during a delete may have added. A
    * copy that cannot be deleted now (its node is out, or the delete failed) is marked old there
    * instead ({@link WarmUp#keptCopy}), and the write fails only if the mark cannot be recorded.

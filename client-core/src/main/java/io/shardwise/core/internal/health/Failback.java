@@ -6,6 +6,7 @@ import io.shardwise.core.FailoverOptions;
 import io.shardwise.core.RejoinPolicy;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.BiConsumer;
 
 /**
  * The failback protocol: what keeps a node that comes back, and the nodes that took its keys while
@@ -63,6 +65,8 @@ public final class Failback {
   private final AtomicLong stamps = new AtomicLong();
   private final Executor healthThread;
   private final OldCopyDeletes deletes;
+  /** Told of the keys whose copies a member lost, by a rejoin or a sweep: see {@link #onCopiesDeleted}. */
+  private volatile BiConsumer<Member, Collection<String>> copiesDeleted = (m, keys) -> {};
 
   /** One member's journal, old-copy marks and fence. */
   public static final class Slot {
@@ -88,6 +92,17 @@ public final class Failback {
     this.metrics = metrics;
     this.tracking = options.rejoinPolicy() != RejoinPolicy.KEEP;
     this.deletes = new OldCopyDeletes(options);
+  }
+
+  /**
+   * {@code listener} is told, on the health thread, of the keys whose copies on a member were
+   * deleted because they were old: the journaled keys of a member just readmitted (it missed their
+   * writes), and the old copies the sweep or a rejoin deleted. With replicas, their current values
+   * are handed to it from the other replicas ({@code Repairs}).
+   */
+  public void onCopiesDeleted(BiConsumer<Member, Collection<String>> listener) {
+    copiesDeleted = listener;
+    deletes.onDeleted(listener);
   }
 
   /** Gives a new member its journal and fence. */
@@ -332,6 +347,9 @@ public final class Failback {
                     t.failback.dirty.mark(key, stamp);
                   }
                 });
+            if (!moved.isEmpty()) {
+              copiesDeleted.accept(x, moved.keySet()); // queued before the flip, copied once it serves
+            }
             flip.run();
           } finally {
             fence.unlock();

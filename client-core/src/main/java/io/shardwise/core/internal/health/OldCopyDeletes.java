@@ -4,6 +4,7 @@ import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.core.FailoverOptions;
 import io.shardwise.spi.BatchReply;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 
 /**
  * The deletes of old copies, for {@link Failback}: the copies marked old on a node ({@link
@@ -24,9 +26,15 @@ final class OldCopyDeletes {
   private static final int DELETE_CHUNK = 1000;
 
   private final FailoverOptions options;
+  private volatile BiConsumer<Member, Collection<String>> deleted = (m, keys) -> {};
 
   OldCopyDeletes(FailoverOptions options) {
     this.options = options;
+  }
+
+  /** {@code listener} is told of the marked copies deleted on a member, once confirmed. */
+  void onDeleted(BiConsumer<Member, Collection<String>> listener) {
+    deleted = listener;
   }
 
   /** Deletes the marked old copies (and retries those not confirmed); run periodically on the health thread. */
@@ -97,6 +105,9 @@ final class OldCopyDeletes {
             }
             copies.cleaned(confirmed);
             unconfirmed = done.failure(node);
+            if (!confirmed.isEmpty()) {
+              deleted.accept(node, confirmed.keySet());
+            }
           }
           cleaning.set(null);
           if (unconfirmed == null) {
