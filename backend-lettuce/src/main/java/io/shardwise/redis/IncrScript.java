@@ -30,6 +30,21 @@ final class IncrScript {
   /** What {@code EVALSHA} takes: the lowercase hex SHA-1 of {@link #SOURCE}. */
   static final String SHA1 = sha1Hex(SOURCE);
 
+  /**
+   * The script behind {@code incrIfPresent}: KEYS[1] the counter, ARGV[1] delta. {@code INCRBY}
+   * only when the key exists (keeping its TTL), and the counter as {@code GET} reads it; nil, with
+   * nothing created, when it is absent.
+   */
+  static final String IF_PRESENT_SOURCE =
+      "if redis.call('EXISTS', KEYS[1]) == 0 then\n"
+          + "  return false\n"
+          + "end\n"
+          + "redis.call('INCRBY', KEYS[1], ARGV[1])\n"
+          + "return redis.call('GET', KEYS[1])\n";
+
+  /** The lowercase hex SHA-1 of {@link #IF_PRESENT_SOURCE}. */
+  static final String IF_PRESENT_SHA1 = sha1Hex(IF_PRESENT_SOURCE);
+
   private IncrScript() {}
 
   static String sha1Hex(String script) {

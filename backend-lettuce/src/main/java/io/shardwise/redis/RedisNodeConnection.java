@@ -721,17 +721,28 @@ final class RedisNodeConnection implements NodeConnection {
   @Override
   public CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl) {
     byte[][] keys = {keyBytes(key)};
-    byte[] px = ascii(ttlMillis(ttl));
-    byte[] by = ascii(delta);
-    byte[] init = ascii(initial);
+    return counterScript(IncrScript.SHA1, IncrScript.SOURCE, keys, ascii(delta), ascii(initial), ascii(ttlMillis(ttl)));
+  }
+
+  /** {@link IncrScript#IF_PRESENT_SOURCE}: null, with nothing created, when the key is absent. */
+  @Override
+  public CompletableFuture<Long> incrIfPresent(String key, long delta) {
+    byte[][] keys = {keyBytes(key)};
+    return counterScript(IncrScript.IF_PRESENT_SHA1, IncrScript.IF_PRESENT_SOURCE, keys, ascii(delta));
+  }
+
+  /**
+   * Runs a counter script by its SHA-1, loading it with {@code EVAL} the first time a server lacks
+   * it; the counter it returns (null for none).
+   */
+  private CompletableFuture<Long> counterScript(String sha, String source, byte[][] keys, byte[]... args) {
     StatefulRedisConnection<byte[], byte[]> c = connection;
     if (c == null || closed) {
       return CompletableFuture.failedFuture(notConnected("INCR"));
     }
     CompletableFuture<Long> out = new CompletableFuture<>();
     try {
-      RedisFuture<byte[]> first =
-          c.async().evalsha(IncrScript.SHA1, ScriptOutputType.VALUE, keys, by, init, px);
+      RedisFuture<byte[]> first = c.async().evalsha(sha, ScriptOutputType.VALUE, keys, args);
       first.whenComplete(
           (counter, t) -> {
             if (t == null) {
@@ -741,7 +752,7 @@ final class RedisNodeConnection implements NodeConnection {
               try {
                 completeFrom(
                     "INCR",
-                    c.async().eval(IncrScript.SOURCE, ScriptOutputType.VALUE, keys, by, init, px),
+                    c.async().eval(source, ScriptOutputType.VALUE, keys, args),
                     RedisNodeConnection::parseCounter,
                     out);
               } catch (RuntimeException e) {
@@ -1102,8 +1113,9 @@ final class RedisNodeConnection implements NodeConnection {
     return message != null ? message : RedisFailures.withoutMessage(t);
   }
 
+  /** The counter a script returned, or null for nil (an absent key, from {@code incrIfPresent}). */
   private static Long parseCounter(byte[] reply) {
-    return Long.parseLong(new String(reply, StandardCharsets.US_ASCII));
+    return reply == null ? null : Long.parseLong(new String(reply, StandardCharsets.US_ASCII));
   }
 
   private static CachedValue value(byte[] bytes) {

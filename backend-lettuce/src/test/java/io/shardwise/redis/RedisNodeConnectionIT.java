@@ -281,6 +281,16 @@ class RedisNodeConnectionIT {
   }
 
   @Test
+  void incrIfPresentAddsToACounterThatExistsAndCreatesNothing() {
+    assertThat(await(connection.incrIfPresent("p", 5))).isNull();
+    assertThat(server.get("p")).as("nothing created").isNull();
+    await(connection.incr("p", 1, 10, Duration.ofMinutes(1)));
+    assertThat(await(connection.incrIfPresent("p", 5))).isEqualTo(15L);
+    assertThat(await(connection.incrIfPresent("p", -20))).isEqualTo(-5L);
+    assertThat(pttl("p")).as("the expiry set at creation stays").isBetween(1L, 60_000L);
+  }
+
+  @Test
   void incrIsExactBeyondTwoToTheFiftyThree() {
     long initial = (1L << 53) + 1;
     assertThat(await(connection.incr("big", 1, initial, Duration.ZERO))).isEqualTo(initial);

@@ -635,10 +635,7 @@ final class SpymemcachedNodeConnection implements NodeConnection {
         delta < 0 ? "decr" : "incr",
         key,
         call -> {
-          if (delta == Long.MIN_VALUE) {
-            throw new IllegalArgumentException(
-                "delta must be > " + Long.MIN_VALUE + " but was " + delta);
-          }
+          checkDelta(delta);
           int exptime = exptime(ttl);
           // spymemcached's binary incr asserts that the initial value is >= 0 as a signed long;
           // an initial value from 2^63 up is created the way the text protocol does it.
@@ -655,16 +652,36 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   }
 
   /**
-   * A counter update without a create-if-absent request (the text protocol has none), done as
-   * spymemcached's synchronous {@code incr(key, by, default, exp)} does it, without blocking: incr;
-   * on NOT_FOUND add the initial value; if another client added it first, incr again. On the
-   * binary protocol spymemcached's incr without an initial value sends the expiry 0xffffffff,
-   * which makes memcached answer NOT_FOUND for an absent key in the same way.
+   * {@code incr} or {@code decr} without an initial value: memcached answers {@code NOT_FOUND} for
+   * an absent key (on the binary protocol spymemcached sends the expiry 0xffffffff for that), and
+   * nothing is created.
    */
-  private void incrOrAdd(
-      Call<Long> call, String key, long delta, long initial, int exptime, int attempt) {
-    OperationFuture<Long> future =
-        delta >= 0 ? client.asyncIncr(key, delta) : client.asyncDecr(key, -delta);
+  @Override
+  public CompletableFuture<Long> incrIfPresent(String key, long delta) {
+    if (!ready.isDone()) {
+      return ready.thenCompose(connected -> incrIfPresent(key, delta));
+    }
+    return single(
+        delta < 0 ? "decr" : "incr",
+        key,
+        call -> {
+          checkDelta(delta);
+          incrExisting(call, key, delta, () -> call.result.complete(null));
+        });
+  }
+
+  private static void checkDelta(long delta) {
+    if (delta == Long.MIN_VALUE) {
+      throw new IllegalArgumentException("delta must be > " + Long.MIN_VALUE + " but was " + delta);
+    }
+  }
+
+  /**
+   * {@code incr} or {@code decr} of {@code key} without an initial value: completes {@code call}
+   * with the counter, or runs {@code absent} on {@code NOT_FOUND} (on the I/O thread, in the call).
+   */
+  private void incrExisting(Call<Long> call, String key, long delta, Step absent) {
+    OperationFuture<Long> future = delta >= 0 ? client.asyncIncr(key, delta) : client.asyncDecr(key, -delta);
     call.cancelWith(future);
     future.addListener(
         done ->
@@ -675,9 +692,21 @@ final class SpymemcachedNodeConnection implements NodeConnection {
                   if (!is(status, StatusCode.ERR_NOT_FOUND)) {
                     call.result.complete(counterValue(call, value, status));
                   } else {
-                    addInitial(call, key, delta, initial, exptime, attempt);
+                    absent.run();
                   }
                 }));
+  }
+
+  /**
+   * A counter update without a create-if-absent request (the text protocol has none), done as
+   * spymemcached's synchronous {@code incr(key, by, default, exp)} does it, without blocking: incr;
+   * on NOT_FOUND add the initial value; if another client added it first, incr again. On the
+   * binary protocol spymemcached's incr without an initial value sends the expiry 0xffffffff,
+   * which makes memcached answer NOT_FOUND for an absent key in the same way.
+   */
+  private void incrOrAdd(
+      Call<Long> call, String key, long delta, long initial, int exptime, int attempt) {
+    incrExisting(call, key, delta, () -> addInitial(call, key, delta, initial, exptime, attempt));
   }
 
   private void addInitial(

@@ -318,6 +318,17 @@ abstract class NodeConnectionContract {
   }
 
   @Test
+  void incrIfPresentAddsToACounterThatExistsAndCreatesNothing() {
+    assertThat(await(connection.incrIfPresent("p", 5))).isNull();
+    assertThat(await(connection.incrIfPresent("p", -5))).isNull();
+    assertThat(server().get("p")).as("nothing created").isNull();
+    await(connection.incr("p", 1, 10, Duration.ZERO));
+    assertThat(await(connection.incrIfPresent("p", 5))).isEqualTo(15L);
+    assertThat(await(connection.incrIfPresent("p", -3))).isEqualTo(12L);
+    assertThat(await(connection.incrIfPresent("p", -100))).as("decr stops at zero").isZero();
+  }
+
+  @Test
   void decrCreatesTheCounterWithItsInitialValue() {
     assertThat(await(connection.incr("d", -5, 7, Duration.ZERO))).isEqualTo(7L);
     assertThat(await(connection.incr("d", -5, 7, Duration.ZERO))).isEqualTo(2L);

@@ -71,6 +71,18 @@ public interface NodeConnection extends AutoCloseable {
   CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl);
 
   /**
+   * Adds {@code delta} (negative: subtracts) to a counter that exists, creating nothing: the new
+   * value, or null when the key is absent. Counters on several replicas count on each with it, so
+   * that a replica that lost its copy does not start the count again from {@code initial}. The
+   * default fails with {@link UnsupportedOperationException}: such a backend's replicated counters
+   * fail.
+   */
+  default CompletableFuture<Long> incrIfPresent(String key, long delta) {
+    return CompletableFuture.failedFuture(
+        new UnsupportedOperationException(getClass().getSimpleName() + " has no incrIfPresent"));
+  }
+
+  /**
    * How long {@code key} has left before it expires: {@link Duration#ZERO} when it does not
    * expire, null when the key is absent or the backend cannot tell (the default; memcached
    * reports it from 1.6 on, with a meta get on the text protocol). The warm-up of a server-list

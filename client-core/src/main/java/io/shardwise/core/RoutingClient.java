@@ -206,8 +206,13 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private CompletableFuture<Long> counter(String key, long signedDelta, long initial, Duration ttl) {
     validate(key);
     checkTtl(ttl);
-    return write(
-        key, "incr", ttl, (c, d) -> c.incr(key, signedDelta, initial, d), Writes.Kind.KEEPS, ReplicaWrites.Shape.ONE_AND_DELETE, null);
+    ttls.record(ttl);
+    Topology t = enter();
+    if (t.replicated) {
+      return replicaWrites.write(
+          t, key, "incr", ttl, new ReplicaWrites.CounterOp(key, signedDelta, initial), Writes.Kind.KEEPS, ReplicaWrites.Shape.COUNT, null);
+    }
+    return writes.write(t, key, "incr", ttl, (c, d) -> c.incr(key, signedDelta, initial, d), Writes.Kind.KEEPS);
   }
 
   /**

@@ -224,6 +224,19 @@ final class InMemoryBackend implements Backend {
     }
 
     @Override
+    public CompletableFuture<Long> incrIfPresent(String key, long delta) {
+      return reply(() -> {
+        CachedValue old = data.get(key);
+        if (old == null) {
+          return null;
+        }
+        long v = Long.parseLong(new String(old.bytes())) + delta;
+        data.put(key, CachedValue.of(Long.toString(v).getBytes(), 0));
+        return v;
+      });
+    }
+
+    @Override
     public CompletableFuture<Duration> ping() {
       return reply(() -> Duration.ofNanos(1000));
     }

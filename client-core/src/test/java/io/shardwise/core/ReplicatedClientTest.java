@@ -273,7 +273,7 @@ class ReplicatedClientTest {
   }
 
   @Test
-  void addDecidesOnTheFirstReplicaAndIncrKeepsOneCounter() {
+  void addDecidesOnTheFirstReplicaAndIncrCountsOnEveryReplica() {
     build(2, ReplicaReads.P2C);
     assertThat(sync.add("a", "1", Duration.ZERO)).isTrue();
     assertThat(sync.add("a", "2", Duration.ZERO)).isFalse();
@@ -286,10 +286,38 @@ class ReplicatedClientTest {
     sync.set("c", "10", Duration.ZERO);
     assertThat(sync.incr("c", 5, 0, Duration.ZERO)).isEqualTo(15);
     List<Node> counter = replicasOf("c", 2);
-    assertThat(store(counter.get(1)).data).as("the old count elsewhere is deleted").doesNotContainKey("c");
+    assertThat(value(counter.get(0), "c")).isEqualTo("15");
+    assertThat(value(counter.get(1), "c")).as("counted on every replica").isEqualTo("15");
     for (int i = 0; i < 20; i++) {
       assertThat(sync.get("c")).isEqualTo("15");
     }
+  }
+
+  @Test
+  void aCounterIsCreatedOnEveryReplicaAndAReplicaThatLostItDoesNotStartItAgain() throws Exception {
+    build(2, ReplicaReads.PRIMARY);
+    assertThat(sync.incr("n", 1, 100, Duration.ZERO)).as("created with the initial value").isEqualTo(100);
+    List<Node> replicas = replicasOf("n", 2);
+    assertThat(value(replicas.get(0), "n")).isEqualTo("100");
+    assertThat(value(replicas.get(1), "n")).isEqualTo("100");
+    store(replicas.get(0)).data.remove("n"); // the primary restarted empty
+    assertThat(sync.incr("n", 1, 100, Duration.ZERO)).as("counted on the replica that holds it").isEqualTo(101);
+    await(() -> "101".equals(value(replicas.get(0), "n"))); // handed over
+    assertThat(sync.decr("n", 2, 100, Duration.ZERO)).isEqualTo(99);
+    assertThat(value(replicas.get(1), "n")).isEqualTo("99");
+    // A replica that is out misses the increments; its copy is deleted before it serves, then the
+    // count is handed back to it.
+    Node first = replicas.get(0);
+    eject(first);
+    for (int i = 0; i < 10; i++) {
+      sync.incr("n", 1, 100, Duration.ZERO);
+    }
+    assertThat(value(first, "n")).as("missed while out").isEqualTo("99");
+    store(first).failWith = null;
+    await(() -> client.nodeStates().get(first) == NodeState.HEALTHY);
+    await(() -> "109".equals(value(first, "n")));
+    assertThat(sync.incr("n", 1, 100, Duration.ZERO)).isEqualTo(110);
+    assertThat(value(replicas.get(1), "n")).isEqualTo("110");
   }
 
   @Test

@@ -328,6 +328,27 @@ final class SimulatedFleet implements Backend {
       });
     }
 
+    /** No value expires here: {@link Duration#ZERO} for a key held, null for one absent (a round trip, as a real server's). */
+    @Override
+    public CompletableFuture<Duration> remainingTtl(String key) {
+      return submit(() -> server.data.containsKey(key) ? Duration.ZERO : null);
+    }
+
+    @Override
+    public CompletableFuture<Long> incrIfPresent(String key, long delta) {
+      return submit(() -> {
+        CachedValue old = server.data.get(key);
+        if (old == null) {
+          trace(key, node.name() + " incrIfPresent absent");
+          return null;
+        }
+        long v = Long.parseLong(new String(old.bytes())) + delta;
+        server.data.put(key, CachedValue.of(Long.toString(v).getBytes(), 0));
+        trace(key, node.name() + " incrIfPresent " + v);
+        return v;
+      });
+    }
+
     @Override
     public CompletableFuture<Duration> ping() {
       return submit(() -> Duration.ofNanos(1000));

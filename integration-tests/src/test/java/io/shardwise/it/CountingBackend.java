@@ -165,6 +165,23 @@ final class CountingBackend extends ForwardingBackend {
     }
 
     @Override
+    public CompletableFuture<Void> ready() {
+      return delegate.ready();
+    }
+
+    @Override
+    public CompletableFuture<Long> incrIfPresent(String key, long delta) {
+      other();
+      return delegate.incrIfPresent(key, delta);
+    }
+
+    @Override
+    public CompletableFuture<Duration> remainingTtl(String key) {
+      other();
+      return delegate.remainingTtl(key);
+    }
+
+    @Override
     public CompletableFuture<Duration> ping() {
       other();
       return delegate.ping();

@@ -113,8 +113,6 @@ public final class WarmUp {
   /** The names of a copy's requests in the metrics: reading the TTL, the add, the undo. */
   public record CopyRequests(String ttl, String add, String undo) {}
 
-  private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
-
   private static final CopyRequests WARM_UP_REQUESTS = new CopyRequests("warmUpTtl", "warmUpCopy", "warmUpUndo");
 
   private void warmUpCopied(Member owner) {
@@ -128,9 +126,11 @@ public final class WarmUp {
    * in between, and undone if one comes while the copy is written. The copy's TTL is {@code ttlOf}
    * of what the source says the original has left (null when it cannot tell); {@code copied} is
    * told of each copy stored; {@code requests} names the requests in the metrics. Completes when
-   * the copy is done with (made, skipped or undone); fails if an undo could not be marked.
+   * the copy is done with: true when the target holds a value of the key (the copy, or a value
+   * written there first, which the add did not replace), false when the copy was skipped, undone or
+   * failed; fails if an undo could not be marked.
    */
-  public CompletableFuture<Void> copy(
+  public CompletableFuture<Boolean> copy(
       String key,
       CachedValue value,
       long generation,
@@ -141,9 +141,10 @@ public final class WarmUp {
       UnaryOperator<Duration> ttlOf,
       Consumer<Member> copied) {
     if (generation(key) != generation) {
-      return DONE;
+      return NOT_COPIED;
     }
     CompletableFuture<Void> done = new CompletableFuture<>();
+    CompletableFuture<Boolean> held = new CompletableFuture<>();
     copying.compute(
         key,
         (k, set) -> {
@@ -153,7 +154,7 @@ public final class WarmUp {
         });
     if (generation(key) != generation) { // a writer that bumps after this check waits for done
       finish(key, done);
-      return done;
+      return NOT_COPIED;
     }
     sender
         .send(source, requests.ttl(), c -> c.remainingTtl(key))
@@ -175,12 +176,16 @@ public final class WarmUp {
                 sender
                     .send(target, requests.undo(), c -> c.delete(key))
                     .whenComplete((x, undoFailure) -> finish(key, done, undoFailure == null ? null : keptCopy(target, key, undoFailure)));
+                held.complete(false);
               } else {
                 finish(key, done);
+                held.complete(failure == null);
               }
             });
-    return done;
+    return done.thenCombine(held, (x, h) -> h);
   }
+
+  private static final CompletableFuture<Boolean> NOT_COPIED = CompletableFuture.completedFuture(false);
 
   /**
    * The TTL of a copy: what the original has left when its server tells (so that a copy never

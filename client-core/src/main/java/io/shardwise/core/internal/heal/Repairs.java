@@ -12,10 +12,8 @@ import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.spi.BatchReply;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +50,9 @@ import java.util.function.Supplier;
  */
 public final class Repairs {
 
+  /** What {@code sourceFor} answers when no other replica of the key can be read now. */
+  private static final Member NONE_NOW = new Member(io.shardwise.routing.Node.of("none", 1), null);
+
   /** Keys read on one source replica in one request of a handoff. */
   static final int HANDOFF_BATCH = 100;
 
@@ -67,8 +68,11 @@ public final class Repairs {
   public final LongAdder readRepairs = new LongAdder();
   public final LongAdder handoffs = new LongAdder();
   public final LongAdder dropped = new LongAdder();
-  /** Per member, the keys waiting for a handoff, and whether a run is under way. */
-  private final Map<Member, Handoff> handoffsByMember = new HashMap<>();
+  /**
+   * Per member, the keys waiting for a handoff, and whether a run is under way; changed under its
+   * own lock, read without it only to see that it is empty.
+   */
+  private final Map<Member, Handoff> handoffsByMember = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * @param topology the current topology, read when a handoff batch is planned
@@ -168,6 +172,17 @@ public final class Repairs {
     later.execute(run::next);
   }
 
+  /** Whether {@code key} waits to be handed over to {@code m}. */
+  public boolean awaitsHandoff(Member m, String key) {
+    if (handoffsByMember.isEmpty()) {
+      return false;
+    }
+    synchronized (handoffsByMember) {
+      Handoff run = handoffsByMember.get(m);
+      return run != null && (run.pending.contains(key) || run.current.contains(key));
+    }
+  }
+
   /** The keys waiting for a handoff to one member, and how many. */
   public int handoffsPending(Member m) {
     synchronized (handoffsByMember) {
@@ -179,10 +194,12 @@ public final class Repairs {
   /** One member's handoff: its keys, a batch at a time. */
   private final class Handoff {
     final Member target;
-    final ArrayDeque<String> pending = new ArrayDeque<>();
+    final java.util.LinkedHashSet<String> pending = new java.util.LinkedHashSet<>();
     boolean running;
     /** Keys of the batch being read and copied. */
     int copying;
+    /** The keys of that batch. */
+    java.util.Set<String> current = java.util.Set.of();
 
     Handoff(Member target) {
       this.target = target;
@@ -203,10 +220,13 @@ public final class Repairs {
           handoffsByMember.remove(target);
           return;
         }
-        while (target.available() && batch.size() < HANDOFF_BATCH && !pending.isEmpty() && rate.acquirePermission()) {
-          batch.add(pending.poll());
+        java.util.Iterator<String> keys = pending.iterator();
+        while (target.available() && batch.size() < HANDOFF_BATCH && keys.hasNext() && rate.acquirePermission()) {
+          batch.add(keys.next());
+          keys.remove();
         }
         copying = batch.size();
+        current = new java.util.HashSet<>(batch);
       }
       if (batch.isEmpty()) {
         CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS, later).execute(this::next); // permits, or the target, next period
@@ -219,9 +239,7 @@ public final class Repairs {
     CompletableFuture<Void> copy(List<String> batch) {
       Topology t = topology.get();
       if (!target.available() && !target.retired()) {
-        synchronized (handoffsByMember) {
-          pending.addAll(batch); // out again meanwhile: copied once it serves
-        }
+        again(batch); // out again meanwhile: copied once it serves
         return CompletableFuture.completedFuture(null);
       }
       if (target.retired() || !t.replicated) {
@@ -236,7 +254,9 @@ public final class Repairs {
           continue; // a change is moving the key: its warm-up copies it
         }
         Member source = sourceFor(t, key, replicas);
-        if (source != null) {
+        if (source == NONE_NOW) {
+          again(List.of(key)); // no other replica can be read now: later
+        } else if (source != null) {
           bySource.computeIfAbsent(source, x -> new ArrayList<>()).add(key);
         }
       }
@@ -245,9 +265,16 @@ public final class Repairs {
       return CompletableFuture.allOf(reads.toArray(new CompletableFuture<?>[0]));
     }
 
+    /** Keys to hand over again, at the end of the queue. */
+    private void again(Collection<String> keys) {
+      synchronized (handoffsByMember) {
+        pending.addAll(keys);
+      }
+    }
+
     /**
-     * Another replica of {@code key} to read it on, available and not marked old there, or null if
-     * the target is not a replica of the key on {@code t} (or none other can be read).
+     * Another replica of {@code key} to read it on, available and not marked old there; {@link
+     * #NONE_NOW} if none can be read now; null if the target is not a replica of the key on {@code t}.
      */
     private Member sourceFor(Topology t, String key, int[] replicas) {
       int count = t.router.replicas(t.hash(key), t.replicas, replicas);
@@ -261,7 +288,7 @@ public final class Repairs {
           source = m;
         }
       }
-      return isReplica ? source : null;
+      return !isReplica ? null : source == null ? NONE_NOW : source;
     }
 
     private CompletableFuture<Void> readAndCopy(Member source, List<String> keys) {
@@ -274,21 +301,33 @@ public final class Repairs {
           .handle(
               (BatchReply<CachedValue> reply, Throwable failure) -> {
                 if (failure != null) {
-                  return null; // a later read repairs what the handoff could not
+                  again(keys); // the source failed: later, from it or another
+                  return null;
                 }
                 List<CompletableFuture<Void>> copies = new ArrayList<>();
                 for (int i = 0; i < generations.length; i++) {
                   String key = keys.get(i);
-                  if (reply.failure(key) != null || target.holdsOldCopy(key) || source.holdsOldCopy(key)) {
+                  if (reply.failure(key) != null || source.holdsOldCopy(key)) {
+                    again(List.of(key));
                     continue;
                   }
                   CachedValue value = reply.value(key);
-                  if (value != null) {
-                    copies.add(
-                        warmUp.copy(key, value, generations[i], source, target, sender, REQUESTS, Repairs.this::ttlOfRepair, m -> repaired(m, "handoff")));
+                  if (value == null || target.holdsOldCopy(key)) {
+                    continue; // gone from the source too, or written and failed on the target meanwhile
                   }
+                  // A copy skipped or undone because a write of the key came in between is tried
+                  // again: the write did not reach a target that lacked the key (a counter adds
+                  // only where it exists).
+                  copies.add(
+                      warmUp.copy(key, value, generations[i], source, target, sender, REQUESTS, Repairs.this::ttlOfRepair, m -> repaired(m, "handoff"))
+                          .handle((held, f) -> {
+                            if (f != null || !Boolean.TRUE.equals(held)) {
+                              again(List.of(key));
+                            }
+                            return (Void) null;
+                          }));
                 }
-                return CompletableFuture.allOf(copies.toArray(new CompletableFuture<?>[0])).handle((x, f) -> (Void) null);
+                return CompletableFuture.allOf(copies.toArray(new CompletableFuture<?>[0]));
               })
           .thenCompose(x -> x == null ? CompletableFuture.<Void>completedFuture(null) : x);
     }
