@@ -113,6 +113,15 @@ final class ShardwiseContender implements Contender {
     return open("Shardwise " + router, redisBackend(timeout), servers, router, timeout);
   }
 
+  /**
+   * Repair of lost replica copies: on (the default) unless {@code -Dbench.replica-repair=false},
+   * to measure what it costs.
+   */
+  private static final io.shardwise.core.ReplicaRepair REPAIR =
+      Boolean.parseBoolean(System.getProperty("bench.replica-repair", "true"))
+          ? io.shardwise.core.ReplicaRepair.defaults()
+          : io.shardwise.core.ReplicaRepair.off();
+
   /** {@code backend} on {@code servers} with the default router, each key on {@code replicas} servers. */
   static ShardwiseContender replicated(Backend backend, String servers, int replicas, Duration timeout) {
     return open("Shardwise replicas " + replicas, backend, servers, RouterSpec.DEFAULT, replicas, timeout);
@@ -132,6 +141,7 @@ final class ShardwiseContender implements Contender {
             .servers(servers)
             .router(router)
             .replicas(replicas)
+            .replicaRepair(REPAIR)
             .timeout(timeout)
             .listener(watch)
             .metrics(watch)

@@ -79,7 +79,7 @@ public final class ReplicaGets<V> {
         }
         f = (p.spill >= 0
                 ? spilledFrom(t, key, order, ranks, p.spill)
-                : tryFrom(t, key, order, ranks, 0, false, repairs.enabled() ? new Repair(repairs.generation(key)) : null))
+                : tryFrom(t, key, order, ranks, 0, false, repairs.enabled() ? repairs.generation(key) : NO_REPAIR, null))
             .thenApply(decode);
       }
     } catch (RuntimeException | Error e) {
@@ -204,7 +204,7 @@ public final class ReplicaGets<V> {
         key,
         order[0],
         spill,
-        () -> tryFrom(t, key, order, ranks, 0, false, null),
+        () -> tryFrom(t, key, order, ranks, 0, false, NO_REPAIR, null),
         () -> planned != null && !anyMarked(t, key, order), // no record when planned: no copy
         planned,
         generation);
@@ -263,40 +263,33 @@ public final class ReplicaGets<V> {
     }
   }
 
-  /**
-   * What a read needs to repair the replicas that miss: the key's generation noted before it read,
-   * and the replicas that answered a miss so far.
-   */
-  private static final class Repair {
-    final long generation;
-    List<Member> missedOn;
-
-    Repair(long generation) {
-      this.generation = generation;
-    }
-  }
+  /** The generation of a read that repairs nothing. */
+  private static final long NO_REPAIR = -1;
 
   /**
-   * Reads {@code key} on {@code order[i]}, then on the next replicas after a miss or a failure;
-   * with {@code repair}, a hit after misses is copied to the replicas that missed ({@link Repairs}).
+   * Reads {@code key} on {@code order[i]}, then on the next replicas after a miss or a failure.
+   * With repair on, {@code generation} is the key's generation noted before the read began and
+   * {@code missedOn} the replicas that answered a miss so far (made at the first): a hit after
+   * misses is copied to them ({@link Repairs}).
    */
   private CompletableFuture<CachedValue> tryFrom(
-      Topology t, String key, int[] order, int[] ranks, int i, boolean missed, Repair repair) {
+      Topology t, String key, int[] order, int[] ranks, int i, boolean missed, long generation, List<Member> missedOn) {
     Member m = t.members[order[i]];
     return getOn(t, key, order[i], ranks[i]).handle(
             (value, failure) -> {
               m.inFlight.decrementAndGet();
               if (value != null) {
-                if (repair != null && repair.missedOn != null) {
-                  repairs.afterRead(key, value, repair.generation, m, repair.missedOn);
+                if (missedOn != null) {
+                  repairs.afterRead(key, value, generation, m, missedOn);
                 }
                 return CompletableFuture.completedFuture(value);
               }
-              if (failure == null && repair != null) {
-                if (repair.missedOn == null) {
-                  repair.missedOn = new ArrayList<>(order.length - 1);
+              List<Member> missing = missedOn;
+              if (failure == null && generation != NO_REPAIR) {
+                if (missing == null) {
+                  missing = new ArrayList<>(order.length - 1);
                 }
-                repair.missedOn.add(m);
+                missing.add(m);
               }
               if (i + 1 == order.length) {
                 return failure == null || missed
@@ -304,7 +297,7 @@ public final class ReplicaGets<V> {
                     : CompletableFuture.<CachedValue>failedFuture(failure);
               }
               metrics.replicaFailover(m.node, t.nodes.get(order[i + 1]), failure == null ? "miss" : "error");
-              return tryFrom(t, key, order, ranks, i + 1, missed || failure == null, repair);
+              return tryFrom(t, key, order, ranks, i + 1, missed || failure == null, generation, missing);
             })
         .thenCompose(Function.identity());
   }
