@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.OptionalLong;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.startupcheck.StartupCheckStrategy;
 import org.testcontainers.utility.DockerImageName;
 
 /**
@@ -87,8 +88,19 @@ final class ContainerServer implements ServerInstance {
     created.withNetworkMode("host");
     created.withCommand(ServerCommands.container(spec, hostPort).toArray(new String[0]));
     created.withStartupTimeout(spec.startupTimeout());
+    // Whether the server started is decided by awaitAnswering, which reads the log of a container
+    // that stopped; Testcontainers' own check would remove such a container, and its log, first.
+    created.withStartupCheckStrategy(new StartedIsEnough());
     created.withLabel("io.shardwise.test-servers", spec.kind().displayName());
     return created;
+  }
+
+  /** A container that was started counts as started; the server's answer is awaited after. */
+  private static final class StartedIsEnough extends StartupCheckStrategy {
+    @Override
+    public StartupStatus checkStartupState(DockerClient dockerClient, String containerId) {
+      return StartupStatus.SUCCESSFUL;
+    }
   }
 
   private ServerStartupException startupFailure(int port, RuntimeException cause, String log) {
