@@ -17,28 +17,15 @@ class DockerStartupFailureTest {
 
   @Test
   void aServerThatExitsOnItsArgumentsFailsAtOnceWithItsLogAndWhatToDo() {
-    ServerFleet<MemcachedServer> fleet =
-        ServerFleet.memcachedBuilder()
-            .servers(1)
-            .extraArgs("--no-such-option")
-            .startupTimeout(LONG_STARTUP_TIMEOUT)
-            .build();
-    long started = System.nanoTime();
+    String message =
+        failureOfAQuickStart(ServerFleet.memcachedBuilder().extraArgs("--no-such-option"));
 
-    ServerStartupException failure =
-        catchThrowableOfType(ServerStartupException.class, fleet::start);
-
-    Duration took = Duration.ofNanos(System.nanoTime() - started);
-    assertThat(failure).as("the start failed").isNotNull();
-    assertThat(failure.getMessage())
+    assertThat(message)
         .contains("memcached:1.6")
         .contains("what to do")
         .contains("scripts/docker-images.sh")
         .contains("shardwise.test.servers=local")
         .contains("no-such-option");
-    assertThat(took)
-        .as("well before the start-up timeout")
-        .isLessThan(LONG_STARTUP_TIMEOUT.dividedBy(5));
   }
 
   @Test
@@ -46,12 +33,18 @@ class DockerStartupFailureTest {
       named = "TESTCONTAINERS_PULL_POLICY",
       matches = "io\\.shardwise\\.testing\\.LocalImagesOnly")
   void anImageTheEngineLacksFailsAtOnceSayingHowToBuildIt() {
-    ServerFleet<RedisServer> fleet =
-        ServerFleet.redisBuilder()
-            .servers(1)
-            .image("shardwise-no-such-image:1")
-            .startupTimeout(LONG_STARTUP_TIMEOUT)
-            .build();
+    String message =
+        failureOfAQuickStart(ServerFleet.redisBuilder().image("shardwise-no-such-image:1"));
+
+    assertThat(message)
+        .contains("shardwise-no-such-image:1")
+        .contains("is not on the Docker engine, and pulls are off")
+        .contains("scripts/docker-images.sh");
+  }
+
+  /** Starts one server with a long start-up timeout; its start must fail well before it. */
+  private static String failureOfAQuickStart(ServerFleet.Builder<?> builder) {
+    ServerFleet<?> fleet = builder.servers(1).startupTimeout(LONG_STARTUP_TIMEOUT).build();
     long started = System.nanoTime();
 
     ServerStartupException failure =
@@ -59,12 +52,9 @@ class DockerStartupFailureTest {
 
     Duration took = Duration.ofNanos(System.nanoTime() - started);
     assertThat(failure).as("the start failed").isNotNull();
-    assertThat(failure.getMessage())
-        .contains("shardwise-no-such-image:1")
-        .contains("is not on the Docker engine, and pulls are off")
-        .contains("scripts/docker-images.sh");
     assertThat(took)
         .as("well before the start-up timeout")
         .isLessThan(LONG_STARTUP_TIMEOUT.dividedBy(5));
+    return failure.getMessage();
   }
 }
