@@ -55,6 +55,8 @@ class DockerStartupFailureTest {
     assertThat(took)
         .as("well before the start-up timeout")
         .isLessThan(LONG_STARTUP_TIMEOUT.dividedBy(5));
+    System.out.printf(
+        "[docker start-up failure] after %d ms: %s%n", took.toMillis(), failure.getMessage());
     return failure.getMessage();
   }
 }
