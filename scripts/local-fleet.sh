@@ -2,6 +2,7 @@
 # Source this file; it defines:
 #
 #   fleet_install                install memcached and redis-server with apt-get if missing
+#                                (scripts/packages.sh, the list the test command uses too)
 #   fleet_start KIND COUNT       start COUNT servers (KIND memcached or redis) on free 127.0.0.1
 #                                ports; prints their addresses, comma separated
 #   fleet_stop_all               stop every server started here and remove their files
@@ -10,17 +11,11 @@
 # that starts it again on the same port (KIND-PORT.start), which the demo uses to bring a killed
 # server back. Callers should run `trap fleet_stop_all EXIT`.
 
+# shellcheck source=packages.sh
+source "$(dirname "${BASH_SOURCE[0]}")/packages.sh"
+
 FLEET_DIR="${FLEET_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/shardwise-fleet.XXXXXX")}"
 export FLEET_DIR
-
-fleet_have() {
-  command -v "$1" >/dev/null 2>&1 && return 0
-  local dir
-  for dir in /usr/bin /usr/sbin /usr/local/bin /usr/local/sbin; do
-    [ -x "$dir/$1" ] && return 0
-  done
-  return 1
-}
 
 fleet_path() {
   command -v "$1" 2>/dev/null && return 0
@@ -31,39 +26,9 @@ fleet_path() {
   return 1
 }
 
+# The demo set of scripts/packages.sh, the list ./test.sh and .ci/run install from too.
 fleet_install() {
-  local missing=() binary
-  for binary in memcached redis-server; do
-    fleet_have "$binary" || missing+=("$binary")
-  done
-  [ "${#missing[@]}" -eq 0 ] && return 0
-  local as_root=()
-  if [ "$(id -u)" -ne 0 ]; then
-    if command -v sudo >/dev/null 2>&1; then
-      as_root=(sudo)
-    else
-      echo "${missing[*]} missing, and not root and no sudo: install memcached redis-server first" >&2
-      return 1
-    fi
-  fi
-  echo "installing ${missing[*]} with apt-get ..."
-  ${as_root[@]+"${as_root[@]}"} apt-get update -qq >/dev/null
-  ${as_root[@]+"${as_root[@]}"} env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y -qq memcached redis-server >/dev/null
-  # The packages may start system services on the default ports; this script does not use them,
-  # and stops what the installation started so that nothing is left running.
-  if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
-    local service
-    for service in memcached redis-server; do
-      if systemctl is-active --quiet "$service" 2>/dev/null; then
-        ${as_root[@]+"${as_root[@]}"} systemctl stop "$service" || true
-        echo "stopped the $service service the installation started (systemctl start $service to use it)"
-      fi
-    done
-  fi
-  for binary in memcached redis-server; do
-    fleet_have "$binary" || { echo "$binary is still missing after the installation" >&2; return 1; }
-  done
+  packages_install demo
 }
 
 # fleet_answers KIND PORT: whether a server answers a no-op request on 127.0.0.1:PORT.

@@ -294,7 +294,7 @@ class PeerCompatIT {
         .redirectErrorStream(true).start();
     String out = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(gcc.waitFor())
-        .as("gcc %s (install gcc and libmemcached-dev; .ci/run does): %s", source, out)
+        .as("gcc %s (install gcc and libmemcached-dev; ./test.sh does): %s", source, out)
         .isZero();
     return program.toString();
   }
@@ -314,7 +314,7 @@ class PeerCompatIT {
         }
       }
     }
-    throw new IllegalStateException(name + " not found: install libmemcached-tools (.ci/run does)");
+    throw new IllegalStateException(name + " not found: install libmemcached-tools (./test.sh does)");
   }
 
   private static String run(List<String> command) throws Exception {

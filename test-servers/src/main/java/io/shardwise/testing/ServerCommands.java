@@ -52,17 +52,18 @@ final class ServerCommands {
   }
 
   /**
-   * Container command: the images' entrypoints prepend {@code memcached} to arguments starting with
-   * {@code -}, and run {@code redis-server ...} as the redis user.
+   * Container command for host networking: the server listens on {@code 127.0.0.1:port} of the
+   * host itself. The images' entrypoints prepend {@code memcached} to arguments starting with
+   * {@code -}, and run {@code redis-server ...} as the redis user in {@code /data}.
    */
-  static List<String> container(ServerSpec spec) {
+  static List<String> container(ServerSpec spec, int port) {
     List<String> command = new ArrayList<>();
     if (spec.kind() == ServerKind.MEMCACHED) {
-      command.addAll(List.of("-p", Integer.toString(spec.kind().containerPort())));
+      command.addAll(List.of("-l", LOOPBACK, "-p", Integer.toString(port)));
       command.addAll(memcachedOptions(spec));
     } else {
       command.addAll(
-          List.of("redis-server", "--port", Integer.toString(spec.kind().containerPort())));
+          List.of("redis-server", "--bind", LOOPBACK, "--port", Integer.toString(port)));
       command.addAll(List.of("--dir", "/data"));
       command.addAll(redisOptions(spec));
     }

@@ -2,18 +2,16 @@ package io.shardwise.testing;
 
 /** The cache server a {@link ServerFleet} runs. */
 public enum ServerKind {
-  MEMCACHED("memcached", "memcached:1.6", 11211, "version"),
-  REDIS("redis-server", "redis:7", 6379, "PING");
+  MEMCACHED("memcached", "memcached:1.6", "version"),
+  REDIS("redis-server", "redis:7", "PING");
 
   private final String executableName;
   private final String defaultImage;
-  private final int containerPort;
   private final String probeCommand;
 
-  ServerKind(String executableName, String defaultImage, int containerPort, String probeCommand) {
+  ServerKind(String executableName, String defaultImage, String probeCommand) {
     this.executableName = executableName;
     this.defaultImage = defaultImage;
-    this.containerPort = containerPort;
     this.probeCommand = probeCommand;
   }
 
@@ -25,10 +23,6 @@ public enum ServerKind {
   /** Docker image used in Docker mode unless the builder names another one. */
   public String defaultImage() {
     return defaultImage;
-  }
-
-  int containerPort() {
-    return containerPort;
   }
 
   String probeCommand() {

@@ -2,17 +2,10 @@ package io.shardwise.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.github.dockerjava.api.command.CreateContainerCmd;
-import com.github.dockerjava.api.model.ExposedPort;
-import com.github.dockerjava.api.model.HostConfig;
-import com.github.dockerjava.api.model.Ports;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.containers.GenericContainer;
-import org.testcontainers.core.CreateContainerCmdModifier;
 
 /** Docker mode's container definitions, checked without a Docker engine. */
 class ContainerDefinitionTest {
@@ -29,37 +22,21 @@ class ContainerDefinitionTest {
         null);
   }
 
-  /** Applies the container's create-command modifiers to a command holding {@code hostConfig}. */
-  private static void applyModifiers(GenericContainer<?> container, HostConfig hostConfig) {
-    CreateContainerCmd cmd =
-        (CreateContainerCmd)
-            Proxy.newProxyInstance(
-                CreateContainerCmd.class.getClassLoader(),
-                new Class<?>[] {CreateContainerCmd.class},
-                (proxy, method, args) -> {
-                  if (method.getName().equals("getHostConfig")) {
-                    return hostConfig;
-                  }
-                  return method.getReturnType().isInstance(proxy) ? proxy : null;
-                });
-    for (CreateContainerCmdModifier modifier : container.getCreateContainerCmdModifiers()) {
-      cmd = modifier.modify(cmd);
-    }
-  }
-
   @Test
-  void redisContainerPublishesItsPortOnAFixedLoopbackHostPort() {
-    GenericContainer<?> container =
-        ContainerServer.newContainer(spec(ServerKind.REDIS, false), 41234);
-    HostConfig hostConfig = HostConfig.newHostConfig();
+  void containersUseTheHostNetworkAndListenOnLoopbackOnly() {
+    GenericContainer<?> redis = ContainerServer.newContainer(spec(ServerKind.REDIS, false), 41234);
+    GenericContainer<?> memcached =
+        ContainerServer.newContainer(spec(ServerKind.MEMCACHED, false), 41235);
 
-    applyModifiers(container, hostConfig);
-
-    assertThat(container.getExposedPorts()).containsExactly(6379);
-    Map<ExposedPort, Ports.Binding[]> bindings = hostConfig.getPortBindings().getBindings();
-    assertThat(bindings).containsOnlyKeys(ExposedPort.tcp(6379));
-    assertThat(bindings.get(ExposedPort.tcp(6379)))
-        .containsExactly(Ports.Binding.bindIpAndPort("127.0.0.1", 41234));
+    assertThat(redis.getNetworkMode()).isEqualTo("host");
+    assertThat(memcached.getNetworkMode()).isEqualTo("host");
+    assertThat(redis.getExposedPorts()).isEmpty();
+    assertThat(memcached.getExposedPorts()).isEmpty();
+    assertThat(redis.getPortBindings()).isEmpty();
+    assertThat(List.of(redis.getCommandParts()))
+        .startsWith("redis-server", "--bind", "127.0.0.1", "--port", "41234");
+    assertThat(List.of(memcached.getCommandParts()))
+        .startsWith("-l", "127.0.0.1", "-p", "41235");
   }
 
   @Test
@@ -70,7 +47,7 @@ class ContainerDefinitionTest {
         List.of(ContainerServer.newContainer(spec(ServerKind.REDIS, true), 1).getCommandParts());
 
     assertThat(plain)
-        .startsWith("redis-server", "--port", "6379", "--dir", "/data")
+        .startsWith("redis-server", "--bind", "127.0.0.1", "--port", "1", "--dir", "/data")
         .containsSequence("--save", "")
         .containsSequence("--protected-mode", "no")
         .containsSequence("--appendonly", "no");
@@ -82,9 +59,10 @@ class ContainerDefinitionTest {
     GenericContainer<?> container =
         ContainerServer.newContainer(spec(ServerKind.MEMCACHED, false, "-vv"), 40000);
 
-    assertThat(container.getExposedPorts()).containsExactly(11211);
     assertThat(container.getCommandParts())
-        .containsExactly("-p", "11211", "-U", "0", "-t", "2", "-c", "1024", "-m", "64", "-vv");
+        .containsExactly(
+            "-l", "127.0.0.1", "-p", "40000", "-U", "0", "-t", "2", "-c", "1024", "-m", "64",
+            "-vv");
     assertThat(container.getLabels()).containsEntry("io.shardwise.test-servers", "memcached");
   }
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import org.springframework.boot.testcontainers.service.connection.ContainerConnectionDetailsFactory;
 import org.springframework.boot.testcontainers.service.connection.ContainerConnectionSource;
 import org.testcontainers.containers.Container;
+import org.testcontainers.containers.GenericContainer;
 
 /**
  * {@link ShardwiseConnectionDetails} for a {@code @ServiceConnection} memcached or Redis container
@@ -16,10 +17,13 @@ import org.testcontainers.containers.Container;
  * the servers in {@code shardwise.servers} instead.
  *
  * <p>Registered in {@code META-INF/spring.factories}; Boot skips it when {@code
- * spring-boot-testcontainers} is absent. Not run here: this machine has no Docker engine.
+ * spring-boot-testcontainers} is absent. Run against real containers by the Boot 3.5 and Boot 4
+ * modules' {@code *ServiceConnectionIT} in the Docker slice ({@code scripts/docker-slice.sh}).
  */
 public abstract class ShardwiseContainerConnectionDetailsFactory
     extends ContainerConnectionDetailsFactory<Container<?>, ShardwiseConnectionDetails> {
+
+  private static final String HOST_NETWORK = "host";
 
   private final String backend;
   private final int port;
@@ -36,8 +40,16 @@ public abstract class ShardwiseContainerConnectionDetailsFactory
     return new Details(source, backend, port);
   }
 
-  /** The server entry of a container: its host and the port mapped to {@code port}. */
+  /**
+   * The server entry of a container: its host and the port mapped to {@code port}. A container on
+   * the host's network ({@code withNetworkMode("host")}) has no mapped port (Testcontainers cannot
+   * expose one there): its server listens on the host itself, on {@code port}.
+   */
   static String server(Container<?> container, int port) {
+    if (container instanceof GenericContainer<?> generic
+        && HOST_NETWORK.equals(generic.getNetworkMode())) {
+      return Node.of(container.getHost(), port).address();
+    }
     return Node.of(container.getHost(), container.getMappedPort(port)).address();
   }
 

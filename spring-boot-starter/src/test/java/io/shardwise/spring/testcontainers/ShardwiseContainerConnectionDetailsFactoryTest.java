@@ -9,11 +9,13 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetailsFactory;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.testcontainers.containers.Container;
+import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.utility.DockerImageName;
 
 /**
  * What can be checked without a Docker engine: Boot finds the factories (these two and the Docker
  * Compose ones) where it looks for connection details factories, and a container's host and mapped
- * port make a server entry.
+ * port (or, on the host's network, its own port) make a server entry.
  */
 class ShardwiseContainerConnectionDetailsFactoryTest {
 
@@ -37,6 +39,31 @@ class ShardwiseContainerConnectionDetailsFactoryTest {
         .isEqualTo("localhost:32768");
     assertThat(ShardwiseContainerConnectionDetailsFactory.server(container("::1", 40000), 6379))
         .isEqualTo("[::1]:40000");
+  }
+
+  @Test
+  void aContainerOnTheHostNetworkIsItsHostAndTheServersOwnPort() {
+    assertThat(ShardwiseContainerConnectionDetailsFactory.server(onHostNetwork(), 11211))
+        .isEqualTo("localhost:11211");
+    assertThat(ShardwiseContainerConnectionDetailsFactory.server(onHostNetwork(), 6379))
+        .isEqualTo("localhost:6379");
+  }
+
+  /** A container definition on the host's network; defining it does not contact an engine. */
+  private static HostNetworkContainer onHostNetwork() {
+    return new HostNetworkContainer();
+  }
+
+  private static final class HostNetworkContainer extends GenericContainer<HostNetworkContainer> {
+    HostNetworkContainer() {
+      super(DockerImageName.parse("memcached:1.6"));
+      withNetworkMode("host");
+    }
+
+    @Override
+    public String getHost() {
+      return "localhost";
+    }
   }
 
   /** A container that only answers getHost and getMappedPort (11211 and 6379). */
