@@ -28,6 +28,7 @@ import io.shardwise.client.NodeSecurityException;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.NodeConnection;
+import io.shardwise.spi.ServerRun;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -650,6 +651,97 @@ final class RedisNodeConnection implements NodeConnection {
         "PTTL",
         a -> a.pttl(k),
         ms -> ms == null || ms == -2 ? null : ms == -1 ? Duration.ZERO : Duration.ofMillis(Math.max(1, ms)));
+  }
+
+  /**
+   * The server's run from {@code INFO}: its {@code run_id} (new at every start, whether or not it
+   * loads an AOF or RDB file) and the calls of {@code FLUSHALL} and {@code FLUSHDB} ({@code
+   * commandstats}) make the id, the keys of every database ({@code keyspace}) the items.
+   */
+  @Override
+  public CompletableFuture<ServerRun> serverRun() {
+    Boolean answers = answersInfo;
+    if (answers == null) {
+      return checkInfo().thenCompose(checked -> Boolean.TRUE.equals(checked) ? serverRun() : CompletableFuture.completedFuture(null));
+    }
+    if (!answers) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<String> server = send("INFO", a -> a.info("server"), info -> info);
+    CompletableFuture<String> keyspace = send("INFO", a -> a.info("keyspace"), info -> info);
+    CompletableFuture<String> commands = send("INFO", a -> a.info("commandstats"), info -> info);
+    return server.thenCombine(keyspace, (s, k) -> s + "\n" + k).thenCombine(commands, (sk, c) -> runOf(sk + "\n" + c));
+  }
+
+  /**
+   * Whether the server answers {@code INFO}: null until a connection of its own asked. twemproxy
+   * closes a client's connection on a command it does not proxy, {@code INFO} among them, so that
+   * it is sent on this node's connection only once the server answered it on another.
+   */
+  private volatile Boolean answersInfo;
+
+  /**
+   * Asks {@code INFO server} on a connection of its own, closed after: true if it was answered,
+   * false if the connection was closed or the command refused; null if no connection was made
+   * (asked again next time).
+   */
+  private CompletableFuture<Boolean> checkInfo() {
+    CompletableFuture<Boolean> answered = new CompletableFuture<>();
+    client
+        .connectAsync(CODEC, uri)
+        .whenComplete(
+            (c, connectFailure) -> {
+              if (connectFailure != null) {
+                answered.complete(null);
+                return;
+              }
+              c.async()
+                  .info("server")
+                  .toCompletableFuture()
+                  .orTimeout(commandTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                  .whenComplete(
+                      (text, failure) -> {
+                        c.closeAsync();
+                        Boolean answers =
+                            failure == null
+                                ? Boolean.valueOf(text.contains("run_id:"))
+                                : RedisFailures.unwrap(failure) instanceof java.util.concurrent.TimeoutException ? null : Boolean.FALSE;
+                        answersInfo = answers;
+                        answered.complete(answers);
+                      });
+            });
+    return answered;
+  }
+
+  /** The run that the text of {@code INFO} sections describes, or null without a {@code run_id}. */
+  static ServerRun runOf(String info) {
+    String runId = null;
+    long keys = 0;
+    long flushes = 0;
+    for (String line : info.split("\r?\n")) {
+      if (line.startsWith("run_id:")) {
+        runId = line.substring("run_id:".length()).trim();
+      } else if (line.startsWith("db") && line.contains(":keys=")) {
+        keys += field(line, "keys=");
+      } else if (line.startsWith("cmdstat_flushall:") || line.startsWith("cmdstat_flushdb:")) {
+        flushes += field(line, "calls=");
+      }
+    }
+    return runId == null || runId.isEmpty() ? null : new ServerRun(runId + ", flushes " + flushes, keys);
+  }
+
+  /** The number after {@code name} in an {@code INFO} line of {@code a=1,b=2} fields; 0 if none. */
+  private static long field(String line, String name) {
+    int at = line.indexOf(name, line.indexOf(':'));
+    if (at < 0) {
+      return 0;
+    }
+    int from = at + name.length();
+    int to = from;
+    while (to < line.length() && Character.isDigit(line.charAt(to))) {
+      to++;
+    }
+    return to == from ? 0 : Long.parseLong(line.substring(from, to));
   }
 
   @Override

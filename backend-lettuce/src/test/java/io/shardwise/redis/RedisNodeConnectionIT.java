@@ -369,6 +369,23 @@ class RedisNodeConnectionIT {
   }
 
   @Test
+  void theServerRunCountsKeysAndChangesWithAFlush() {
+    io.shardwise.spi.ServerRun before = await(connection.serverRun());
+    assertThat(before.id()).startsWith(server.info("server").get("run_id"));
+    await(connection.set("run-1", value("x"), Duration.ZERO));
+    await(connection.set("run-2", value("x"), Duration.ZERO));
+    io.shardwise.spi.ServerRun written = await(connection.serverRun());
+    assertThat(written.id()).as("writes are the same run").isEqualTo(before.id());
+    assertThat(written.items()).isEqualTo(before.items() + 2);
+
+    await(connection.flushAll());
+
+    io.shardwise.spi.ServerRun flushed = await(connection.serverRun());
+    assertThat(flushed.id()).isNotEqualTo(before.id());
+    assertThat(flushed.items()).isZero();
+  }
+
+  @Test
   void flushAllEmptiesOnlyTheDatabaseOfTheBackend() {
     server.set("in-db0", new byte[] {1});
     RedisBackend other = RedisBackend.create(RedisBackendOptions.builder().database(3).build());

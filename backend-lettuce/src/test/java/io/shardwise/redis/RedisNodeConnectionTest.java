@@ -54,4 +54,18 @@ class RedisNodeConnectionTest {
     assertThat(RedisNodeConnection.runIdIn("")).isNull();
     assertThat(RedisNodeConnection.runIdIn(null)).isNull();
   }
+
+  @Test
+  void theRunOfAServerIsItsRunIdAndFlushesWithTheKeysOfEveryDatabase() {
+    String info =
+        "# Server\r\nredis_version:7.0.15\r\nrun_id:5f1c0ab7e0\r\nuptime_in_seconds:12\r\n"
+            + "# Keyspace\r\ndb0:keys=120,expires=3,avg_ttl=0\r\ndb3:keys=7,expires=0,avg_ttl=0\r\n"
+            + "# Commandstats\r\ncmdstat_get:calls=900,usec=10,usec_per_call=0.01,rejected_calls=0,failed_calls=0\r\n"
+            + "cmdstat_flushall:calls=2,usec=5,usec_per_call=2.50,rejected_calls=0,failed_calls=0\r\n"
+            + "cmdstat_flushdb:calls=1,usec=5,usec_per_call=5.00,rejected_calls=4,failed_calls=0\r\n";
+    io.shardwise.spi.ServerRun run = RedisNodeConnection.runOf(info);
+    assertThat(run.id()).isEqualTo("5f1c0ab7e0, flushes 3");
+    assertThat(run.items()).isEqualTo(127);
+    assertThat(RedisNodeConnection.runOf("# Server\r\nredis_version:7.0.15\r\n")).as("no run_id").isNull();
+  }
 }

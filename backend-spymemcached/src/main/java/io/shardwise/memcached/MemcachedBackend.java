@@ -249,7 +249,9 @@ public final class MemcachedBackend implements Backend {
       SpymemcachedNodeConnection connection, Node node, CompletableFuture<Void> read) {
     if (options.sasl()) {
       // A server with SASL speaks only the binary protocol, and only once authenticated: it would
-      // wait for the rest of a binary header. memcached's defaults count.
+      // wait for the rest of a binary header. memcached's defaults count. Once authenticated, it
+      // answers stats: no proxy stands between (twemproxy has no SASL).
+      connection.answersStats(true);
       read.complete(null);
       return;
     }
@@ -259,6 +261,7 @@ public final class MemcachedBackend implements Backend {
             try {
               ItemSizeLimit.Settings settings = itemSizeLimit.read(connection, node, options.connectTimeout());
               connection.metaCommands(settings.metaCommands() && options.protocol() == MemcachedProtocol.TEXT);
+              connection.answersStats(settings != ItemSizeLimit.Settings.DEFAULTS);
             } finally {
               read.complete(null);
             }

@@ -7,6 +7,7 @@ import io.shardwise.routing.Node;
 import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
+import io.shardwise.spi.ServerRun;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -43,6 +44,7 @@ import net.spy.memcached.ops.Operation;
 import net.spy.memcached.ops.OperationCallback;
 import net.spy.memcached.ops.OperationException;
 import net.spy.memcached.ops.OperationStatus;
+import net.spy.memcached.ops.StatsOperation;
 import net.spy.memcached.ops.StatusCode;
 import net.spy.memcached.ops.StoreOperation;
 import net.spy.memcached.ops.StoreType;
@@ -598,6 +600,38 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     RemainingTtl call = new RemainingTtl(key);
     if (begin(call)) {
       call.send(new MetaTtlOperation(key, call));
+    }
+    return call.result;
+  }
+
+  /**
+   * Whether the server answered {@code stats settings} (read beside the connection; see {@link
+   * ItemSizeLimit}): only then is {@code stats} sent on the connection. twemproxy closes a client's
+   * connection on a command it does not proxy, {@code stats} among them.
+   */
+  private volatile boolean answersStats;
+
+  void answersStats(boolean on) {
+    answersStats = on;
+  }
+
+  /**
+   * The server's run from {@code stats}: its {@code pid}, its start ({@code time} less {@code
+   * uptime}, both in the server's seconds) and {@code cmd_flush} make the id, {@code curr_items} the
+   * items. Null when the server did not answer {@code stats settings} (a proxy), or its {@code stats}
+   * lack a field.
+   */
+  @Override
+  public CompletableFuture<ServerRun> serverRun() {
+    if (!ready.isDone()) {
+      return ready.thenCompose(connected -> serverRun());
+    }
+    if (!answersStats) {
+      return CompletableFuture.completedFuture(null);
+    }
+    Stats call = new Stats();
+    if (begin(call)) {
+      call.send(operations.stats(null, call));
     }
     return call.result;
   }
@@ -1467,6 +1501,40 @@ final class SpymemcachedNodeConnection implements NodeConnection {
         return null;
       }
       return left == MetaTtlOperation.ABSENT ? null : left;
+    }
+  }
+
+  private final class Stats extends Direct<ServerRun> implements StatsOperation.Callback {
+    private final Map<String, String> stats = new HashMap<>();
+
+    Stats() {
+      super("stats", null);
+    }
+
+    @Override
+    public void gotStat(String name, String value) {
+      stats.put(name, value);
+    }
+
+    @Override
+    ServerRun reply(OperationStatus status) {
+      return runOf(stats);
+    }
+  }
+
+  /** The run that {@code stats} describe, or null if a field it needs is missing or malformed. */
+  static ServerRun runOf(Map<String, String> stats) {
+    try {
+      String pid = stats.get("pid");
+      long started = Long.parseLong(stats.get("time")) - Long.parseLong(stats.get("uptime"));
+      long items = Long.parseLong(stats.get("curr_items"));
+      String flushes = stats.getOrDefault("cmd_flush", "0");
+      if (pid == null || items < 0) {
+        return null;
+      }
+      return new ServerRun("pid " + pid + ", started " + started + ", flushes " + flushes, items);
+    } catch (RuntimeException e) { // a field absent (null) or not a number
+      return null;
     }
   }
 

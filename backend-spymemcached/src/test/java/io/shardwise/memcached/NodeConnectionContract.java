@@ -276,6 +276,27 @@ abstract class NodeConnectionContract {
     assertThat(await(connection.get("ttl-none"))).isEqualTo(utf8("x", 0));
   }
 
+  // ---- server run ----------------------------------------------------------------------------
+
+  @Test
+  void theServerRunCountsKeysAndChangesWithAFlush() {
+    io.shardwise.spi.ServerRun before = await(connection.serverRun());
+    assertThat(before.id()).startsWith("pid ");
+    await(connection.set("run-1", utf8("x", 0), Duration.ZERO));
+    await(connection.set("run-2", utf8("x", 0), Duration.ZERO));
+    io.shardwise.spi.ServerRun written = await(connection.serverRun());
+    assertThat(written.id()).as("writes are the same run").isEqualTo(before.id());
+    assertThat(written.items()).isEqualTo(before.items() + 2);
+
+    await(connection.flushAll());
+
+    io.shardwise.spi.ServerRun flushed = await(connection.serverRun());
+    assertThat(flushed.id()).isNotEqualTo(before.id());
+    // memcached's curr_items still counts flushed items until they are reaped (lazily, as they are
+    // read or their LRU is crawled): a restart empties it, a flush_all only later.
+    assertThat(flushed.items()).isLessThanOrEqualTo(written.items());
+  }
+
   // ---- add / delete / touch ------------------------------------------------------------------
 
   @Test

@@ -96,9 +96,18 @@ public interface ClientMetrics {
    * A replica of a key stored on several replicas, {@code node}, got back the copy it had lost,
    * from another replica. {@code cause}: {@code "read"} (a read missed there and hit on another
    * replica), {@code "handoff"} (the node missed the key's writes while it was out, or a write of it
-   * failed there).
+   * failed there), {@code "refill"} (a read missed there and hit on another replica while the node
+   * is refilled after it came back empty; see {@link #cameBackEmpty}).
    */
   default void repaired(Node node, String cause) {}
+
+  /**
+   * With replicas and repair on, {@code node} was seen to have restarted or been flushed since the
+   * previous check (a new run id in its {@code stats} or {@code INFO}): it came back empty, or
+   * nearly, and lacks about {@code missing} keys (what it held at the previous check less what it
+   * holds now; all of the server's keys). Its refill by read repair starts.
+   */
+  default void cameBackEmpty(Node node, long missing) {}
 
   /**
    * A repair of a copy on {@code node} for {@code cause} (as {@link #repaired}) was not made: more

@@ -19,8 +19,19 @@ import java.util.Objects;
  * @param copiesToRepair with replicas and repair on, the keys whose copy this client knows the node
  *     lacks and is handing over to it from the other replicas (the keys it missed while it was out,
  *     and the copies of failed writes deleted there): the repair under way; 0 when none
+ * @param missingCopies with replicas and repair on, while the node is refilled after it came back
+ *     empty (restarted or flushed, as its {@code stats} or {@code INFO} tell): an estimate of the
+ *     keys it lacks, what it held at the check before less what it holds now (all of the server's
+ *     keys, other applications' too); 0 when no refill is under way
  */
-public record NodeStatus(Node node, NodeState state, Instant since, String detail, int journaledKeys, int copiesToRepair) {
+public record NodeStatus(
+    Node node,
+    NodeState state,
+    Instant since,
+    String detail,
+    int journaledKeys,
+    int copiesToRepair,
+    long missingCopies) {
 
   public NodeStatus {
     Objects.requireNonNull(node, "node");
@@ -33,16 +44,24 @@ public record NodeStatus(Node node, NodeState state, Instant since, String detai
     if (copiesToRepair < 0) {
       throw new IllegalArgumentException("copies to repair must be >= 0 but was " + copiesToRepair);
     }
+    if (missingCopies < 0) {
+      throw new IllegalArgumentException("missing copies must be >= 0 but was " + missingCopies);
+    }
   }
 
   /** A status with no repair under way. */
   public NodeStatus(Node node, NodeState state, Instant since, String detail, int journaledKeys) {
-    this(node, state, since, detail, journaledKeys, 0);
+    this(node, state, since, detail, journaledKeys, 0, 0);
   }
 
   /** This status with {@code copies} to repair. */
   public NodeStatus withCopiesToRepair(int copies) {
-    return new NodeStatus(node, state, since, detail, journaledKeys, copies);
+    return new NodeStatus(node, state, since, detail, journaledKeys, copies, missingCopies);
+  }
+
+  /** This status with about {@code missing} copies missing after the node came back empty. */
+  public NodeStatus withMissingCopies(long missing) {
+    return new NodeStatus(node, state, since, detail, journaledKeys, copiesToRepair, missing);
   }
 
   @Override

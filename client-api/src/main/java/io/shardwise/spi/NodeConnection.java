@@ -92,6 +92,15 @@ public interface NodeConnection extends AutoCloseable {
     return CompletableFuture.completedFuture(null);
   }
 
+  /**
+   * Which run of its data the server is in ({@link ServerRun}): the replicas' healing reads it
+   * every few seconds to learn that a server came back empty. Null when the backend cannot tell
+   * (the default), for example through a proxy.
+   */
+  default CompletableFuture<ServerRun> serverRun() {
+    return CompletableFuture.completedFuture(null);
+  }
+
   /** Round trip of a no-op request: memcached {@code version}, Redis {@code PING}. */
   CompletableFuture<Duration> ping();
 

@@ -21,8 +21,12 @@ import java.util.Objects;
  *     this, and this when the original does not expire; where the server cannot tell, the warm-up
  *     copy TTL ({@code shardwise.topology.copy-ttl}), so that a copy never outlives a short-lived
  *     original by more than that
+ * @param checkInterval how often each server is asked which run of its data it is in (memcached
+ *     {@code stats}, Redis {@code INFO}), to learn that it came back empty (restarted or flushed)
+ *     and count its refill (default 5 s; zero: never, and no refill is counted, though read repair
+ *     still puts its keys back)
  */
-public record ReplicaRepair(boolean enabled, int ratePerSecond, Duration ttl) {
+public record ReplicaRepair(boolean enabled, int ratePerSecond, Duration ttl, Duration checkInterval) {
 
   /** Default {@link #ratePerSecond()}: 1,000 copies per second. */
   public static final int DEFAULT_RATE = 1000;
@@ -30,8 +34,19 @@ public record ReplicaRepair(boolean enabled, int ratePerSecond, Duration ttl) {
   /** Default {@link #ttl()}: 10 minutes. */
   public static final Duration DEFAULT_TTL = Duration.ofMinutes(10);
 
+  /**
+   * Default {@link #checkInterval()}: 5 seconds. One {@code stats} (or three {@code INFO} sections)
+   * per server every 5 s is nothing a server notices; a restart is seen within 5 s of the server's
+   * first replies.
+   */
+  public static final Duration DEFAULT_CHECK_INTERVAL = Duration.ofSeconds(5);
+
   public ReplicaRepair {
     Objects.requireNonNull(ttl, "ttl");
+    Objects.requireNonNull(checkInterval, "checkInterval");
+    if (checkInterval.isNegative()) {
+      throw new IllegalArgumentException("replica repair check interval must be >= 0 but was " + checkInterval);
+    }
     if (ratePerSecond < 1) {
       throw new IllegalArgumentException("replica repair rate must be >= 1 copy per second but was " + ratePerSecond);
     }
@@ -42,23 +57,27 @@ public record ReplicaRepair(boolean enabled, int ratePerSecond, Duration ttl) {
 
   /** Repair on, at the default rate and TTL. */
   public static ReplicaRepair defaults() {
-    return new ReplicaRepair(true, DEFAULT_RATE, DEFAULT_TTL);
+    return new ReplicaRepair(true, DEFAULT_RATE, DEFAULT_TTL, DEFAULT_CHECK_INTERVAL);
   }
 
   /** No repair: a lost copy comes back only when the application writes the key again. */
   public static ReplicaRepair off() {
-    return new ReplicaRepair(false, DEFAULT_RATE, DEFAULT_TTL);
+    return new ReplicaRepair(false, DEFAULT_RATE, DEFAULT_TTL, DEFAULT_CHECK_INTERVAL);
   }
 
   public ReplicaRepair withRate(int copiesPerSecond) {
-    return new ReplicaRepair(enabled, copiesPerSecond, ttl);
+    return new ReplicaRepair(enabled, copiesPerSecond, ttl, checkInterval);
   }
 
   public ReplicaRepair withTtl(Duration d) {
-    return new ReplicaRepair(enabled, ratePerSecond, d);
+    return new ReplicaRepair(enabled, ratePerSecond, d, checkInterval);
   }
 
   public ReplicaRepair withEnabled(boolean on) {
-    return new ReplicaRepair(on, ratePerSecond, ttl);
+    return new ReplicaRepair(on, ratePerSecond, ttl, checkInterval);
+  }
+
+  public ReplicaRepair withCheckInterval(Duration d) {
+    return new ReplicaRepair(enabled, ratePerSecond, ttl, d);
   }
 }

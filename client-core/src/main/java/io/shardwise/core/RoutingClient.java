@@ -15,6 +15,7 @@ import io.shardwise.core.internal.change.LongestTtl;
 import io.shardwise.core.internal.change.Topologies;
 import io.shardwise.core.internal.change.WarmUp;
 import io.shardwise.core.internal.exec.MultiGets;
+import io.shardwise.core.internal.heal.Refills;
 import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.exec.MultiWrites;
 import io.shardwise.core.internal.exec.PendingGetMulti;
@@ -79,6 +80,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final ReplicaGets<V> replicaGets;
   private final ReplicaWrites replicaWrites;
   private final Repairs repairs;
+  private final Refills refills;
   /** {@code shardwise(<backend>}: {@link #toString()} adds the router and the current fleet size. */
   private final String description;
   private final CacheClient<V> sync;
@@ -125,7 +127,12 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.multiWrites = new MultiWrites(requests, routes, health.failback(), warmUp, writes);
     // Taken by topologies with more than one replica, or with one in their history.
     ReplicaRoutes replicaRoutes = new ReplicaRoutes(replicaReads);
-    this.repairs = new Repairs(repair, warmUp, requests, metrics, () -> this.topology, health.healthThread());
+    this.refills = new Refills(health.healthThread(), metrics);
+    if (repair.enabled() && !repair.checkInterval().isZero()) {
+      // Only a key stored on several replicas can be put back on a server that came back empty.
+      refills.start(health.healthThread(), repair.checkInterval(), () -> this.topology.replicated ? List.of(this.topology.members) : List.of());
+    }
+    this.repairs = new Repairs(repair, warmUp, requests, metrics, () -> this.topology, health.healthThread(), refills);
     health.failback().onCopiesDeleted(repairs::handOff);
     this.replicaGets = new ReplicaGets<>(requests, replicaRoutes, reads, multiGets, warmUp, repairs, metrics, codec);
     this.replicaWrites = new ReplicaWrites(requests, replicaRoutes, health.failback(), writes, multiWrites, repairs);
@@ -417,11 +424,23 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     Map<Node, NodeStatus> status = health.status(members);
     for (Member m : members) {
       int copies = repairs.handoffsPending(m);
-      if (copies > 0) {
-        status.computeIfPresent(m.node, (node, s) -> s.withCopiesToRepair(copies));
+      long missing = refills.missing(m);
+      if (copies > 0 || missing > 0) {
+        status.computeIfPresent(m.node, (node, s) -> s.withCopiesToRepair(copies).withMissingCopies(missing));
       }
     }
     return status;
+  }
+
+  /** Checks the run each server is in now, as the periodic check does (for tests in this package). */
+  void checkServerRuns() {
+    Topology t = topology;
+    health.healthThread().execute(() -> refills.check(List.of(t.members)));
+  }
+
+  /** How many servers' runs were read (for tests in this package). */
+  int serverRunsRead() {
+    return refills.watched();
   }
 
   /** The topology in force (for tests in this package). */

@@ -241,6 +241,12 @@ final class InMemoryBackend implements Backend {
       return reply(() -> Duration.ofNanos(1000));
     }
 
+    /** A new run after each flush, as a restarted or flushed server's {@code stats} tell. */
+    @Override
+    public CompletableFuture<io.shardwise.spi.ServerRun> serverRun() {
+      return reply(() -> new io.shardwise.spi.ServerRun("flushes " + flushes.get(), data.size()));
+    }
+
     @Override
     public CompletableFuture<Void> flushAll() {
       flushes.incrementAndGet();

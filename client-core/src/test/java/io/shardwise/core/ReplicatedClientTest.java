@@ -47,6 +47,11 @@ class ReplicatedClientTest {
         public void repaired(Node node, String cause) {
           counted.computeIfAbsent("repaired " + cause, k -> new AtomicLong()).incrementAndGet();
         }
+
+        @Override
+        public void cameBackEmpty(Node node, long missing) {
+          counted.computeIfAbsent("emptied " + node.name(), k -> new AtomicLong()).addAndGet(missing);
+        }
       };
   private ReplicaRepair repair = ReplicaRepair.defaults();
   private AsyncCacheClient<String> client;
@@ -369,6 +374,53 @@ class ReplicatedClientTest {
             () -> ShardwiseClient.builder().backend(backend).servers("a:1,b:2").replicas(3).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("replicas must be at most the number of servers (2) but was 3");
+  }
+
+  @Test
+  void aServerThatCameBackEmptyIsSeenAndRefilledByTheReadsOfItsKeys() throws Exception {
+    repair = ReplicaRepair.defaults().withCheckInterval(Duration.ZERO); // checked by the test only
+    build(2, ReplicaReads.P2C);
+    RoutingClient<String> routing = (RoutingClient<String>) client;
+    for (int i = 0; i < 600; i++) {
+      sync.set("k" + i, "v" + i, Duration.ZERO);
+    }
+    Node emptied = client.nodes().get(2);
+    int held = store(emptied).data.size();
+    assertThat(held).isGreaterThan(100);
+    routing.checkServerRuns(); // the run each server is in
+    await(() -> routing.serverRunsRead() == 5);
+
+    store(emptied).flushAll().join(); // as a restart: a new run, no keys
+    routing.checkServerRuns();
+    await(() -> client.nodeStatus().get(emptied).missingCopies() > 0);
+    assertThat(client.nodeStatus().get(emptied).missingCopies()).isEqualTo(held);
+    assertThat(counted.get("emptied " + emptied.name())).hasValue(held);
+    assertThat(client.nodeStatus().get(Node.of("a", 1)).missingCopies()).isZero();
+
+    // Reads of its keys put them back, as refills; none of another server's keys is copied there.
+    for (int pass = 0; pass < 20 && store(emptied).data.size() < held; pass++) {
+      for (int i = 0; i < 600; i++) {
+        assertThat(sync.get("k" + i)).isEqualTo("v" + i);
+      }
+      Thread.sleep(20);
+    }
+    await(() -> store(emptied).data.size() == held);
+    assertThat(counted.get("repaired refill").get()).isEqualTo(held);
+    assertThat(counted.get("repaired read")).as("repairs of other causes").isNull();
+    for (String key : store(emptied).data.keySet()) {
+      assertThat(replicasOf(key, 2)).as(key).contains(emptied);
+    }
+    routing.checkServerRuns(); // all back: the refill ends
+    await(() -> client.nodeStatus().get(emptied).missingCopies() == 0);
+
+    // After it ended, a repair into that server counts as a read repair again.
+    store(emptied).data.remove(store(emptied).data.keySet().iterator().next());
+    for (int pass = 0; pass < 20 && counted.get("repaired read") == null; pass++) {
+      for (int i = 0; i < 600; i++) {
+        sync.get("k" + i);
+      }
+    }
+    await(() -> counted.get("repaired read") != null);
   }
 
   @Test

@@ -57,12 +57,27 @@ class RollingRestartIT {
   @MethodSource("fleets")
   void aRollingRestartLosesAlmostNoKey(CacheFleet fleet) throws Exception {
     fleet.reset();
+    Map<String, java.util.concurrent.atomic.LongAdder> counted = new java.util.concurrent.ConcurrentHashMap<>();
+    Map<Node, Long> emptied = new java.util.concurrent.ConcurrentHashMap<>();
+    io.shardwise.client.ClientMetrics metrics =
+        new io.shardwise.client.ClientMetrics() {
+          @Override
+          public void repaired(Node node, String cause) {
+            counted.computeIfAbsent(cause, k -> new java.util.concurrent.atomic.LongAdder()).increment();
+          }
+
+          @Override
+          public void cameBackEmpty(Node node, long missing) {
+            emptied.merge(node, missing, Long::sum);
+          }
+        };
     try (AsyncCacheClient<String> client =
         CacheFleet.ready(
             ShardwiseClient.builder()
                 .backend(fleet.newBackend())
                 .servers(fleet.serverList(fleet.size()))
                 .codec(Codecs.utf8())
+                .metrics(metrics)
                 .replicas(2)
                 .replicaRepair(REPAIR ? io.shardwise.core.ReplicaRepair.defaults() : io.shardwise.core.ReplicaRepair.off())
                 .build())) {
@@ -106,14 +121,18 @@ class RollingRestartIT {
       System.out.printf(
           "ROLLING %s%s: 5 servers restarted empty %d s apart, replicas 2, 8 threads of 99%% gets on %d keys: %d reads (hit rate %.4f),"
               + " %d keys (%.2f%%) missed at least once during the roll, %d old values, %d errors; 99%% of each restarted server's"
-              + " keys back after %s%n",
+              + " keys back after %s; repairs by cause %s; seen back empty (keys missing, the client's estimate) %s%n",
           fleet, REPAIR ? "" : ", repair off", GAP.toSeconds(), KEYS, load.reads.sum(), hitRate, missed, 100.0 * missed / KEYS, load.stale.sum(),
-          load.errors.sum(), refills);
+          load.errors.sum(), refills, counted, emptied);
       assertThat(load.stale.sum()).as("old values read; first: %s", load.firstStale).isZero();
       if (!REPAIR) {
         return;
       }
       assertThat(missed).as("keys missed at least once during the roll").isLessThanOrEqualTo(KEYS / 200);
+      // Each restart was seen by the client's check of the server's run, and refilled.
+      assertThat(emptied.keySet()).as("servers seen back empty").containsExactlyInAnyOrderElementsOf(client.nodes());
+      assertThat(counted.get("refill")).as("refill copies").isNotNull();
+      assertThat(counted.get("refill").sum()).isPositive();
     } finally {
       fleet.reset();
     }

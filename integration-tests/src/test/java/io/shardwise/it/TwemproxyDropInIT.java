@@ -4,18 +4,22 @@ import static io.shardwise.it.CacheFleet.ready;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.CachedValue;
 import io.shardwise.client.Codecs;
 import io.shardwise.client.MultiResult;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.core.ShardwiseClient;
 import io.shardwise.routing.HashTag;
+import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
+import io.shardwise.spi.NodeConnection;
 import io.shardwise.testing.MemcachedServer;
 import io.shardwise.testing.RedisServer;
 import io.shardwise.testing.ServerFleet;
 import io.shardwise.testing.ServerHandle;
 import io.shardwise.testing.Twemproxy;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -23,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -80,6 +85,36 @@ class TwemproxyDropInIT {
       assertThat(fleet.rawGetAll(i, written.keySet()))
           .as("keys on %s", fleet.server(i).address())
           .isNotEmpty();
+    }
+  }
+
+  /**
+   * twemproxy closes a client's connection on a command it does not proxy: the check of a
+   * memcached server's run ({@code stats}, sent every few seconds with replicas) must not be sent
+   * through it. Through the proxy the run is unknown (null) and the connection keeps serving; the
+   * server asked directly tells its run. (The Redis backend does not connect through twemproxy:
+   * the proxy closes the connection at Lettuce's handshake. Its {@code INFO} is asked on a
+   * connection of its own first all the same.)
+   */
+  @Test
+  void theCheckOfAServersRunIsNotSentThroughTwemproxy() throws Exception {
+    CacheFleet fleet = CacheFleet.memcached(MEMCACHED);
+    ServerHandle server = MEMCACHED.servers().get(0);
+    try (Twemproxy proxy = Twemproxy.builder(MEMCACHED.servers()).hash("md5").distribution("ketama").start();
+        Backend backend = fleet.newBackend()) {
+      NodeConnection direct = backend.connect(Node.of(server.host(), server.port()), CacheFleet.CLIENT_TIMEOUT);
+      NodeConnection through = backend.connect(Node.of(proxy.host(), proxy.listenPort()), CacheFleet.CLIENT_TIMEOUT);
+      for (NodeConnection c : List.of(direct, through)) {
+        c.ready().get(10, TimeUnit.SECONDS);
+        backend.limitsRead(c).get(10, TimeUnit.SECONDS);
+      }
+      assertThat(direct.serverRun().get(10, TimeUnit.SECONDS)).isNotNull();
+      for (int i = 0; i < 3; i++) {
+        assertThat(through.serverRun().get(10, TimeUnit.SECONDS)).as("the run through the proxy").isNull();
+        CachedValue v = CachedValue.of(new byte[] {(byte) i}, 0);
+        through.set("run-check", v, Duration.ZERO).get(10, TimeUnit.SECONDS);
+        assertThat(through.get("run-check").get(10, TimeUnit.SECONDS)).isEqualTo(v);
+      }
     }
   }
 

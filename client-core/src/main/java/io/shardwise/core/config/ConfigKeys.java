@@ -207,6 +207,14 @@ final class ConfigKeys {
               + "warm-up copy TTL where the server cannot tell.")
           .build();
 
+  static final ConfigKey REPLICA_REPAIR_CHECK_KEY =
+      key(REPLICA_REPAIR_CHECK, Type.DURATION)
+          .byDefault(ReplicaRepair.DEFAULT_CHECK_INTERVAL)
+          .between(Duration.ZERO, MAX_TOPOLOGY_WAIT, ">= 0, <= 365d", "")
+          .doing("How often each server is asked which run of its data it is in (memcached stats, "
+              + "Redis INFO), to see that it came back empty and count its refill; 0: never.")
+          .build();
+
   static final ConfigKey TIMEOUT_KEY =
       key(TIMEOUT, Type.DURATION)
           .byDefault(DEFAULT_TIMEOUT)
@@ -400,6 +408,7 @@ final class ConfigKeys {
           REPLICA_REPAIR_KEY,
           REPLICA_REPAIR_RATE_KEY,
           REPLICA_REPAIR_TTL_KEY,
+          REPLICA_REPAIR_CHECK_KEY,
           TIMEOUT_KEY,
           CONNECT_WAIT_KEY,
           MAX_VALUE_SIZE_KEY,

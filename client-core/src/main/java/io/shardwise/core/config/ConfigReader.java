@@ -62,7 +62,8 @@ final class ConfigReader {
         new ReplicaRepair(
             REPLICA_REPAIR_KEY.bool(r, true),
             REPLICA_REPAIR_RATE_KEY.integer(r, ReplicaRepair.DEFAULT_RATE),
-            REPLICA_REPAIR_TTL_KEY.duration(r, ReplicaRepair.DEFAULT_TTL));
+            REPLICA_REPAIR_TTL_KEY.duration(r, ReplicaRepair.DEFAULT_TTL),
+            REPLICA_REPAIR_CHECK_KEY.duration(r, ReplicaRepair.DEFAULT_CHECK_INTERVAL));
     timeout = TIMEOUT_KEY.duration(r, DEFAULT_TIMEOUT);
     connectWait = CONNECT_WAIT_KEY.duration(r, ClientBuilder.DEFAULT_CONNECT_WAIT);
     maxValueBytes = (int) MAX_VALUE_SIZE_KEY.bytes(r, 0);

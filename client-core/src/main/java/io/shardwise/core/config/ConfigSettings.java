@@ -53,6 +53,7 @@ final class ConfigSettings {
     put(s, REPLICA_REPAIR, Boolean.toString(c.replicaRepair().enabled()));
     put(s, REPLICA_REPAIR_RATE, Integer.toString(c.replicaRepair().ratePerSecond()));
     put(s, REPLICA_REPAIR_TTL, SettingsReader.format(c.replicaRepair().ttl()));
+    put(s, REPLICA_REPAIR_CHECK, SettingsReader.format(c.replicaRepair().checkInterval()));
     put(s, TIMEOUT, SettingsReader.format(c.timeout()));
     put(s, CONNECT_WAIT, SettingsReader.format(c.connectWait()));
     put(s, MAX_VALUE_SIZE, c.maxValueBytes().isPresent() ? Integer.toString(c.maxValueBytes().getAsInt()) : "backend default");

@@ -81,6 +81,7 @@ public final class ShardwiseConfig {
   public static final String REPLICA_REPAIR = "replica-repair";
   public static final String REPLICA_REPAIR_RATE = "replica-repair-rate";
   public static final String REPLICA_REPAIR_TTL = "replica-repair-ttl";
+  public static final String REPLICA_REPAIR_CHECK = "replica-repair-check";
   public static final String TIMEOUT = "timeout";
   public static final String CONNECT_WAIT = "connect-wait";
   public static final String MAX_VALUE_SIZE = "max-value-size";
@@ -319,7 +320,7 @@ public final class ShardwiseConfig {
     return replicaReads;
   }
 
-  /** {@code shardwise.replica-repair}, {@code -rate} and {@code -ttl}. */
+  /** {@code shardwise.replica-repair}, {@code -rate}, {@code -ttl} and {@code -check}. */
   public ReplicaRepair replicaRepair() {
     return replicaRepair;
   }

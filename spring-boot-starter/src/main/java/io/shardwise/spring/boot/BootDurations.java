@@ -32,6 +32,7 @@ final class BootDurations {
           "topology.warmup",
           "topology.warmupcopyttl",
           "replicarepairttl",
+          "replicarepaircheck",
           "memcached.maxreconnectdelay",
           "cache.ttl",
           "cache.timetolive",

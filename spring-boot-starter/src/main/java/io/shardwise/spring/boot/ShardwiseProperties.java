@@ -88,6 +88,12 @@ public class ShardwiseProperties {
    */
   private String replicaRepairTtl = "10m";
 
+  /**
+   * How often each server is asked which run of its data it is in (memcached stats, Redis INFO),
+   * to see that it came back empty and count its refill; 0: never.
+   */
+  private String replicaRepairCheck = "5s";
+
   /** Longest wait for one server's reply (250ms, 2s, ...), at least 1ms. */
   private String timeout = "1s";
 
@@ -249,6 +255,14 @@ public class ShardwiseProperties {
 
   public void setReplicaRepairTtl(String replicaRepairTtl) {
     this.replicaRepairTtl = replicaRepairTtl;
+  }
+
+  public String getReplicaRepairCheck() {
+    return replicaRepairCheck;
+  }
+
+  public void setReplicaRepairCheck(String replicaRepairCheck) {
+    this.replicaRepairCheck = replicaRepairCheck;
   }
 
   public String getTimeout() {

@@ -172,6 +172,9 @@ public final class ShardwiseHealthCheck {
       if (status != null && status.copiesToRepair() > 0) {
         node.put("copiesToRepair", status.copiesToRepair());
       }
+      if (status != null && status.missingCopies() > 0) {
+        node.put("missingCopies", status.missingCopies());
+      }
       if (answered) {
         node.put(
             "latency",

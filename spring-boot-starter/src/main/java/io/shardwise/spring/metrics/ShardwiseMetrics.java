@@ -71,10 +71,15 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>{@code shardwise.warmup.copies}</td><td>counter</td><td>node (the new
  *       server)</td><td>values read from a previous server and copied to the new one</td></tr>
  *   <tr><td>{@code shardwise.repairs}</td><td>counter</td><td>node (the replica repaired), cause
- *       (read, handoff), result (copied, dropped)</td><td>with replicas, copies a replica lost
- *       written back from another replica, or due beyond the repair rate</td></tr>
+ *       (read, handoff, refill), result (copied, dropped)</td><td>with replicas, copies a replica
+ *       lost written back from another replica, or due beyond the repair rate</td></tr>
  *   <tr><td>{@code shardwise.node.copies.to.repair}</td><td>gauge</td><td>node</td><td>copies
  *       the server lacks that the client is handing over from the other replicas</td></tr>
+ *   <tr><td>{@code shardwise.node.emptied}</td><td>counter</td><td>node</td><td>with replicas,
+ *       times the server was seen to have restarted or been flushed</td></tr>
+ *   <tr><td>{@code shardwise.node.missing.copies}</td><td>gauge</td><td>node</td><td>while a
+ *       server that came back empty is refilled, the keys it held before less those it holds now
+ *       </td></tr>
  * </table>
  *
  * <p>When a server leaves the list, its meters are removed, so that its gauges stop reporting and
@@ -133,6 +138,17 @@ public final class ShardwiseMetrics implements ClientMetrics, NodeEventListener 
               return status == null ? 0 : status.copiesToRepair();
             })
         .description("Copies the server lacks that the client is handing over from the other replicas")
+        .tags(commonTags)
+        .tag("node", node.name())
+        .register(registry);
+    Gauge.builder(
+            "shardwise.node.missing.copies",
+            client,
+            c -> {
+              NodeStatus status = c.nodeStatus().get(node);
+              return status == null ? 0 : status.missingCopies();
+            })
+        .description("Keys a server that came back empty held before and lacks now, while it is refilled")
         .tags(commonTags)
         .tag("node", node.name())
         .register(registry);
@@ -213,6 +229,12 @@ public final class ShardwiseMetrics implements ClientMetrics, NodeEventListener 
                     .tags(commonTags)
                     .tags("node", node.name(), "cause", cause, "result", result)
                     .register(registry));
+  }
+
+  @Override
+  public void cameBackEmpty(Node node, long missing) {
+    counter("shardwise.node.emptied", "Times the server was seen to have restarted or been flushed", node)
+        .increment();
   }
 
   @Override

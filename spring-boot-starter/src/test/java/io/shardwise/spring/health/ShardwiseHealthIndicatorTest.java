@@ -37,7 +37,7 @@ class ShardwiseHealthIndicatorTest {
     NodeStatus ejected =
         new NodeStatus(b, NodeState.EJECTED, since, "5 consecutive failures: refused", 3);
     Map<Node, NodeStatus> before = new LinkedHashMap<>();
-    before.put(a, new NodeStatus(a, NodeState.HEALTHY, since, "", 0));
+    before.put(a, new NodeStatus(a, NodeState.HEALTHY, since, "", 0).withMissingCopies(812));
     before.put(b, ejected);
     before.put(c, new NodeStatus(c, NodeState.HEALTHY, since, "", 0));
     when(client.nodeStatus()).thenReturn(before);
@@ -57,7 +57,8 @@ class ShardwiseHealthIndicatorTest {
         .containsEntry("state", "HEALTHY")
         .containsEntry("ping", "ok")
         .containsEntry("latency", "1.00ms")
-        .doesNotContainKeys("reason", "error");
+        .containsEntry("missingCopies", 812L)
+        .doesNotContainKeys("reason", "error", "copiesToRepair");
     assertThat(node(health, b))
         .containsEntry("status", "DOWN")
         .containsEntry("state", "EJECTED")

@@ -65,6 +65,8 @@ public final class Repairs {
   private final RateLimiter rate;
   private final Supplier<Topology> topology;
   private final Executor later;
+  private final Refills refills;
+  /** Read repairs, refills among them. */
   public final LongAdder readRepairs = new LongAdder();
   public final LongAdder handoffs = new LongAdder();
   public final LongAdder dropped = new LongAdder();
@@ -84,13 +86,15 @@ public final class Repairs {
       Sender sender,
       ClientMetrics metrics,
       Supplier<Topology> topology,
-      Executor later) {
+      Executor later,
+      Refills refills) {
     this.options = options;
     this.warmUp = warmUp;
     this.sender = sender;
     this.metrics = metrics;
     this.topology = topology;
     this.later = later;
+    this.refills = refills;
     this.rate =
         RateLimiter.of(
             "shardwise-repairs",
@@ -126,12 +130,16 @@ public final class Repairs {
         metrics.repairDropped(target.node, "read");
         continue;
       }
-      warmUp.copy(key, value, generation, source, target, sender, REQUESTS, this::ttlOfRepair, m -> repaired(m, "read"));
+      String cause = refills.refilling(target) ? "refill" : "read";
+      warmUp.copy(key, value, generation, source, target, sender, REQUESTS, this::ttlOfRepair, m -> repaired(m, cause));
     }
   }
 
   private void repaired(Member m, String cause) {
-    (cause.equals("read") ? readRepairs : handoffs).increment();
+    (cause.equals("handoff") ? handoffs : readRepairs).increment();
+    if (cause.equals("refill")) {
+      refills.copied(m);
+    }
     metrics.repaired(m.node, cause);
   }
 

@@ -34,6 +34,13 @@ public final class Member {
   /** Replicated reads sent to it over the last second. */
   public final RecentReads recentReads = new RecentReads();
 
+  /**
+   * Came back empty (restarted or flushed) and is being refilled: reads of the keys it is a
+   * replica of try it first, so that each such read that misses there puts the copy back ({@code
+   * heal.Refills}).
+   */
+  public volatile boolean refilling;
+
   /** Closed: no longer in any topology in use. Its connection is closed and it is not probed. */
   public volatile boolean retired;
 

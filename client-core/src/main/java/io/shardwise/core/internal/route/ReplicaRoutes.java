@@ -18,6 +18,7 @@ import java.util.function.LongSupplier;
  * "The Power of Two Choices in Randomized Load Balancing", 2001; Envoy's least-request balancer
  * picks between two the same way, on requests under way alone), then to the others in preference
  * order. With {@link ReplicaReads#PRIMARY} it tries them in preference order from the primary.
+ * Either way, a replica being refilled after it came back empty is tried first.
  */
 public final class ReplicaRoutes {
 
@@ -126,6 +127,9 @@ public final class ReplicaRoutes {
       if (reads == ReplicaReads.P2C && p.readCount > 1) {
         pickFirst(t, p, p.readCount);
       }
+      if (p.readCount > 1) {
+        refillingFirst(t, p);
+      }
       return p;
     }
     // The replicas under their caps first, each part in preference order.
@@ -176,6 +180,25 @@ public final class ReplicaRoutes {
     int node = p.reads[chosen];
     System.arraycopy(p.reads, 0, p.reads, 1, chosen);
     p.reads[0] = node;
+  }
+
+  /**
+   * Moves a replica that came back empty and is being refilled ({@link Member#refilling}) to the
+   * front of {@link Plan#reads}: the read misses there, hits on the next replica and the read repair
+   * puts the copy back. Read in the usual order, a key whose first replica read holds it would
+   * never be repaired, and would be lost with that replica (Dynamo and Cassandra read every replica
+   * of a fraction of the reads for the same reason). The cost is a miss's round trip on the first
+   * read of each of its keys, until the refill ends.
+   */
+  private static void refillingFirst(Topology t, Plan p) {
+    for (int i = 1; i < p.readCount; i++) {
+      int node = p.reads[i];
+      if (t.members[node].refilling) {
+        System.arraycopy(p.reads, 0, p.reads, 1, i);
+        p.reads[0] = node;
+        return;
+      }
+    }
   }
 
   private static long load(Member m, long now) {
