@@ -71,6 +71,16 @@ public final class Refills {
    */
   public void check(Collection<Member> members) {
     watches.keySet().removeIf(Member::retired);
+    // A member no longer checked (its topology has one replica now) is not refilled any more.
+    watches.forEach(
+        (m, w) -> {
+          if (w.refilling && !members.contains(m)) {
+            w.refilling = false;
+            m.refilling = false;
+            w.missing = 0;
+            w.last = null;
+          }
+        });
     for (Member m : members) {
       if (!m.available() || m.retired()) {
         continue;
