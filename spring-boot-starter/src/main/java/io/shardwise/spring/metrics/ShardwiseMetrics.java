@@ -119,36 +119,36 @@ public final class ShardwiseMetrics implements ClientMetrics, NodeEventListener 
 
   private void watchNode(AsyncCacheClient<?> client, Node node) {
     meters(node);
+    statusGauge(client, node, "shardwise.node.journaled", "Keys written elsewhere while the server is out", NodeStatus::journaledKeys);
+    statusGauge(
+        client,
+        node,
+        "shardwise.node.copies.to.repair",
+        "Copies the server lacks that the client is handing over from the other replicas",
+        NodeStatus::copiesToRepair);
+    statusGauge(
+        client,
+        node,
+        "shardwise.node.missing.copies",
+        "Keys a server that came back empty held before and lacks now, while it is refilled",
+        NodeStatus::missingCopies);
+  }
+
+  /** A gauge of one number of {@code node}'s {@link NodeStatus}, 0 while the client has none. */
+  private void statusGauge(
+      AsyncCacheClient<?> client,
+      Node node,
+      String name,
+      String description,
+      java.util.function.ToDoubleFunction<NodeStatus> value) {
     Gauge.builder(
-            "shardwise.node.journaled",
+            name,
             client,
             c -> {
               NodeStatus status = c.nodeStatus().get(node);
-              return status == null ? 0 : status.journaledKeys();
+              return status == null ? 0 : value.applyAsDouble(status);
             })
-        .description("Keys written elsewhere while the server is out")
-        .tags(commonTags)
-        .tag("node", node.name())
-        .register(registry);
-    Gauge.builder(
-            "shardwise.node.copies.to.repair",
-            client,
-            c -> {
-              NodeStatus status = c.nodeStatus().get(node);
-              return status == null ? 0 : status.copiesToRepair();
-            })
-        .description("Copies the server lacks that the client is handing over from the other replicas")
-        .tags(commonTags)
-        .tag("node", node.name())
-        .register(registry);
-    Gauge.builder(
-            "shardwise.node.missing.copies",
-            client,
-            c -> {
-              NodeStatus status = c.nodeStatus().get(node);
-              return status == null ? 0 : status.missingCopies();
-            })
-        .description("Keys a server that came back empty held before and lacks now, while it is refilled")
+        .description(description)
         .tags(commonTags)
         .tag("node", node.name())
         .register(registry);
