@@ -62,6 +62,8 @@ public final class Refills {
     final java.util.concurrent.atomic.LongAdder copied = new java.util.concurrent.atomic.LongAdder();
     /** {@link #copied} at the previous check. */
     long copiedAtLastCheck;
+    /** {@link #copied} when the refill under way started. */
+    long copiedAtStart;
   }
 
   /**
@@ -109,6 +111,9 @@ public final class Refills {
       w.heldBefore = w.refilling ? Math.max(w.heldBefore, before.items()) : before.items();
       w.missing = Math.max(0, w.heldBefore - run.items());
       w.copiedAtLastCheck = w.copied.sum();
+      if (!w.refilling) {
+        w.copiedAtStart = w.copiedAtLastCheck;
+      }
       w.refilling = true;
       m.refilling = true;
       metrics.cameBackEmpty(m.node, w.missing);
@@ -140,7 +145,7 @@ public final class Refills {
           done ? "99% of its keys are back" : "no refill copy since the previous check",
           run.items(),
           w.heldBefore,
-          copied);
+          copied - w.copiedAtStart);
       w.missing = 0;
     }
   }
