@@ -143,6 +143,9 @@ class CounterModelTest {
         while (running.get() && !quiet(client)) {
           Thread.sleep(5);
         }
+        if (!running.get()) {
+          break; // the run ended while a server was still out: no further failure on top of it
+        }
         SimulatedFleet.SimNode victim = fleet.node(nodes.get(random.nextInt(nodes.size())));
         int action = random.nextInt(3);
         SimulatedFleet.trace("*", "chaos " + victim.node + " " + action);

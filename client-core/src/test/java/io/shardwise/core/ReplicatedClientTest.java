@@ -325,6 +325,42 @@ class ReplicatedClientTest {
     assertThat(value(replicas.get(1), "n")).isEqualTo("110");
   }
 
+  /**
+   * The replica that holds a counter goes out while the other waits for the count to be handed
+   * back to it: an update then counts nowhere, and fails. It must not journal the key against the
+   * holder, whose rejoin would delete the only copy (seen under load in CounterModelTest: a holder
+   * ejected for timeouts lost its count).
+   */
+  @Test
+  void anUpdateThatCanCountNowhereLeavesTheOnlyCopyOfTheCountAlone() throws Exception {
+    build(2, ReplicaReads.PRIMARY);
+    List<Node> replicas = replicasOf("n", 2);
+    Node first = replicas.get(0);
+    Node holder = replicas.get(1);
+    assertThat(sync.incr("n", 1, 1, Duration.ZERO)).isEqualTo(1);
+    eject(first);
+    for (int i = 0; i < 5; i++) {
+      sync.incr("n", 1, 1, Duration.ZERO); // counted on the holder alone: journaled against first
+    }
+    assertThat(value(holder, "n")).isEqualTo("6");
+    // The holder fails before first is back: first's copy is deleted when it rejoins, and the count
+    // waits to be handed back to it from the holder.
+    eject(holder);
+    store(first).failWith = null;
+    await(() -> client.nodeStates().get(first) == NodeState.HEALTHY);
+    assertThat(value(first, "n")).as("deleted on first before it served").isNull();
+    assertThat(client.nodeStatus().get(first).copiesToRepair()).isEqualTo(1);
+
+    assertThatThrownBy(() -> sync.incr("n", 1, 1, Duration.ZERO))
+        .hasMessageContaining("it is not started again from its initial value");
+
+    store(holder).failWith = null;
+    await(() -> client.nodeStates().get(holder) == NodeState.HEALTHY);
+    await(() -> "6".equals(value(first, "n")));
+    assertThat(value(holder, "n")).as("the holder's count, kept through its rejoin").isEqualTo("6");
+    assertThat(sync.incr("n", 1, 1, Duration.ZERO)).isEqualTo(7);
+  }
+
   @Test
   void losingAReplicaLosesNoHitAndItsOldValuesAreDeletedBeforeItServes() throws Exception {
     build(2, ReplicaReads.P2C);

@@ -22,8 +22,10 @@ import org.junit.jupiter.api.Test;
 /** Server-list changes at runtime, on in-memory nodes: routing, phases, warm-up, closing. */
 class TopologyChangeTest {
 
-  private static final Duration SETTLE = Duration.ofMillis(300);
-  private static final Duration WARM = Duration.ofMillis(800);
+  // Long enough for the reads each phase's assertions make (up to 2,000 gets) on a loaded 2-core
+  // machine: at load 18-20, 300 ms of settle and 800 ms of warm-up ran out mid-loop.
+  private static final Duration SETTLE = Duration.ofMillis(1000);
+  private static final Duration WARM = Duration.ofMillis(3000);
 
   private final InMemoryBackend backend = new InMemoryBackend(KeyRules.MEMCACHED);
   private final AtomicInteger copies = new AtomicInteger();

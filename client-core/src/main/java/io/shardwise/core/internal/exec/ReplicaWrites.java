@@ -301,6 +301,15 @@ public final class ReplicaWrites {
             }
             return generation < 0 ? one.reply() : healed(key, generation, NO_TARGET, one.reply());
           }
+          if (op instanceof CounterOp && lackedByEveryAnswering(t, key, p)) {
+            // The count is on a replica that is out: this update could count nowhere, and its
+            // journal entry would have that replica's copy, the only one, deleted when it returns.
+            return CompletableFuture.failedFuture(
+                new NodeUnavailableException(
+                    t.members[p.out[0]].node,
+                    "the counter's replicas that answer lost their copy and the replica that holds it is out;"
+                        + " it is not started again from its initial value"));
+          }
           NodeUnavailableException full = fence.recordMissed(t.members, key, p.out, p.outCount);
           if (full != null) {
             return CompletableFuture.failedFuture(full);
@@ -311,6 +320,20 @@ public final class ReplicaWrites {
       }
     }
     throw new IllegalStateException("replicas of " + KeyRules.shorten(key) + " kept coming back while it was routed");
+  }
+
+  /**
+   * Whether every available replica of {@code p} is known to lack the counter {@code key}: its copy
+   * is marked old, or waits to be handed over from another replica.
+   */
+  private boolean lackedByEveryAnswering(Topology t, String key, ReplicaRoutes.Plan p) {
+    for (int i = 0; i < p.writeCount; i++) {
+      Member m = t.members[p.writes[i]];
+      if (!m.holdsOldCopy(key) && !repairs.awaitsHandoff(m, key)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Sends the write to the available replicas of {@code p}, noting them in {@code took}. */
