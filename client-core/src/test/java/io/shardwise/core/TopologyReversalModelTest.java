@@ -66,8 +66,8 @@ class TopologyReversalModelTest {
         }
       }
       VersionedLoad load = new VersionedLoad(client.sync(), "m:", KEYS, 4, MIX).start(sentAfter);
-      long first = System.nanoTime();
       client.updateServers(ServerList.parse(SIX)).join();
+      long first = System.nanoTime(); // the change was applied just before join returned
       Thread.sleep(Math.max(0, sentAfter - (System.nanoTime() - first) / 1_000_000));
       TopologyChange reversal = client.updateServers(ServerList.parse(FIVE)).join();
       long[] applied = load.counts();

@@ -240,8 +240,8 @@ class TopologyChangeIT {
       try (AsyncCacheClient<String> client = client(fleet, five, options);
           CacheAsideLoad load = new CacheAsideLoad(List.of(client), KEYS, THREADS).preload().start()) {
         load.over(2_000);
-        long first = System.nanoTime();
         client.updateServers(ServerList.parse(six)).join();
+        long first = System.nanoTime(); // the change was applied just before join returned
         CacheFleet.sleep(Math.max(0, sentAfter - (System.nanoTime() - first) / 1_000_000));
         long sent = (System.nanoTime() - first) / 1_000_000;
         TopologyChange reversal = client.updateServers(ServerList.parse(five)).join();
