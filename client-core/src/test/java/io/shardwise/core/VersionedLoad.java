@@ -67,6 +67,11 @@ final class VersionedLoad {
     return this;
   }
 
+  /** The reads and the hits so far, in that order. */
+  long[] counts() {
+    return new long[] {reads.get(), hits.get()};
+  }
+
   /** Stops the threads, waits for them, and returns what they did. */
   Outcome stop() throws InterruptedException {
     running.set(false);

@@ -201,6 +201,78 @@ class TopologyChangeIT {
   }
 
   /**
+   * A change reversed within its settle or warm-up (5 -> 6 -> 5), the reversal sent at several
+   * moments of the first change's windows (settle 300 ms, warm-up 600 ms, copies from 600 ms): while
+   * the first change settles (the reversal waits for its settle to end), early in its warm-up
+   * (before copies), and late in it (copying; its warm-up ends while the reversal settles). The keys
+   * moving back are served by the sixth server while the reversal settles, and read again on their
+   * first server after a miss there: the hit rate over the first and the next 20,000 reads after
+   * the reversal stays at 99% or more, with no stale value. With {@code
+   * -Dtopology.reversal.defaults=true}, the same with the default settle and warm-up too.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void aChangeReversedWithinItsSettleOrWarmUpKeepsTheHitRate(CacheFleet fleet) {
+    List<String> failures = new java.util.ArrayList<>();
+    reversalsWithin(
+        fleet, TopologyOptions.defaults().withSettle(Duration.ofMillis(300)).withWarmUp(Duration.ofMillis(600)),
+        new long[] {150, 400, 800}, failures);
+    if (Boolean.getBoolean("topology.reversal.defaults")) {
+      // The default settle (10 s) and warm-up (10 min): while settling, 54 ms into the warm-up, 5 s in.
+      reversalsWithin(fleet, TopologyOptions.defaults(), new long[] {5_000, 10_054, 15_000}, failures);
+    }
+    assertThat(failures).as("hit rates under 99%%, errors, stale and wrong values").isEmpty();
+  }
+
+  /**
+   * For each of {@code moments}: a fresh client with {@code options} under cache-aside load goes
+   * from 5 servers to 6, and back to 5 that many ms later; adds to {@code failures} a hit rate under
+   * 99% over the first or the next 20,000 reads after the reversal, and any error, stale or wrong
+   * value.
+   */
+  private static void reversalsWithin(
+      CacheFleet fleet, TopologyOptions options, long[] moments, List<String> failures) {
+    String five = servers(fleet, 0, 1, 2, 3, 4);
+    String six = servers(fleet, 0, 1, 2, 3, 4, 5);
+    for (long sentAfter : moments) {
+      long begin = System.nanoTime();
+      fleet.reset();
+      try (AsyncCacheClient<String> client = client(fleet, five, options);
+          CacheAsideLoad load = new CacheAsideLoad(List.of(client), KEYS, THREADS).preload().start()) {
+        load.over(2_000);
+        client.updateServers(ServerList.parse(six)).join();
+        long first = System.nanoTime(); // the change was applied just before join returned
+        CacheFleet.sleep(Math.max(0, sentAfter - (System.nanoTime() - first) / 1_000_000));
+        long sent = (System.nanoTime() - first) / 1_000_000;
+        TopologyChange reversal = client.updateServers(ServerList.parse(five)).join();
+        long applied = (System.nanoTime() - first) / 1_000_000;
+        CacheAsideLoad.Counts window = load.over(WINDOW_READS);
+        CacheAsideLoad.Counts next = load.over(WINDOW_READS);
+        load.stop();
+        System.out.printf(
+            java.util.Locale.ROOT,
+            "TOPOLOGY %s 5 -> 6 -> 5, reversal sent %d ms after the change (applied at %d ms; settle %d ms,"
+                + " warm-up %d ms): hit rate over the first %d reads after it %.4f, next %d %.4f; errors %d,"
+                + " stale %d, wrong %d; %d ms in all%n",
+            fleet, sent, applied, options.settle().toMillis(), options.warmUp().toMillis(), window.reads(),
+            window.hitRate(), next.reads(), next.hitRate(), load.counts().errors(), load.counts().stale(),
+            load.counts().wrong(), (System.nanoTime() - begin) / 1_000_000);
+        String at = "sent at " + sentAfter + " ms, settle " + options.settle().toMillis() + " ms: ";
+        if (reversal.movedShare() == 0) {
+          failures.add(at + "the reversal moved no key");
+        }
+        if (window.hitRate() < 0.99 || next.hitRate() < 0.99) {
+          failures.add(
+              at + String.format(java.util.Locale.ROOT, "hit rates %.4f, %.4f", window.hitRate(), next.hitRate()));
+        }
+        if (!load.firstProblems.isEmpty()) {
+          failures.add(at + load.firstProblems);
+        }
+      }
+    }
+  }
+
+  /**
    * Many changes under load, cycling through 5, 6 and 7 servers, each made as soon as the one
    * before has settled, so that changes follow each other while warming, after it, and back.
    */
@@ -350,7 +422,7 @@ class TopologyChangeIT {
   void aRemovedServerGetsNoRequestOnceClosed(CacheFleet fleet) {
     fleet.reset();
     TopologyOptions quick =
-        TopologyOptions.defaults().withSettle(Duration.ofMillis(500)).withWarmUp(Duration.ofSeconds(1));
+        TopologyOptions.defaults().withSettle(Duration.ofMillis(300)).withWarmUp(Duration.ofMillis(600));
     try (AsyncCacheClient<String> client = client(fleet, servers(fleet, 0, 1, 2, 3, 4, 5), quick);
         CacheAsideLoad load = new CacheAsideLoad(List.of(client), KEYS, THREADS).preload().start()) {
       client.updateServers(ServerList.parse(servers(fleet, 0, 1, 2, 3, 4))).join();

@@ -30,17 +30,19 @@ final class ChangeHistory {
 
   /**
    * The history a new topology keeps, most recent first: without changes forgotten, without a
-   * placement equal to {@code now} (a change reversed: no key differs) or to a more recent one, at
-   * most {@link #MAX_HISTORY}; the members of servers added back are the new ones ({@code earlier}
-   * maps each new member to the one it replaces).
+   * placement equal to a more recent one, at most {@link #MAX_HISTORY}; the members of servers added
+   * back are the new ones ({@code earlier} maps each new member to the one it replaces). A change
+   * whose previous placement is the new one (a change reversed) is kept: no key differs from it,
+   * but it tells that the keys moving back are held by their owners ({@code MovedKeys}), which reads
+   * look at while the reversal settles.
    */
-  static List<Transition> kept(List<Transition> history, Topology now, Map<Member, Member> earlier) {
+  static List<Transition> kept(List<Transition> history, Map<Member, Member> earlier) {
     Map<Member, Member> replacing = new HashMap<>();
     earlier.forEach((added, before) -> replacing.put(before, added));
     List<Transition> out = new ArrayList<>();
     long nowNanos = System.nanoTime();
     for (Transition change : history) {
-      if (change.forgotten(nowNanos) || change.previous.samePlacement(now)) {
+      if (change.forgotten(nowNanos)) {
         continue;
       }
       boolean repeated = false;

@@ -62,7 +62,7 @@ final class NextTopology {
       history.add(new Transition(placementBefore, change, System.nanoTime(), options));
     }
     history.addAll(List.of(before.history));
-    Topology next = plain.withHistory(ChangeHistory.kept(history, plain, p.earlier()).toArray(new Transition[0]));
+    Topology next = plain.withHistory(ChangeHistory.kept(history, p.earlier()).toArray(new Transition[0]));
     return new Result(next, change, moves);
   }
 

@@ -50,9 +50,10 @@ import org.slf4j.LoggerFactory;
  * and stays there after its warm-up (remembered: writes of its moved keys mark their previous
  * owners) until every value written under the placement it left has expired: the longest TTL this
  * client has written ({@link LongestTtl}) after that placement's last writes. A client that writes
- * values without expiry remembers its last {@link ChangeHistory#MAX_HISTORY} placements. A placement that comes
- * back (a change reversed) leaves the history, and a server added back gets the old-copy marks its
- * earlier member gathered.
+ * values without expiry remembers its last {@link ChangeHistory#MAX_HISTORY} placements. A change
+ * reversed stays in the history (while the reversal settles, the keys moving back are also read on
+ * the servers that held them before), and a server added back gets the old-copy marks its earlier
+ * member gathered.
  *
  * <p>Changes are applied one at a time on one thread of their own (started with the first
  * change); a change that comes while the last one is still settling waits for that phase to end.
@@ -307,7 +308,7 @@ public final class Topologies implements AutoCloseable {
     long next = ChangeHistory.forgetTimes(t.history, System.nanoTime(), settings.ttls().longestNanos());
     if (next == 0) {
       Topology without =
-          t.withHistory(ChangeHistory.kept(List.of(t.history), t.placement(), Map.of()).toArray(new Transition[0]));
+          t.withHistory(ChangeHistory.kept(List.of(t.history), Map.of()).toArray(new Transition[0]));
       install.accept(without);
       replaced.add(t);
       LOG.info(

@@ -122,6 +122,10 @@ public final class MovedKeys {
     if (settling) {
       clears = new Member[history.length + 1];
       clears[clearCount++] = owner; // read first by clients already warming
+      if (heldBefore(previousOwners, owner)) {
+        sources = new Member[history.length];
+        sources[sourceCount++] = owner;
+      }
     }
     for (int i = settling ? 1 : 0; i < history.length; i++) {
       Member before = previousOwners[i];
@@ -161,6 +165,23 @@ public final class MovedKeys {
         trim(clears, clearCount),
         formers,
         latest.copies(nowNanos));
+  }
+
+  /**
+   * Whether {@code owner}, the key's node now, was its node before an earlier change of the history
+   * than the most recent one ({@code previousOwners} from index 1): the key moves back to it, as in
+   * a change reversed within its settle or warm-up. While the most recent change settles, such an
+   * owner is read after a miss on the serving node: it holds the value written before the key left
+   * it, every later write of the key deleted it there (a source or clear) or marked it old (a former
+   * owner), and writes while settling delete it there too.
+   */
+  private static boolean heldBefore(Member[] previousOwners, Member owner) {
+    for (int i = 1; i < previousOwners.length; i++) {
+      if (previousOwners[i] == owner) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

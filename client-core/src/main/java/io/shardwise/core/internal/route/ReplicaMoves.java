@@ -137,6 +137,9 @@ public final class ReplicaMoves {
       for (Member m : owners) {
         if (!contains(servingSet, servingSet.length, m)) {
           clears[clearCount++] = m; // read first by clients already warming
+          if (heldBefore(before, m)) {
+            sources[sourceCount++] = m; // the key moves back to it: see MovedKeys#heldBefore
+          }
         }
       }
     }
@@ -219,6 +222,19 @@ public final class ReplicaMoves {
       out[i] = p.members[indexes[i]];
     }
     return out;
+  }
+
+  /**
+   * Whether {@code m} was a replica of the key before an earlier change of the history than the most
+   * recent one ({@code before} from index 1).
+   */
+  private static boolean heldBefore(Member[][] before, Member m) {
+    for (int i = 1; i < before.length; i++) {
+      if (contains(before[i], before[i].length, m)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean sameSet(Member[] a, Member[] b) {

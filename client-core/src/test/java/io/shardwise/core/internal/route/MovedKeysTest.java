@@ -157,6 +157,27 @@ class MovedKeysTest {
   }
 
   @Test
+  void whileAReversalSettlesAKeyMovingBackIsReadOnTheServerThatHeldItBeforeAfterAMiss() {
+    String key = moved;
+    // five -> six at 0, six -> five when its settle ends (the reversal waited for it), the first
+    // change still warming; and the same reversal once the first change is only remembered.
+    for (long at : new long[] {SETTLE, SETTLE + WARM / 2, 2 * (SETTLE + WARM)}) {
+      Topology back = five.withHistory(new Transition[] {change(six, five, at), change(five, six, 0)});
+      MovedKeys.Move settling = MovedKeys.route(back, key, at + SETTLE - 1);
+      assertThat(settling.settling(back)).as("at %d", at).isTrue();
+      assertThat(settling.serving.members[settling.servingPrimary]).isSameAs(owner(six, key));
+      assertThat(settling.sources).as("at %d", at).containsExactly(owner(five, key));
+      assertThat(settling.clears).containsExactly(owner(five, key));
+      assertThat(settling.copies).isFalse();
+      MovedKeys.Move warming = MovedKeys.route(back, key, at + SETTLE);
+      assertThat(warming.serving.members[warming.servingPrimary]).isSameAs(owner(five, key));
+      assertThat(warming.sources).containsExactly(owner(six, key));
+    }
+    // A change that only adds a server: its new owner held nothing before and is not read.
+    assertThat(MovedKeys.route(added, key, SETTLE - 1).sources).isEmpty();
+  }
+
+  @Test
   void theServerThatTakesTheWriteIsNeverAmongItsDeletes() {
     Topology t = added;
     String key = moved;
