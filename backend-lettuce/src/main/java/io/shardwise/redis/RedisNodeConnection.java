@@ -424,10 +424,11 @@ final class RedisNodeConnection implements NodeConnection {
       return;
     }
     lostOutcomes.set(0);
-    lastConnectFailure = lateAsTimeout(attempt, System.nanoTime() - startedNanos, cause);
+    Throwable recorded = lateAsTimeout(attempt, System.nanoTime() - startedNanos, cause);
+    lastConnectFailure = recorded;
     SecurityFailure found = security.ofConnectFailure(cause);
-    boolean diagnosing = found == null && security.mayBeTlsMismatch(cause) && diagnose(attempt, cause);
-    afterConnectFailure(attempt, cause, found, diagnosing);
+    boolean diagnosing = found == null && security.mayBeTlsMismatch(cause) && diagnose(attempt, recorded);
+    afterConnectFailure(attempt, recorded, found, diagnosing);
   }
 
   /**
@@ -510,8 +511,11 @@ final class RedisNodeConnection implements NodeConnection {
       }
     }
     firstAttempt.complete(null);
-    if (!moot) {
+    if (!moot && (found != null || attempts.get() == attempt)) {
       reportConnectFailure(attempt, cause, found);
+    } else if (log.isDebugEnabled()) {
+      // A later attempt has been made meanwhile, and reports for itself.
+      log.debug("{}: connection attempt {} failed: {}", server, attempt, describe(cause));
     }
   }
 
@@ -580,11 +584,14 @@ final class RedisNodeConnection implements NodeConnection {
     }
     if (warn && everConnected) {
       log.warn(
-          "{}: still cannot reconnect after {} s down: {}; requests fail until it is back,"
-              + " retrying in the background (attempt {})",
+          "{}: still cannot reconnect after {} s down: {}; {}, retrying in the background"
+              + " (attempt {})",
           server,
           TimeUnit.NANOSECONDS.toSeconds(downNanos),
           describe(cause),
+          awaitsConnection()
+              ? "requests wait for the next attempt (the attempt ran out its time)"
+              : "requests fail until it is back",
           attempt);
     } else if (warn) {
       log.warn(

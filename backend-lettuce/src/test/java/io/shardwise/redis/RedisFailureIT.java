@@ -329,22 +329,24 @@ class RedisFailureIT {
   void aRequestBeforeTheFirstConnectionWaitsForTheNextAttemptWhenTheLastRanOutItsTimeout()
       throws Exception {
     server.pause();
-    // Background attempts 5 to 10 s apart: only the request can bring the next one forward.
+    // Background attempts 60 to 120 s apart: only the request can bring the next one forward.
+    // ready() waits for the TLS-mismatch probe of the first attempt, whose first TLS set-up in
+    // this JVM can take seconds of a loaded machine.
     backend =
         RedisBackend.create(
             RedisBackendOptions.builder()
                 .connectTimeout(Duration.ofMillis(300))
-                .reconnectDelay(Duration.ofSeconds(5), Duration.ofSeconds(10))
+                .reconnectDelay(Duration.ofSeconds(60), Duration.ofSeconds(120))
                 .build());
     RedisNodeConnection connection = (RedisNodeConnection) backend.connect(node);
-    connection.ready().get(5, TimeUnit.SECONDS);
+    connection.ready().get(30, TimeUnit.SECONDS);
     assertThat(connection.attempts()).isEqualTo(1);
     assertThat(connection.isConnected()).isFalse();
 
     // The server answers again, but this client has not connected to it yet: as for a client
     // that was stopped during its first attempt. The request is answered, not failed at once.
     server.resume();
-    assertThat(connection.get("k").get(5, TimeUnit.SECONDS)).isNull();
+    assertThat(connection.get("k").get(30, TimeUnit.SECONDS)).isNull();
     assertThat(connection.attempts()).isEqualTo(2);
   }
 
