@@ -239,11 +239,48 @@ final class RedisNodeConnection implements NodeConnection {
     }
     future.whenComplete(
         (c, t) -> {
-          if (t == null) {
-            onConnected(attempt, started, c);
-          } else {
+          if (t != null) {
             onConnectFailure(attempt, started, t);
+          } else if (System.nanoTime() - started >= connectTimeout.toNanos()) {
+            confirmLate(attempt, started, c);
+          } else {
+            onConnected(attempt, started, c);
           }
+        });
+  }
+
+  /**
+   * A connection made past the connect timeout is taken only once a {@code PING} on it is
+   * answered and its channel is still open: when a process stopped or starved while connecting
+   * runs again, Lettuce's handshake may complete the connection while its handshake timeout closes
+   * the channel, and requests sent in between would fail as "connection closed" and count against
+   * a server that answers. Requests wait for this attempt meanwhile; a connection that does not
+   * pass ends the attempt as one that ran out its time.
+   */
+  private void confirmLate(int attempt, long started, StatefulRedisConnection<byte[], byte[]> c) {
+    CompletableFuture<String> pong;
+    try {
+      pong = c.async().ping().toCompletableFuture();
+    } catch (RuntimeException e) {
+      pong = CompletableFuture.failedFuture(e);
+    }
+    pong.whenComplete(
+        (reply, t) -> {
+          if (t == null && c.isOpen()) {
+            onConnected(attempt, started, c);
+            return;
+          }
+          c.closeAsync();
+          onConnectFailure(
+              attempt,
+              started,
+              t != null
+                  ? t
+                  : new RedisTimeoutException(
+                      server
+                          + ": a connection made past the connect timeout was closed by its"
+                          + " handshake timeout",
+                      null));
         });
   }
 
