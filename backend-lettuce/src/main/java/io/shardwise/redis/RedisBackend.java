@@ -30,7 +30,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -88,7 +88,10 @@ public final class RedisBackend implements Backend {
   private final Set<RedisNodeConnection> connections = ConcurrentHashMap.newKeySet();
   /** TLS settings for Lettuce, read once; null for plaintext. */
   private final SslOptions sslOptions;
-  /** Runs the blocking probes that confirm a TLS mismatch; its thread stops when idle. */
+  /**
+   * Runs the blocking probes that confirm a TLS mismatch, each on a thread of its own (a node has
+   * at most one under way), so that no node's probe waits for another's; idle threads stop.
+   */
   private final ThreadPoolExecutor diagnosis;
   /** Tells each node's connection that Lettuce saw its channel go inactive. */
   private final RedisConnectionStateListener disconnections =
@@ -119,17 +122,16 @@ public final class RedisBackend implements Backend {
     this.resources = options.clientResources().orElseGet(() -> ownResources(options));
     this.diagnosis =
         new ThreadPoolExecutor(
-            1,
-            1,
+            0,
+            Integer.MAX_VALUE,
             10,
             TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
+            new SynchronousQueue<>(),
             r -> {
               Thread t = new Thread(r, "shardwise-redis-diagnosis");
               t.setDaemon(true);
               return t;
             });
-    this.diagnosis.allowCoreThreadTimeOut(true);
   }
 
   /** A backend with the default options. */

@@ -58,7 +58,12 @@ import org.slf4j.LoggerFactory;
  * {@link RedisUnavailableException} instead of waiting in a buffer. {@link #ping()} is the
  * exception: while disconnected it makes the next attempt at once (sharing one already under way)
  * and sends {@code PING} if it succeeds, so that a probe of a server that is back succeeds
- * whatever the reconnect delay has grown to.
+ * whatever the reconnect delay has grown to. Before the first connection (and after a connection
+ * closed by its own handshake timeout), requests do the same as long as no attempt said anything
+ * against the server (none ended yet, or the last one ran out the connect timeout, as attempts of
+ * a process stopped or starved while it starts do): a slow start of this client does not fail
+ * requests to a server that answers, nor get it ejected. A refused first attempt fails requests
+ * at once.
  *
  * <p>Batches ({@link #setMulti}, {@link #deleteMulti}, the {@code PERSIST}+{@code EXISTS} of {@link
  * #touch} without expiry) are handed to Lettuce in one {@code dispatch(Collection)} call, which
@@ -68,7 +73,9 @@ import org.slf4j.LoggerFactory;
  * <p>Security failures (wrong credentials, no permission, TLS problems; see {@link
  * RedisSecurityDiagnosis}) are no node failures: requests fail at once with a {@link
  * NodeSecurityException} while the node refuses this client, the cause is logged once at ERROR,
- * and connection attempts slow down to the longest reconnect delay instead of retrying quickly.
+ * and connection attempts slow down to the longest reconnect delay instead of retrying quickly. A
+ * failed attempt that may hide a TLS mismatch is probed on a thread of its own, beside the next
+ * attempt, which does not wait for it; {@link #ready()} does, unless the node connects first.
  *
  * <p>Futures complete on a Lettuce I/O thread: callers must not block in their callbacks.
  */
@@ -104,6 +111,8 @@ final class RedisNodeConnection implements NodeConnection {
   private final RedisClient client;
   private final RedisURI uri;
   private final Duration commandTimeout;
+  /** Bounds an attempt: the TCP connect and the handshake (the URI's timeout). */
+  private final Duration connectTimeout;
   private final Delay connectDelay;
   private final EventExecutorGroup scheduler;
   private final RedisSecurityDiagnosis security;
@@ -121,10 +130,17 @@ final class RedisNodeConnection implements NodeConnection {
   /** Why the node refuses this client, while it does; null once connected. */
   private volatile SecurityFailure securityFailure;
   private volatile boolean everConnected;
+  /** Whether the last connection was closed by its own handshake timeout (see {@link #onDisconnected}). */
+  private volatile boolean closedAtItsTimeout;
   private volatile boolean closed;
 
   // guarded by this
   private SecurityFailure loggedSecurityFailure;
+  /** Whether a probe of a possible TLS mismatch is under way (see {@link #diagnose}). */
+  private boolean diagnosing;
+  /** The connection, if its attempt ran past the connect timeout (see {@link #onDisconnected}). */
+  private StatefulRedisConnection<byte[], byte[]> lateConnection;
+  private long connectedAtNanos;
   private ScheduledFuture<?> pendingAttempt;
   /** The attempt under way, completed when it has ended; null if none is. */
   private CompletableFuture<Void> attemptInFlight;
@@ -153,6 +169,7 @@ final class RedisNodeConnection implements NodeConnection {
     this.client = client;
     this.uri = uri;
     this.commandTimeout = commandTimeout;
+    this.connectTimeout = uri.getTimeout();
     this.connectDelay = connectDelay;
     this.scheduler = scheduler;
     this.security = security;
@@ -213,20 +230,58 @@ final class RedisNodeConnection implements NodeConnection {
       complete(waiting);
       return;
     }
+    long started = System.nanoTime();
     ConnectionFuture<StatefulRedisConnection<byte[], byte[]>> future;
     try {
       future = client.connectAsync(CODEC, uri);
     } catch (RuntimeException e) {
-      onConnectFailure(attempt, e);
+      onConnectFailure(attempt, started, e);
       return;
     }
     future.whenComplete(
         (c, t) -> {
-          if (t == null) {
-            onConnected(attempt, c);
+          if (t != null) {
+            onConnectFailure(attempt, started, t);
+          } else if (System.nanoTime() - started >= connectTimeout.toNanos()) {
+            confirmLate(attempt, started, c);
           } else {
-            onConnectFailure(attempt, t);
+            onConnected(attempt, started, c);
           }
+        });
+  }
+
+  /**
+   * A connection made past the connect timeout is taken only once a {@code PING} on it is
+   * answered and its channel is still open: when a process stopped or starved while connecting
+   * runs again, Lettuce's handshake may complete the connection while its handshake timeout closes
+   * the channel, and requests sent in between would fail as "connection closed" and count against
+   * a server that answers. Requests wait for this attempt meanwhile; a connection that does not
+   * pass ends the attempt as one that ran out its time.
+   */
+  private void confirmLate(int attempt, long started, StatefulRedisConnection<byte[], byte[]> c) {
+    CompletableFuture<String> pong;
+    try {
+      pong = c.async().ping().toCompletableFuture();
+    } catch (RuntimeException e) {
+      pong = CompletableFuture.failedFuture(e);
+    }
+    pong.whenComplete(
+        (reply, t) -> {
+          if (t == null && c.isOpen()) {
+            onConnected(attempt, started, c);
+            return;
+          }
+          c.closeAsync();
+          onConnectFailure(
+              attempt,
+              started,
+              t != null
+                  ? t
+                  : new RedisTimeoutException(
+                      server
+                          + ": a connection made past the connect timeout was closed by its"
+                          + " handshake timeout",
+                      null));
         });
   }
 
@@ -267,7 +322,7 @@ final class RedisNodeConnection implements NodeConnection {
     return done;
   }
 
-  private void onConnected(int attempt, StatefulRedisConnection<byte[], byte[]> c) {
+  private void onConnected(int attempt, long startedNanos, StatefulRedisConnection<byte[], byte[]> c) {
     boolean accepted;
     StatefulRedisConnection<byte[], byte[]> previous = null;
     CompletableFuture<Void> waiting;
@@ -281,6 +336,9 @@ final class RedisNodeConnection implements NodeConnection {
       if (accepted) {
         previous = connection;
         connection = c;
+        long now = System.nanoTime();
+        lateConnection = now - startedNanos >= connectTimeout.toNanos() ? c : null;
+        connectedAtNanos = now;
         if (pendingAttempt != null) {
           pendingAttempt.cancel(false);
           pendingAttempt = null;
@@ -312,6 +370,7 @@ final class RedisNodeConnection implements NodeConnection {
     }
     lastConnectFailure = null;
     securityFailure = null;
+    closedAtItsTimeout = false;
     everConnected = true;
     if (clearLoggedSecurityFailure()) {
       log.info(
@@ -337,10 +396,19 @@ final class RedisNodeConnection implements NodeConnection {
    * Lettuce saw a connection of this backend's client go inactive (called by the backend for each
    * such event): if it is this node's current connection, requests fail from now on and the
    * background attempts start again.
+   *
+   * <p>Except for a connection made late (its attempt ran past the connect timeout) and lost
+   * within a connect timeout of being made: Lettuce's handshake timeout runs on another thread
+   * than the handshake, and when a process stopped or starved while connecting runs again, both
+   * can proceed, the handshake completing the connection and the timeout closing its channel
+   * (seen in 4 of 5 connections of a client stopped 1 s in every 1.2 s while it started). That
+   * says nothing against the server: the next attempt is made at once, and requests wait for it as
+   * before a first connection.
    */
   void onDisconnected(Object lettuceConnection) {
     StatefulRedisConnection<byte[], byte[]> lost;
     boolean warn;
+    boolean atItsTimeout;
     synchronized (this) {
       if (closed || lettuceConnection != connection || connection == null) {
         return;
@@ -348,19 +416,28 @@ final class RedisNodeConnection implements NodeConnection {
       lost = connection;
       connection = null;
       long now = System.nanoTime();
+      atItsTimeout = lost == lateConnection && now - connectedAtNanos < connectTimeout.toNanos();
+      closedAtItsTimeout = atItsTimeout;
       downSinceNanos = now;
       failedInARow = 0;
-      warn = now - lastWarnNanos >= STILL_DOWN_WARN_NANOS;
+      warn = !atItsTimeout && now - lastWarnNanos >= STILL_DOWN_WARN_NANOS;
       if (warn) {
         lastWarnNanos = now;
         outageWarned = true;
       }
       if (attemptInFlight == null && pendingAttempt == null) {
-        pendingAttempt = schedule(connectDelay.createDelay(1).toNanos());
+        pendingAttempt = schedule(atItsTimeout ? 0 : connectDelay.createDelay(1).toNanos());
       }
     }
     lost.closeAsync();
-    if (warn) {
+    if (atItsTimeout) {
+      log.info(
+          "{}: a connection made past the connect timeout ({} ms; this process was stopped or"
+              + " starved while connecting) was closed as soon as it was made, by the handshake's"
+              + " timeout; reconnecting at once",
+          server,
+          connectTimeout.toMillis());
+    } else if (warn) {
       log.warn(
           "{}: connection lost; requests fail until it is back, reconnecting in the background",
           server);
@@ -369,7 +446,7 @@ final class RedisNodeConnection implements NodeConnection {
     }
   }
 
-  private void onConnectFailure(int attempt, Throwable failure) {
+  private void onConnectFailure(int attempt, long startedNanos, Throwable failure) {
     Throwable cause = RedisFailures.unwrap(failure);
     if (isOutcomeLost(cause) && lostOutcomes.getAndIncrement() < MAX_LOST_OUTCOME_RETRIES) {
       // Try again at once: the next attempt usually tells what the handshake met.
@@ -385,46 +462,128 @@ final class RedisNodeConnection implements NodeConnection {
       return;
     }
     lostOutcomes.set(0);
-    lastConnectFailure = cause;
+    Throwable recorded = lateAsTimeout(attempt, System.nanoTime() - startedNanos, cause);
+    lastConnectFailure = recorded;
     SecurityFailure found = security.ofConnectFailure(cause);
-    if (found == null && !closed && security.mayBeTlsMismatch(cause)) {
-      // Confirm off the I/O thread with a probe that blocks for at most the connect timeout.
-      try {
-        diagnosis.execute(
-            () -> afterConnectFailure(attempt, cause, closed ? null : security.probeTlsMismatch()));
-        return;
-      } catch (RejectedExecutionException e) {
-        // The backend is closing: no probe.
-      }
-    }
-    afterConnectFailure(attempt, cause, found);
+    boolean diagnosing = found == null && security.mayBeTlsMismatch(cause) && diagnose(attempt, recorded);
+    afterConnectFailure(attempt, recorded, found, diagnosing);
   }
 
-  private void afterConnectFailure(int attempt, Throwable cause, SecurityFailure found) {
-    securityFailure = found;
+  /**
+   * An attempt that ended after the connect timeout had passed as a {@link RedisTimeoutException}:
+   * Lettuce closed its channel at the timeout, and the failure that reached the connect future
+   * first may be that close ({@code ClosedChannelException}) rather than the timeout. A process
+   * stopped or starved during the attempt makes it run out the same way, so it says nothing
+   * against the server. Other failures as they are.
+   */
+  private Throwable lateAsTimeout(int attempt, long tookNanos, Throwable cause) {
+    if (tookNanos < connectTimeout.toNanos()) {
+      return cause;
+    }
+    return new RedisTimeoutException(
+        server
+            + ": connection attempt "
+            + attempt
+            + " ended after "
+            + TimeUnit.NANOSECONDS.toMillis(tookNanos)
+            + " ms, past the connect timeout of "
+            + connectTimeout.toMillis()
+            + " ms ("
+            + describe(cause)
+            + ")",
+        cause);
+  }
+
+  /**
+   * Starts confirming whether {@code cause} hides a TLS mismatch, with a probe that blocks a thread
+   * of the backend's diagnosis pool for at most the connect timeout; returns false if it cannot
+   * (the backend is closing). The next attempt does not wait for it, nor does any other node's
+   * diagnosis: at most one probe per node runs at a time, each on a thread of its own. True also
+   * when a probe of an earlier attempt is still under way: that one reports.
+   */
+  private boolean diagnose(int attempt, Throwable cause) {
+    synchronized (this) {
+      if (closed) {
+        return false;
+      }
+      if (diagnosing) {
+        return true;
+      }
+      diagnosing = true;
+    }
+    try {
+      diagnosis.execute(
+          () -> {
+            SecurityFailure found = null;
+            try {
+              found = closed ? null : security.probeTlsMismatch();
+            } finally {
+              afterDiagnosis(attempt, cause, found);
+            }
+          });
+      return true;
+    } catch (RejectedExecutionException e) {
+      synchronized (this) {
+        diagnosing = false; // the backend is closing: no probe
+      }
+      return false;
+    }
+  }
+
+  /**
+   * The verdict of {@link #diagnose}: a confirmed TLS mismatch makes requests fail with it and
+   * slows the attempts down to the longest delay, as any security failure; none lets the failure
+   * stand as a node failure. Moot once the node connected meanwhile.
+   */
+  private void afterDiagnosis(int attempt, Throwable cause, SecurityFailure found) {
+    boolean moot;
+    synchronized (this) {
+      diagnosing = false;
+      moot = closed || connection != null;
+      if (!moot) {
+        securityFailure = found;
+        if (found != null && pendingAttempt != null) {
+          pendingAttempt.cancel(false);
+          pendingAttempt = schedule(connectDelay.createDelay(SECURITY_RETRY_ATTEMPT).toNanos());
+        }
+      }
+    }
     firstAttempt.complete(null);
-    long now = System.nanoTime();
-    boolean warn = false;
-    long downNanos = 0;
+    if (!moot && (found != null || attempts.get() == attempt)) {
+      reportConnectFailure(attempt, cause, found);
+    } else if (log.isDebugEnabled()) {
+      // A later attempt has been made meanwhile, and reports for itself.
+      log.debug("{}: connection attempt {} failed: {}", server, attempt, describe(cause));
+    }
+  }
+
+  /**
+   * After a failed attempt: the next one is scheduled at once (after the reconnect delay; the
+   * longest after a security failure), and whoever waited for this one is told. {@code
+   * diagnosing}: a probe of a possible TLS mismatch is under way; it reports the failure and
+   * completes {@link #ready()} when done, and a mismatch it confirmed before stands meanwhile.
+   */
+  private void afterConnectFailure(
+      int attempt, Throwable cause, SecurityFailure found, boolean diagnosing) {
+    if (found != null || !diagnosing) {
+      securityFailure = found;
+    }
+    if (!diagnosing) {
+      firstAttempt.complete(null);
+    }
     CompletableFuture<Void> waiting;
     CompletableFuture<Void> ended;
     synchronized (this) {
       ended = attemptInFlight;
       attemptInFlight = null;
       failedInARow++;
-      if (!closed
-          && found == null
-          && (attempt == 1 || now - lastWarnNanos >= STILL_DOWN_WARN_NANOS)) {
-        warn = true;
-        lastWarnNanos = now;
-        outageWarned = true;
-        downNanos = downSinceNanos == 0 ? 0 : now - downSinceNanos;
-      }
       if (!closed) {
         // After a security failure wait for the longest delay: a configuration error does not go
         // away in 100 ms.
         long delayFor =
-            found != null ? Math.max(failedInARow, SECURITY_RETRY_ATTEMPT) : failedInARow;
+            securityFailure != null
+                ? Math.max(failedInARow, SECURITY_RETRY_ATTEMPT)
+                : failedInARow;
         if (pendingAttempt != null) {
           pendingAttempt.cancel(false);
         }
@@ -434,25 +593,52 @@ final class RedisNodeConnection implements NodeConnection {
     }
     complete(ended);
     complete(waiting);
-    if (closed) {
-      return;
+    if (!closed && !diagnosing) {
+      reportConnectFailure(attempt, cause, found);
+    } else if (log.isDebugEnabled()) {
+      log.debug("{}: connection attempt {} failed: {}", server, attempt, describe(cause));
     }
+  }
+
+  /**
+   * Logs a failed attempt: a security failure once at ERROR; the first failure, and one a minute
+   * while the server stays down, at WARN; others at DEBUG.
+   */
+  private void reportConnectFailure(int attempt, Throwable cause, SecurityFailure found) {
     if (found != null) {
       logSecurityFailure(found, attempt);
-    } else if (warn && everConnected) {
+      return;
+    }
+    long now = System.nanoTime();
+    boolean warn = false;
+    long downNanos = 0;
+    synchronized (this) {
+      if (!closed && (attempt == 1 || now - lastWarnNanos >= STILL_DOWN_WARN_NANOS)) {
+        warn = true;
+        lastWarnNanos = now;
+        outageWarned = true;
+        downNanos = downSinceNanos == 0 ? 0 : now - downSinceNanos;
+      }
+    }
+    if (warn && everConnected) {
       log.warn(
-          "{}: still cannot reconnect after {} s down: {}; requests fail until it is back,"
-              + " retrying in the background (attempt {})",
+          "{}: still cannot reconnect after {} s down: {}; {}, retrying in the background"
+              + " (attempt {})",
           server,
           TimeUnit.NANOSECONDS.toSeconds(downNanos),
           describe(cause),
+          awaitsConnection()
+              ? "requests wait for the next attempt (the attempt ran out its time)"
+              : "requests fail until it is back",
           attempt);
     } else if (warn) {
       log.warn(
-          "{}: cannot connect: {}; requests fail until it is reachable, retrying in the"
-              + " background (attempt {})",
+          "{}: cannot connect: {}; {}, retrying in the background (attempt {})",
           server,
           describe(cause),
+          awaitsConnection()
+              ? "requests wait for the next attempt (the attempt ran out its time)"
+              : "requests fail until it is reachable",
           attempt);
     } else if (log.isDebugEnabled()) {
       log.debug("{}: connection attempt {} failed: {}", server, attempt, describe(cause));
@@ -828,6 +1014,10 @@ final class RedisNodeConnection implements NodeConnection {
    * it; the counter it returns (null for none).
    */
   private CompletableFuture<Long> counterScript(String sha, String source, byte[][] keys, byte[]... args) {
+    return whenAttempted(() -> counterScriptNow(sha, source, keys, args));
+  }
+
+  private CompletableFuture<Long> counterScriptNow(String sha, String source, byte[][] keys, byte[][] args) {
     StatefulRedisConnection<byte[], byte[]> c = connection;
     if (c == null || closed) {
       return CompletableFuture.failedFuture(notConnected("INCR"));
@@ -879,7 +1069,7 @@ final class RedisNodeConnection implements NodeConnection {
 
   private CompletableFuture<Duration> sendPing() {
     long start = System.nanoTime();
-    return send(
+    return sendNow(
         "PING", RedisAsyncCommands::ping, pong -> Duration.ofNanos(System.nanoTime() - start));
   }
 
@@ -1007,6 +1197,14 @@ final class RedisNodeConnection implements NodeConnection {
       String operation,
       Function<RedisAsyncCommands<byte[], byte[]>, RedisFuture<T>> command,
       Function<? super T, ? extends R> result) {
+    return whenAttempted(() -> sendNow(operation, command, result));
+  }
+
+  /** {@link #send} without waiting for a first connection. */
+  private <T, R> CompletableFuture<R> sendNow(
+      String operation,
+      Function<RedisAsyncCommands<byte[], byte[]>, RedisFuture<T>> command,
+      Function<? super T, ? extends R> result) {
     StatefulRedisConnection<byte[], byte[]> c = connection;
     if (c == null || closed) {
       return CompletableFuture.failedFuture(notConnected(operation));
@@ -1026,6 +1224,11 @@ final class RedisNodeConnection implements NodeConnection {
    */
   private <T, R> CompletableFuture<R> dispatch(
       String operation, BulkCommand<T> command, Function<? super T, ? extends R> result) {
+    return whenAttempted(() -> dispatchNow(operation, command, result));
+  }
+
+  private <T, R> CompletableFuture<R> dispatchNow(
+      String operation, BulkCommand<T> command, Function<? super T, ? extends R> result) {
     StatefulRedisConnection<byte[], byte[]> c = connection;
     if (c == null || closed) {
       return CompletableFuture.failedFuture(notConnected(operation));
@@ -1039,6 +1242,35 @@ final class RedisNodeConnection implements NodeConnection {
       return CompletableFuture.failedFuture(translate(operation, e));
     }
     return handle(operation, reply, result);
+  }
+
+  /**
+   * {@code request} at once; but while the node {@link #awaitsConnection() awaits a connection},
+   * once the attempt under way, or the next one brought forward, has ended (one attempt: then
+   * {@code request} is sent, or fails as not connected).
+   */
+  private <R> CompletableFuture<R> whenAttempted(Supplier<CompletableFuture<R>> request) {
+    if (connection != null || !awaitsConnection()) {
+      return request.get();
+    }
+    return nextAttempt().thenCompose(attempted -> request.get());
+  }
+
+  /**
+   * Whether a request waits for the next attempt rather than fail at once: before the node's
+   * first connection (or after a connection closed by its own handshake timeout, see {@link
+   * #onDisconnected}), as long as no attempt said anything against the server (none has ended
+   * yet, or the last one ran out the connect timeout, as it does when this process was stopped or
+   * starved during it). So a client that starts slowly does not fail requests, and get servers
+   * ejected, only because it had not connected to them yet; a refused connection still fails at
+   * once, and a lost connection fails requests at once until it is back.
+   */
+  private boolean awaitsConnection() {
+    if ((everConnected && !closedAtItsTimeout) || closed || securityFailure != null) {
+      return false;
+    }
+    Throwable last = lastConnectFailure;
+    return last == null || last instanceof RedisTimeoutException;
   }
 
   /** The reply mapped by {@code result}, or its failure translated: see {@link #send}. */
@@ -1078,6 +1310,13 @@ final class RedisNodeConnection implements NodeConnection {
    * with its cause.
    */
   private <R> CompletableFuture<R> sendBatch(
+      String operation,
+      List<? extends AsyncCommand<byte[], byte[], ?>> commands,
+      Supplier<R> result) {
+    return whenAttempted(() -> sendBatchNow(operation, commands, result));
+  }
+
+  private <R> CompletableFuture<R> sendBatchNow(
       String operation,
       List<? extends AsyncCommand<byte[], byte[], ?>> commands,
       Supplier<R> result) {

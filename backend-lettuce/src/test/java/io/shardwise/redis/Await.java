@@ -2,6 +2,9 @@ package io.shardwise.redis;
 
 import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /** Polling waits for tests. */
@@ -29,5 +32,17 @@ final class Await {
         throw new AssertionError("interrupted", e);
       }
     }
+  }
+
+  /** The failure of {@code future} (waited for at most 10 s); fails if it succeeds. */
+  static Throwable failureOf(CompletableFuture<?> future) {
+    try {
+      future.get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      return e.getCause();
+    } catch (Exception e) {
+      throw new AssertionError("expected the request to fail, got " + e, e);
+    }
+    throw new AssertionError("expected the request to fail, but it succeeded");
   }
 }

@@ -97,8 +97,8 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   /** The node's spymemcached connection state and queues. */
   private volatile MemcachedNode server;
   /**
-   * Completes when the SASL requirement of the current connection has been probed; requests fail
-   * as "not connected" until then.
+   * Completes when the SASL requirement of the current connection has been probed; requests wait
+   * for it (see {@link #notSendableYet()}).
    */
   private volatile CompletableFuture<Void> saslChecked = CompletableFuture.completedFuture(null);
   /** The SASL authentication thread of the current connection, or null. */
@@ -147,8 +147,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
    * fast until it is up.
    *
    * <p>Without SASL, each new connection first has its server probed for a SASL requirement (see
-   * {@link SaslRequirement}), off the I/O thread; requests fail as "not connected" until the probe
-   * has answered, for up to the smaller of the connect and operation timeouts.
+   * {@link SaslRequirement}), off the I/O thread; requests wait until the probe has answered, for
+   * up to the smaller of the connect and operation timeouts (and the probes of other connections
+   * ahead of it on the backend's two probe threads).
    */
   static SpymemcachedNodeConnection open(
       Node node,
@@ -313,6 +314,24 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     return ready;
   }
 
+  /**
+   * What a request waits for before it is sent, or null if it is sent now: the end of the first
+   * attempt ({@link #ready()}), then the SASL check of a new connection, which ends within the
+   * probe timeout once one of the backend's two probe threads takes it. So a check queued behind
+   * others' (probes of servers that do not answer, or of a starved process) does not make a request
+   * to a server that answers fail as not connected, which would count against the server.
+   */
+  private CompletableFuture<?> notSendableYet() {
+    if (!ready.isDone()) {
+      return ready;
+    }
+    CompletableFuture<Void> checked = saslChecked;
+    if (saslRequirement != null && !closed && !checked.isDone() && server.isActive()) {
+      return checked;
+    }
+    return null;
+  }
+
   private static Duration min(Duration a, Duration b) {
     return a.compareTo(b) <= 0 ? a : b;
   }
@@ -336,8 +355,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   @Override
   public CompletableFuture<CachedValue> get(String key) {
-    if (!ready.isDone()) {
-      return ready.thenCompose(connected -> get(key));
+    CompletableFuture<?> before = notSendableYet();
+    if (before != null) {
+      return before.thenCompose(sendable -> get(key));
     }
     Read read = new Read(key);
     if (begin(read)) {
@@ -348,8 +368,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   @Override
   public CompletableFuture<BatchReply<CachedValue>> getMulti(List<String> keys) {
-    if (!ready.isDone()) {
-      return ready.thenCompose(connected -> getMulti(keys));
+    CompletableFuture<?> before = notSendableYet();
+    if (before != null) {
+      return before.thenCompose(sendable -> getMulti(keys));
     }
     if (keys.isEmpty()) {
       return CompletableFuture.completedFuture(BatchReply.empty());
@@ -410,8 +431,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   @Override
   public CompletableFuture<Void> set(String key, CachedValue value, Duration ttl) {
-    if (!ready.isDone()) {
-      return ready.thenCompose(connected -> set(key, value, ttl));
+    CompletableFuture<?> before = notSendableYet();
+    if (before != null) {
+      return before.thenCompose(sendable -> set(key, value, ttl));
     }
     Store set = new Store(key);
     if (begin(set)) {
@@ -444,8 +466,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   @Override
   public CompletableFuture<BatchReply<Boolean>> setMulti(
       Map<String, CachedValue> values, Duration ttl) {
-    if (!ready.isDone()) {
-      return ready.thenCompose(connected -> setMulti(values, ttl));
+    CompletableFuture<?> before = notSendableYet();
+    if (before != null) {
+      return before.thenCompose(sendable -> setMulti(values, ttl));
     }
     if (values.isEmpty()) {
       return CompletableFuture.completedFuture(BatchReply.empty());
@@ -496,8 +519,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   @Override
   public CompletableFuture<Boolean> add(String key, CachedValue value, Duration ttl) {
-    if (!ready.isDone()) {
-      return ready.thenCompose(connected -> add(key, value, ttl));
+    CompletableFuture<?> before = notSendableYet();
+    if (before != null) {
+      return before.thenCompose(sendable -> add(key, value, ttl));
     }
     Add add = new Add(key);
     if (begin(add)) {
@@ -508,8 +532,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   @Override
   public CompletableFuture<Boolean> delete(String key) {
-    if (!ready.isDone()) {
-      return ready.thenCompose(connected -> delete(key));
+    CompletableFuture<?> before = notSendableYet();
+    if (before != null) {
+      return before.thenCompose(sendable -> delete(key));
     }
     Delete delete = new Delete(key);
     if (begin(delete)) {
@@ -526,8 +551,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   @Override
   public CompletableFuture<BatchReply<Boolean>> deleteMulti(List<String> keys) {
-    if (!ready.isDone()) {
-      return ready.thenCompose(connected -> deleteMulti(keys));
+    CompletableFuture<?> before = notSendableYet();
+    if (before != null) {
+      return before.thenCompose(sendable -> deleteMulti(keys));
     }
     if (keys.isEmpty()) {
       return CompletableFuture.completedFuture(BatchReply.empty());
@@ -638,8 +664,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   @Override
   public CompletableFuture<Boolean> touch(String key, Duration ttl) {
-    if (!ready.isDone()) {
-      return ready.thenCompose(connected -> touch(key, ttl));
+    CompletableFuture<?> before = notSendableYet();
+    if (before != null) {
+      return before.thenCompose(sendable -> touch(key, ttl));
     }
     Touch touch = new Touch(key);
     if (begin(touch)) {
@@ -662,8 +689,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
    */
   @Override
   public CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl) {
-    if (!ready.isDone()) {
-      return ready.thenCompose(connected -> incr(key, delta, initial, ttl));
+    CompletableFuture<?> before = notSendableYet();
+    if (before != null) {
+      return before.thenCompose(sendable -> incr(key, delta, initial, ttl));
     }
     return single(
         delta < 0 ? "decr" : "incr",
@@ -815,8 +843,9 @@ final class SpymemcachedNodeConnection implements NodeConnection {
 
   @Override
   public CompletableFuture<Void> flushAll() {
-    if (!ready.isDone()) {
-      return ready.thenCompose(connected -> flushAll());
+    CompletableFuture<?> before = notSendableYet();
+    if (before != null) {
+      return before.thenCompose(sendable -> flushAll());
     }
     return single(
         "flush_all",

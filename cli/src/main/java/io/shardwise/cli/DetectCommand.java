@@ -81,7 +81,7 @@ final class DetectCommand implements Callable<Integer> {
       description = "Values read per server to propose a codec, 0 for none (default: ${DEFAULT-VALUE}).")
   int values;
 
-  @Option(names = "--top", defaultValue = "5", description = "Modes below 100% to print (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--top", defaultValue = "5", description = "Modes below 100%% to print (default: ${DEFAULT-VALUE}); a tie cut by it is counted.")
   int top;
 
   @Option(

@@ -147,7 +147,33 @@ final class DetectReport {
             + modes.get(0).writer().id() + " at 100%");
       }
     }
-    scores.stream().filter(s -> !s.placesEveryKey()).limit(request.top()).forEach(s -> row(s, out));
+    belowEveryKey(scores, request.top(), out);
+  }
+
+  /**
+   * The first {@code top} of the modes (best first) that miss sampled keys, and, when the last of
+   * them ties with modes left out, how many: a cut tie would otherwise read as a ranking.
+   */
+  static void belowEveryKey(List<Detection.Score> scores, int top, PrintWriter out) {
+    List<Detection.Score> below = scores.stream().filter(s -> !s.placesEveryKey()).toList();
+    int shown = Math.min(top, below.size());
+    below.subList(0, shown).forEach(s -> row(s, out));
+    if (shown == 0 || shown == below.size()) {
+      return;
+    }
+    Detection.Score last = below.get(shown - 1);
+    int tied = 0;
+    while (shown + tied < below.size() && sameShare(below.get(shown + tied), last)) {
+      tied++;
+    }
+    if (tied > 0) {
+      out.printf(Locale.ROOT, "                            ... and %d more modes at %.2f%%, tied with the last"
+          + " (cut by --top %d; --top %d lists them)%n", tied, 100.0 * last.share(), top, shown + tied);
+    }
+  }
+
+  private static boolean sameShare(Detection.Score a, Detection.Score b) {
+    return (long) a.hits() * b.total() == (long) b.hits() * a.total();
   }
 
   private static void row(Detection.Score s, PrintWriter out) {

@@ -48,7 +48,7 @@ public final class ShardwiseCli implements Runnable {
         });
     cli.setParameterExceptionHandler(
         (e, args1) -> {
-          e.getCommandLine().getErr().println("shardwise: " + e.getMessage());
+          e.getCommandLine().getErr().println("shardwise: " + withoutErrorPrefix(e.getMessage()));
           return EXIT_USAGE;
         });
     return cli.execute(args);
@@ -58,6 +58,18 @@ public final class ShardwiseCli implements Runnable {
   @Override
   public void run() {
     spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /**
+   * picocli's message without the {@code Error: } some of its messages start with (those of
+   * argument groups: "Error: Missing required argument(s): ..."), which would follow the {@code
+   * shardwise: } prefix.
+   */
+  static String withoutErrorPrefix(String message) {
+    if (message == null) {
+      return "bad arguments";
+    }
+    return message.startsWith("Error: ") ? message.substring("Error: ".length()) : message;
   }
 
   private static String message(Exception e) {

@@ -252,4 +252,29 @@ class DetectionTest {
         .isEqualTo("user:42 x\u00e9");
     assertThat(KeySampler.uriDecode("plain-key_1.2~")).isEqualTo("plain-key_1.2~".getBytes(StandardCharsets.US_ASCII));
   }
+
+  @Test
+  void aTieCutByTopIsCountedAndTheTopThatListsItNamed() {
+    // Two modes ahead, then eight tied at 59.60% of 500 keys, then one below.
+    List<RouterSpec> specs = Detection.candidates(false, null);
+    int[] hits = {400, 350, 298, 298, 298, 298, 298, 298, 298, 298, 100};
+    List<Detection.Score> scores = new ArrayList<>();
+    for (int i = 0; i < hits.length; i++) {
+      scores.add(new Detection.Score(specs.get(i), HashTag.NONE, null, hits[i], 0, 500));
+    }
+    StringWriter text = new StringWriter();
+    DetectReport.belowEveryKey(scores, 5, new PrintWriter(text, true));
+    List<String> lines = text.toString().lines().toList();
+    assertThat(lines).hasSize(6);
+    assertThat(lines.subList(2, 5)).allSatisfy(l -> assertThat(l).contains("59.60%"));
+    assertThat(lines.get(5).trim())
+        .isEqualTo("... and 5 more modes at 59.60%, tied with the last (cut by --top 5; --top 10 lists them)");
+
+    StringWriter whole = new StringWriter();
+    DetectReport.belowEveryKey(scores, 10, new PrintWriter(whole, true));
+    assertThat(whole.toString().lines()).hasSize(10).noneMatch(l -> l.contains("more modes"));
+    StringWriter beforeTheTie = new StringWriter();
+    DetectReport.belowEveryKey(scores, 2, new PrintWriter(beforeTheTie, true));
+    assertThat(beforeTheTie.toString().lines()).hasSize(2);
+  }
 }

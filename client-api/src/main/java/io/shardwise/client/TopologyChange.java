@@ -16,8 +16,9 @@ import java.util.Objects;
  * @param added nodes of {@code after} whose address (host ignoring case, and port) was not in
  *     {@code before}; a server whose name or weight changes is neither added nor removed
  * @param removed nodes of {@code before} whose address is not in {@code after}
- * @param movedShare the share of keys (0 to 1) whose node changed, measured on a fixed sample of
- *     keys with both routers
+ * @param movedShare the share of keys (0 to 1) whose replica set changed (the servers that store
+ *     the key: its node, with one replica; a change of the replica count changes every key's),
+ *     measured on a fixed sample of keys with both routers
  * @param appliedAt when requests started to see {@code after}
  * @param warmUp how long, from {@code appliedAt}, moved keys are still taken over from their
  *     previous nodes: the settle phase plus the warm-up ({@link Duration#ZERO} when both are off or

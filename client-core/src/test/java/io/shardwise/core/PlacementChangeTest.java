@@ -160,6 +160,21 @@ class PlacementChangeTest {
   }
 
   @Test
+  void aChangeOfTheReplicaCountCountsTheKeysWhoseReplicaSetChanged() {
+    AsyncCacheClient<String> client = client(RouterSpec.of("ketama"));
+    // Every key keeps its primary and gains a second server, then loses it again.
+    TopologyChange grow = update(client, "shardwise.replicas", "2");
+    assertThat(grow.placementAfter()).isEqualTo("ketama(libketama), replicas 2");
+    assertThat(grow.movedShare()).isEqualTo(1.0);
+    assertThat(grow.toString()).endsWith("100.0% of keys move");
+    TopologyChange shrink = update(client, "shardwise.replicas", "1");
+    assertThat(shrink.movedShare()).isEqualTo(1.0);
+    // One replica: the share is that of the keys whose server changed, as before.
+    TopologyChange six = update(client, "shardwise.servers", FIVE + ",f:6");
+    assertThat(six.movedShare()).isBetween(0.08, 0.26);
+  }
+
+  @Test
   void aRouterChangeAndItsReversalAfterTheWarmUpReadNoOldValue() throws Exception {
     AsyncCacheClient<String> client = client(RouterSpec.of("ketama"), Duration.ofMillis(50), Duration.ofMillis(200), BoundedOptions.disabled());
     List<String> keys = keys(400);

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
@@ -109,6 +110,91 @@ class ReplicasIT {
       assertThat(load.counts().stale()).as("stale values; first problems %s", load.firstProblems).isZero();
       assertThat(load.counts().wrong()).isZero();
       return after;
+    } finally {
+      fleet.reset();
+    }
+  }
+
+  /**
+   * {@code add} is decided by the first available replica, so it is no lock: once the server that
+   * decided a key's add is out (killed, or stopped with SIGSTOP, then ejected), the next add of the
+   * key is decided by the next server, which does not hold it, and stores it too. Exactly the keys
+   * first placed on the server that is out are added twice, with two replicas as with one
+   * (docs/replicas.md, "add across a failover").
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fleets")
+  void addIsNotExclusiveAcrossAFailoverWithOneReplicaOrTwo(CacheFleet fleet) throws Exception {
+    for (boolean stop : new boolean[] {false, true}) {
+      for (int replicas = 1; replicas <= 2; replicas++) {
+        addsAcrossAnOutage(fleet, replicas, stop);
+      }
+    }
+  }
+
+  private static void addsAcrossAnOutage(CacheFleet fleet, int replicas, boolean stop)
+      throws InterruptedException {
+    int keys = 300;
+    fleet.reset();
+    // A short timeout, so that the stopped server is ejected after a few timed-out reads.
+    try (AsyncCacheClient<String> client = client(fleet, replicas, Duration.ofMillis(250))) {
+      CacheClient<String> sync = client.sync();
+      for (int i = 0; i < keys; i++) {
+        assertThat(sync.add("add:" + i, "first", Duration.ZERO)).as("add:%d", i).isTrue();
+      }
+      io.shardwise.routing.Node out =
+          client.nodes().stream().filter(n -> fleet.indexOf(n) == 2).findFirst().orElseThrow();
+      List<String> decidedThere = new ArrayList<>();
+      for (int i = 0; i < keys; i++) {
+        if (client.nodeFor("add:" + i).equals(out)) {
+          decidedThere.add("add:" + i);
+        }
+      }
+      if (stop) {
+        fleet.server(2).pause();
+      } else {
+        fleet.server(2).kill();
+      }
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (client.nodeStates().get(out) == NodeState.HEALTHY) {
+        assertThat(System.nanoTime()).as("%s ejected within 30 s", out).isLessThan(deadline);
+        // Reads of its keys fail (refused or timed out) until it is ejected.
+        List<CompletableFuture<?>> reads = new ArrayList<>();
+        for (String key : decidedThere.subList(0, Math.min(8, decidedThere.size()))) {
+          reads.add(client.get(key).exceptionally(t -> null));
+        }
+        CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).join();
+      }
+      List<String> addedTwice = new ArrayList<>();
+      for (int i = 0; i < keys; i++) {
+        if (sync.add("add:" + i, "second", Duration.ZERO)) {
+          addedTwice.add("add:" + i);
+        }
+      }
+      System.out.printf(
+          "REPLICAS %s add across a %s, replicas %d: %d of %d keys added twice (%d first placed on the server that is out)%n",
+          fleet, stop ? "SIGSTOP" : "kill", replicas, addedTwice.size(), keys, decidedThere.size());
+      assertThat(decidedThere).isNotEmpty();
+      assertThat(addedTwice).containsExactlyInAnyOrderElementsOf(decidedThere);
+      if (stop) {
+        // The stopped server still holds the first values: readmitted, it serves none of them
+        // (its failback journal deletes them first).
+        fleet.server(2).resume();
+        long back = System.nanoTime() + 60_000_000_000L;
+        while (client.nodeStates().get(out) != NodeState.HEALTHY) {
+          assertThat(System.nanoTime()).as("%s readmitted within 60 s", out).isLessThan(back);
+          Thread.sleep(50);
+        }
+        int second = 0;
+        for (String key : addedTwice) {
+          String value = sync.get(key);
+          assertThat(value).as(key).isNotEqualTo("first");
+          second += "second".equals(value) ? 1 : 0;
+        }
+        System.out.printf(
+            "REPLICAS %s add across a SIGSTOP, replicas %d: after the readmission %d of the %d keys read the second value, the others miss, none the first%n",
+            fleet, replicas, second, addedTwice.size());
+      }
     } finally {
       fleet.reset();
     }

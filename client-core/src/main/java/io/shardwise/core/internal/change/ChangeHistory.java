@@ -116,17 +116,31 @@ final class ChangeHistory {
   }
 
   /**
-   * The share of a fixed sample of keys whose server differs between {@code a} and {@code b}. When
-   * the hash tag changes, the sample keys carry a tag (of {@code b}, else of {@code a}): the share
-   * is that of the keys with a tag, the ones such a change moves.
+   * The share of a fixed sample of keys whose replica set (the servers that store the key: its
+   * server, with one replica) differs between {@code a} and {@code b}, so that a change of the
+   * replica count, which keeps every key's primary, counts the keys that gain or lose a server.
+   * When the hash tag changes, the sample keys carry a tag (of {@code b}, else of {@code a}): the
+   * share is that of the keys with a tag, the ones such a change moves.
    */
   static double movedShare(Topology a, Topology b) {
     String tag = b.hashTag.isEnabled() ? b.hashTag.toString() : a.hashTag.toString();
     boolean tagged = !a.hashTag.equals(b.hashTag);
+    int[] inA = new int[a.members.length];
+    int[] inB = new int[b.members.length];
     int moved = 0;
     for (int i = 0; i < SAMPLE; i++) {
       String key = tagged ? "shardwise:" + tag.charAt(0) + "sample:" + i + tag.charAt(1) + ":key" : "shardwise:sample:" + i;
-      if (a.members[a.primary(key)] != b.members[b.primary(key)]) {
+      int na = a.router.replicas(a.hash(key), a.replicas, inA);
+      int nb = b.router.replicas(b.hash(key), b.replicas, inB);
+      boolean same = na == nb;
+      for (int x = 0; x < na && same; x++) {
+        boolean found = false;
+        for (int y = 0; y < nb && !found; y++) {
+          found = a.members[inA[x]] == b.members[inB[y]];
+        }
+        same = found;
+      }
+      if (!same) {
         moved++;
       }
     }
