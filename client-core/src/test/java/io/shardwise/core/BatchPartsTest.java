@@ -120,8 +120,8 @@ class BatchPartsTest {
     assertThat(result.values()).containsOnlyKeys(values.keySet());
     assertThat(store().data.keySet()).containsExactlyInAnyOrderElementsOf(values.keySet());
     assertThat(store().requests.get() - before)
-        .as("5 parts, a ping, the failed part again in 4 pieces")
-        .isEqualTo(10);
+        .as("5 parts, a ping, the failed part again in 10 pieces")
+        .isEqualTo(16);
   }
 
   @Test
@@ -151,7 +151,7 @@ class BatchPartsTest {
     Map<String, String> values = values(500);
     store().failRequestWith = new IOException("connection reset");
     store().failRequest = store().requests.get() + 2;
-    store().failRequests = 3; // the second part, and the two pings after it
+    store().failRequests = 4; // the second part, and the three pings after it
 
     MultiResult<Boolean> result = sync.setMulti(values, Duration.ZERO);
 
@@ -172,7 +172,7 @@ class BatchPartsTest {
     }
     assertThat(store().requests.get())
         .as("the parts after the failed one and its pings were not sent")
-        .isEqualTo(store().failRequest + 2);
+        .isEqualTo(store().failRequest + 3);
   }
 
   @Test

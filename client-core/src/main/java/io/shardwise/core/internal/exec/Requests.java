@@ -46,8 +46,14 @@ public final class Requests implements Sender {
    */
   public static final int PART_BYTES = 1 << 20;
 
+  /**
+   * How many pings in a row, each with the timeout, a node that failed a part of a batch may miss
+   * before the rest of its share is not sent.
+   */
+  static final int CHECK_PINGS = 3;
+
   /** Into how many pieces a part that failed on a node that still answers is cut to be sent again. */
-  static final int AGAIN_PIECES = 4;
+  static final int AGAIN_PIECES = 10;
 
   /**
    * @param retries extra attempts on the same node after a node failure (0 for none)
@@ -69,16 +75,16 @@ public final class Requests implements Sender {
   /**
    * A bound, in parts, for how long one node's share of a batch of {@code keys} keys with {@code
    * valueBytes} bytes of values in all may take ({@link #inParts}), counting one timeout per part:
-   * twice the parts it is cut in, since a part that fails on a node that still answers costs up
-   * to 6 timeouts (itself, two pings, one piece sent again, two pings), and a caller allows 4
-   * timeouts per part of this bound.
+   * five times the parts it is cut in, since a part that fails on a node that still answers costs
+   * up to 17 timeouts (itself, three pings, its pieces sent again, three pings), and a caller
+   * allows 4 timeouts per part of this bound.
    */
   public long partsBound(int keys, long valueBytes) {
     long byCount = Math.max(1, (keys + (long) batchKeys - 1) / batchKeys);
     // A part closed by size holds, with the next part, more than PART_BYTES: at most two such
     // parts per PART_BYTES of values, plus one.
     long bySize = valueBytes <= PART_BYTES ? 0 : 2 * ((valueBytes + PART_BYTES - 1) / PART_BYTES) + 1;
-    return 2 * (byCount + bySize);
+    return 5 * (byCount + bySize);
   }
 
   /** Whether requests are retried on their node (the retry failure mode). */
@@ -230,8 +236,10 @@ public final class Requests implements Sender {
    * node: a ping, with the same timeout, unless the node's circuit has already taken it out. If
    * the node answers, the part was slow, not the node (a busy machine delays one part now and
    * then): the next parts are sent, and with {@code repeatable} (a request that leaves the same
-   * state when done twice: a get, a set of the same values) the failed part is sent once more
-   * first. If the node does not answer, or is out, the batch ends there: the keys of the parts not
+   * state when done twice: a get, a set of the same values) the failed part, or the keys of an
+   * answered part whose own requests failed on the node, are first sent once more, in {@link
+   * #AGAIN_PIECES} pieces; a piece that fails again fails alone, and the node is checked again
+   * after the last piece. If the node does not answer, or is out, the batch ends there: the keys of the parts not
    * sent yet fail with a {@link NodeUnavailableException} saying so, instead of each part waiting
    * out its own timeout on a node that has stopped answering. A key whose own request failed
    * inside a part that was answered fails alone, with the reason the node's reply names. The
@@ -409,9 +417,10 @@ public final class Requests implements Sender {
     private void afterNodeFailure(List<String> keys, Throwable failure, boolean again) {
       boolean sendAgain = repeatable && !again;
       if (again && next < againTo) {
-        // A piece sent again failed too: the other pieces are not sent again, and their keys keep
-        // the failure of their first sending.
-        next = againTo;
+        // A piece sent again failed too: its keys keep the failure, and the next piece follows,
+        // each piece costing at most its own timeout; the node is checked after the last one.
+        advance();
+        return;
       }
       if (!sendAgain && next == parts.size()) {
         finish();
@@ -421,7 +430,7 @@ public final class Requests implements Sender {
         notSent(failure, "the node is out");
         return;
       }
-      check(true)
+      check(CHECK_PINGS)
           .whenComplete(
               (took, down) -> {
                 if (down != null) {
@@ -429,9 +438,9 @@ public final class Requests implements Sender {
                   return;
                 }
                 if (sendAgain) {
-                  // Sent again before the next parts, in pieces of a quarter of the part: a part
-                  // that outlived the timeout on a busy machine is then four requests, each with
-                  // its own timeout.
+                  // Sent again before the next parts, in pieces of a tenth of the part: a part
+                  // that outlived the timeout on a busy machine is then ten smaller requests, each
+                  // with its own timeout.
                   int piece = Math.max(1, (keys.size() + AGAIN_PIECES - 1) / AGAIN_PIECES);
                   List<List<String>> pieces = new ArrayList<>();
                   for (int from = 0; from < keys.size(); from += piece) {
@@ -445,15 +454,16 @@ public final class Requests implements Sender {
     }
 
     /**
-     * Pings the node; a ping that times out is followed by one more ({@code second}): a ping sent
-     * right after a timed-out part may wait behind that part's late replies on the connection.
+     * Pings the node, up to {@code pings} times while a ping fails on the node and its circuit keeps
+     * it in: a ping sent right after a timed-out part may wait behind that part's late replies on
+     * the connection (a Redis pipeline of 1,000 commands on a starved machine).
      */
-    private CompletableFuture<Duration> check(boolean second) {
+    private CompletableFuture<Duration> check(int pings) {
       return call(m, "ping", NodeConnection::ping, false, Function.identity(), null)
           .exceptionallyCompose(
               down ->
-                  second && health.isNodeFailure(down) && m.available()
-                      ? check(false)
+                  pings > 1 && health.isNodeFailure(down) && m.available()
+                      ? check(pings - 1)
                       : CompletableFuture.failedFuture(down));
     }
 
