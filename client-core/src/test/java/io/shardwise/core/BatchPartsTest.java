@@ -125,6 +125,25 @@ class BatchPartsTest {
   }
 
   @Test
+  void aGetMultiPartSentAgainReportsItsMissesAsMisses() {
+    CacheClient<String> sync = client(100, Duration.ofSeconds(1));
+    Map<String, String> values = values(300);
+    sync.setMulti(values, Duration.ZERO);
+    List<String> asked = new ArrayList<>(values.keySet());
+    for (int i = 0; i < 100; i++) {
+      asked.add(100, "absent" + i); // the second part is 100 absent keys
+    }
+    store().failRequestWith = new IOException("connection reset");
+    store().failRequest = store().requests.get() + 2;
+
+    MultiResult<String> read = sync.getMulti(asked);
+
+    assertThat(read.errors()).isEmpty();
+    assertThat(read.values()).isEqualTo(values);
+    assertThat(read.misses()).hasSize(100);
+  }
+
+  @Test
   void aDeletePartThatFailsOnAServerThatAnswersIsNotSentAgainButTheRestFollow() {
     CacheClient<String> sync = client(100, Duration.ofSeconds(1));
     Map<String, String> values = values(500);

@@ -237,8 +237,8 @@ public final class Requests implements Sender {
    * the node answers, the part was slow, not the node (a busy machine delays one part now and
    * then): the next parts are sent, and with {@code repeatable} (a request that leaves the same
    * state when done twice: a get, a set of the same values) the failed part, or the keys of an
-   * answered part whose own requests failed on the node, are first sent once more, in {@link
-   * #AGAIN_PIECES} pieces; a piece that fails again fails alone, and the node is checked again
+   * answered part whose own requests failed on the node, are first sent once more, in 10
+   * pieces; a piece that fails again fails alone, and the node is checked again
    * after the last piece. If the node does not answer, or is out, the batch ends there: the keys of the parts not
    * sent yet fail with a {@link NodeUnavailableException} saying so, instead of each part waiting
    * out its own timeout on a node that has stopped answering. A key whose own request failed
@@ -378,7 +378,10 @@ public final class Requests implements Sender {
       if (failure == null) {
         replies.putAll(reply.values());
         if (again) {
-          failed.keySet().removeAll(reply.values().keySet());
+          // Answered this time: a key the reply does not name failed is stored, deleted or a miss.
+          for (String key : keys) {
+            failed.remove(key);
+          }
         }
         failed.putAll(reply.failures());
         if (repeatable && !again && !reply.failures().isEmpty()) {
