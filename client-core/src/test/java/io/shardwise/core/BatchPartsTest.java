@@ -107,11 +107,70 @@ class BatchPartsTest {
   }
 
   @Test
-  void aPartThatFailsOnItsServerEndsTheBatchAndEveryKeySaysWhatHappenedToIt() {
+  void aPartThatFailsOnAServerThatAnswersAPingIsSentAgainAndTheRestFollow() {
+    CacheClient<String> sync = client(100, Duration.ofSeconds(1));
+    Map<String, String> values = values(500);
+    int before = store().requests.get();
+    store().failRequestWith = new IOException("connection reset");
+    store().failRequest = before + 2;
+
+    MultiResult<Boolean> result = sync.setMulti(values, Duration.ZERO);
+
+    assertThat(result.errors()).isEmpty();
+    assertThat(result.values()).containsOnlyKeys(values.keySet());
+    assertThat(store().data.keySet()).containsExactlyInAnyOrderElementsOf(values.keySet());
+    assertThat(store().requests.get() - before)
+        .as("5 parts, a ping, the failed part again in 10 pieces")
+        .isEqualTo(16);
+  }
+
+  @Test
+  void aGetMultiPartSentAgainReportsItsMissesAsMisses() {
+    CacheClient<String> sync = client(100, Duration.ofSeconds(1));
+    Map<String, String> values = values(300);
+    sync.setMulti(values, Duration.ZERO);
+    List<String> asked = new ArrayList<>(values.keySet());
+    for (int i = 0; i < 100; i++) {
+      asked.add(100, "absent" + i); // the second part is 100 absent keys
+    }
+    store().failRequestWith = new IOException("connection reset");
+    store().failRequest = store().requests.get() + 2;
+
+    MultiResult<String> read = sync.getMulti(asked);
+
+    assertThat(read.errors()).isEmpty();
+    assertThat(read.values()).isEqualTo(values);
+    assertThat(read.misses()).hasSize(100);
+  }
+
+  @Test
+  void aDeletePartThatFailsOnAServerThatAnswersIsNotSentAgainButTheRestFollow() {
+    CacheClient<String> sync = client(100, Duration.ofSeconds(1));
+    Map<String, String> values = values(500);
+    sync.setMulti(values, Duration.ZERO);
+    int before = store().requests.get();
+    store().failRequestWith = new IOException("connection reset");
+    store().failRequest = before + 2;
+
+    MultiResult<Boolean> result = sync.deleteMulti(values.keySet());
+
+    List<String> keys = new ArrayList<>(values.keySet());
+    assertThat(result.errors().keySet()).containsExactlyInAnyOrderElementsOf(keys.subList(100, 200));
+    for (String key : keys.subList(100, 200)) {
+      assertThat(result.errors().get(key)).as(key).hasMessageContaining("connection reset");
+    }
+    assertThat(result.values()).hasSize(400).doesNotContainValue(false);
+    assertThat(store().data.keySet()).containsExactlyInAnyOrderElementsOf(keys.subList(100, 200));
+    assertThat(store().requests.get() - before).as("5 parts and a ping").isEqualTo(6);
+  }
+
+  @Test
+  void aPartThatFailsOnAServerThatDoesNotAnswerEndsTheBatchAndEveryKeySaysWhatHappenedToIt() {
     CacheClient<String> sync = client(100, Duration.ofSeconds(1));
     Map<String, String> values = values(500);
     store().failRequestWith = new IOException("connection reset");
     store().failRequest = store().requests.get() + 2;
+    store().failRequests = 4; // the second part, and the three pings after it
 
     MultiResult<Boolean> result = sync.setMulti(values, Duration.ZERO);
 
@@ -127,9 +186,12 @@ class BatchPartsTest {
           .as(key)
           .isInstanceOf(NodeUnavailableException.class)
           .hasMessageContaining("not sent: an earlier part of this batch failed on this node")
-          .hasMessageContaining("connection reset");
+          .hasMessageContaining("connection reset")
+          .hasMessageContaining("did not answer a ping");
     }
-    assertThat(store().requests.get()).as("the parts after the failed one were not sent").isEqualTo(store().failRequest);
+    assertThat(store().requests.get())
+        .as("the parts after the failed one and its pings were not sent")
+        .isEqualTo(store().failRequest + 3);
   }
 
   @Test

@@ -62,15 +62,19 @@ final class InMemoryBackend implements Backend {
       this.node = node;
     }
 
-    /** Request number {@link #failRequest} (counting from 1) fails with {@link #failRequestWith}. */
+    /**
+     * Request number {@link #failRequest} (counting from 1, pings included) and the {@link
+     * #failRequests} - 1 after it fail with {@link #failRequestWith}.
+     */
     volatile int failRequest;
+    volatile int failRequests = 1;
     volatile Throwable failRequestWith;
     /** Every reply comes this long after its request, when set. */
     volatile long delayMillis;
 
     private <T> CompletableFuture<T> reply(java.util.function.Supplier<T> work) {
       int number = requests.incrementAndGet();
-      if (number == failRequest) {
+      if (number >= failRequest && number < failRequest + failRequests) {
         return CompletableFuture.failedFuture(failRequestWith);
       }
       if (delayMillis > 0) {

@@ -142,7 +142,7 @@ public final class MultiGets<V> {
       }
       int node = i;
       parts.add(
-          requests.inParts(t.members[node], nodeKeys, null, keys -> requests.send(t, node, "getMulti", c -> c.getMulti(keys)))
+          requests.inParts(t.members[node], nodeKeys, null, true, keys -> requests.send(t, node, "getMulti", c -> c.getMulti(keys)))
               .thenAccept(
                   reply -> {
                     int answered = nodeKeys.size() - reply.failedCount(nodeKeys.size());
@@ -264,6 +264,7 @@ public final class MultiGets<V> {
                       plan.t.members[primary],
                       keys,
                       null,
+                      true,
                       part -> requests.send(plan.t, primary, "getMultiFallback", c -> c.getMulti(part)))
                   .thenAccept(
                       reply -> {

@@ -167,6 +167,7 @@ public final class MultiWrites {
         node,
         nodeKeys,
         "setMulti",
+        true,
         key -> encoded.get(key).length(),
         part -> {
           Map<String, CachedValue> batch = new LinkedHashMap<>();
@@ -179,7 +180,7 @@ public final class MultiWrites {
 
   /** A deleteMulti of {@code nodeKeys} on one node, in parts; what its reply says of each key. */
   CompletableFuture<NodeReply<Boolean>> deleteOn(Topology t, int node, List<String> nodeKeys) {
-    return sendBatch(t, node, nodeKeys, "deleteMulti", null, part -> c -> c.deleteMulti(part));
+    return sendBatch(t, node, nodeKeys, "deleteMulti", false, null, part -> c -> c.deleteMulti(part));
   }
 
   /** Why the write of {@code key} on {@code m} is not confirmed by {@code reply} ({@link NodeReply#unconfirmed}). */
@@ -264,6 +265,9 @@ public final class MultiWrites {
    * over as {@link Writes} hands over a write of one such key: in the order of the node's old-copy
    * deletes; the marks of the keys it wrote are cleared once all parts are done.
    *
+   * @param repeatable whether a part that timed out on a node that still answers is sent again
+   *     ({@link Requests#inParts}): true for a set, which done twice leaves the same value; false
+   *     for a delete, whose second reply would call a key it deleted absent
    * @param bytes the size of each key's value, or null
    * @param opFor the request of one part
    */
@@ -272,6 +276,7 @@ public final class MultiWrites {
       int node,
       List<String> keys,
       String operation,
+      boolean repeatable,
       ToIntFunction<String> bytes,
       Function<List<String>, Function<NodeConnection, CompletableFuture<BatchReply<X>>>> opFor) {
     Member member = t.members[node];
@@ -289,11 +294,11 @@ public final class MultiWrites {
       }
     }
     if (marked == null) {
-      return requests.inParts(member, keys, bytes, part -> requests.send(t, node, operation, opFor.apply(part)));
+      return requests.inParts(member, keys, bytes, repeatable, part -> requests.send(t, node, operation, opFor.apply(part)));
     }
     Map<String, Long> cleared = marked;
     return requests
-        .inParts(member, keys, bytes, part -> dirty.handOff(() -> requests.send(t, node, operation, opFor.apply(part))))
+        .inParts(member, keys, bytes, repeatable, part -> dirty.handOff(() -> requests.send(t, node, operation, opFor.apply(part))))
         .whenComplete(
             (reply, x) ->
                 cleared.forEach(

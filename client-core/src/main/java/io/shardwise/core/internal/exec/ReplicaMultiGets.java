@@ -275,7 +275,7 @@ final class ReplicaMultiGets<V> {
       }
       routes.sent(m);
       return requests
-          .inParts(m, nodeKeys, null, part -> requests.send(t, node, r == 0 ? "getMulti" : "getMultiReplica", c -> c.getMulti(part)))
+          .inParts(m, nodeKeys, null, true, part -> requests.send(t, node, r == 0 ? "getMulti" : "getMultiReplica", c -> c.getMulti(part)))
           .thenApply(
               reply -> {
                 m.inFlight.decrementAndGet();

@@ -47,6 +47,15 @@ public final class Requests implements Sender {
   public static final int PART_BYTES = 1 << 20;
 
   /**
+   * How many pings in a row, each with the timeout, a node that failed a part of a batch may miss
+   * before the rest of its share is not sent.
+   */
+  static final int CHECK_PINGS = 3;
+
+  /** Into how many pieces a part that failed on a node that still answers is cut to be sent again. */
+  static final int AGAIN_PIECES = 10;
+
+  /**
    * @param retries extra attempts on the same node after a node failure (0 for none)
    * @param batchKeys most keys in one request to one node ({@link #inParts})
    */
@@ -64,16 +73,18 @@ public final class Requests implements Sender {
   }
 
   /**
-   * The most parts one node's share of a batch of {@code keys} keys with {@code valueBytes} bytes
-   * of values in all can be sent in ({@link #inParts}): a bound for how long the batch may take,
-   * one timeout per part.
+   * A bound, in parts, for how long one node's share of a batch of {@code keys} keys with {@code
+   * valueBytes} bytes of values in all may take ({@link #inParts}), counting one timeout per part:
+   * five times the parts it is cut in, since a part that fails on a node that still answers costs
+   * up to 17 timeouts (itself, three pings, its pieces sent again, three pings), and a caller
+   * allows 4 timeouts per part of this bound.
    */
   public long partsBound(int keys, long valueBytes) {
     long byCount = Math.max(1, (keys + (long) batchKeys - 1) / batchKeys);
     // A part closed by size holds, with the next part, more than PART_BYTES: at most two such
     // parts per PART_BYTES of values, plus one.
     long bySize = valueBytes <= PART_BYTES ? 0 : 2 * ((valueBytes + PART_BYTES - 1) / PART_BYTES) + 1;
-    return byCount + bySize;
+    return 5 * (byCount + bySize);
   }
 
   /** Whether requests are retried on their node (the retry failure mode). */
@@ -204,22 +215,45 @@ public final class Requests implements Sender {
   }
 
   /**
+   * {@link #inParts(Member, List, ToIntFunction, boolean, Function)} of a request that is not
+   * repeated: a part that timed out is not sent again.
+   */
+  public <X> CompletableFuture<NodeReply<X>> inParts(
+      Member m,
+      List<String> keys,
+      ToIntFunction<String> bytes,
+      Function<List<String>, CompletableFuture<BatchReply<X>>> part) {
+    return inParts(m, keys, bytes, false, part);
+  }
+
+  /**
    * Sends a batch of {@code keys} to {@code m} as parts of at most the batch size in keys and
    * {@link #PART_BYTES} of values, one part after another, each a request of its own (sent by
    * {@code part}, which records it and watches its deadline): a batch of any size is never judged
-   * by one timeout, and every key's outcome is that of its own part. A part that fails on the node
-   * (a timeout, a lost connection) ends the batch there: the keys of the parts not sent yet fail
-   * with a {@link NodeUnavailableException} saying so, instead of each part waiting out its own
-   * timeout on a node that has stopped answering. A key whose own request failed inside a part
-   * that was answered fails alone, with the reason the node's reply names. The future never fails.
+   * by one timeout, and every key's outcome is that of its own part.
+   *
+   * <p>A part that fails on the node (a timeout, a lost connection) is followed by a check of the
+   * node: a ping, with the same timeout, unless the node's circuit has already taken it out. If
+   * the node answers, the part was slow, not the node (a busy machine delays one part now and
+   * then): the next parts are sent, and with {@code repeatable} (a request that leaves the same
+   * state when done twice: a get, a set of the same values) the failed part, or the keys of an
+   * answered part whose own requests failed on the node, are first sent once more, in 10
+   * pieces; a piece that fails again fails alone, and the node is checked again
+   * after the last piece. If the node does not answer, or is out, the batch ends there: the keys of the parts not
+   * sent yet fail with a {@link NodeUnavailableException} saying so, instead of each part waiting
+   * out its own timeout on a node that has stopped answering. A key whose own request failed
+   * inside a part that was answered fails alone, with the reason the node's reply names. The
+   * future never fails.
    *
    * @param bytes the size of each key's value (for stores), or null
+   * @param repeatable whether a part that failed on an answering node is sent once more
    * @param part sends one part and returns the node's reply for its keys
    */
   public <X> CompletableFuture<NodeReply<X>> inParts(
       Member m,
       List<String> keys,
       ToIntFunction<String> bytes,
+      boolean repeatable,
       Function<List<String>, CompletableFuture<BatchReply<X>>> part) {
     List<List<String>> parts = split(keys, bytes);
     if (parts == null) {
@@ -231,7 +265,7 @@ public final class Requests implements Sender {
       }
       return sent.handle((reply, failure) -> failure == null ? NodeReply.of(reply) : NodeReply.failed(failure));
     }
-    return new PartRun<>(m, parts, part).start();
+    return new PartRun<>(m, parts, repeatable, part).start();
   }
 
   /** {@code keys} cut into parts, or null when they fit in one. */
@@ -259,21 +293,30 @@ public final class Requests implements Sender {
   }
 
   /**
-   * The parts of one batch to one node, sent one after another. Only one part is in flight, so the
-   * fields are used by one thread at a time, each completion happening before the next send.
+   * The parts of one batch to one node, sent one after another. Only one request (a part, or the
+   * ping that checks the node after a failed part) is in flight, so the fields are used by one
+   * thread at a time, each completion happening before the next send.
    */
   private final class PartRun<X> {
     private final Member m;
     private final List<List<String>> parts;
+    private final boolean repeatable;
     private final Function<List<String>, CompletableFuture<BatchReply<X>>> send;
     private final Map<String, X> replies = new HashMap<>();
     private final Map<String, Throwable> failed = new HashMap<>();
     private final CompletableFuture<NodeReply<X>> done = new CompletableFuture<>();
     private int next;
+    /** Parts before this index (from {@link #next} on) are keys sent again, in smaller pieces. */
+    private int againTo;
 
-    PartRun(Member m, List<List<String>> parts, Function<List<String>, CompletableFuture<BatchReply<X>>> send) {
+    PartRun(
+        Member m,
+        List<List<String>> parts,
+        boolean repeatable,
+        Function<List<String>, CompletableFuture<BatchReply<X>>> send) {
       this.m = m;
-      this.parts = parts;
+      this.parts = new ArrayList<>(parts);
+      this.repeatable = repeatable;
       this.send = send;
     }
 
@@ -288,24 +331,26 @@ public final class Requests implements Sender {
      */
     private void advance() {
       while (next < parts.size()) {
-        List<String> keys = parts.get(next++);
-        CompletableFuture<BatchReply<X>> sent;
-        try {
-          sent = send.apply(keys);
-        } catch (RuntimeException e) {
-          sent = CompletableFuture.failedFuture(e);
-        }
-        if (!sent.isDone()) {
-          sent.whenComplete(
-              (reply, failure) -> {
-                if (take(keys, reply, failure)) {
-                  advance();
-                } else {
-                  finish();
-                }
-              });
+        boolean again = next < againTo;
+        if (!sendPart(parts.get(next++), again)) {
           return;
         }
+      }
+      finish();
+    }
+
+    /**
+     * Sends {@code keys} ({@code again}: the second time); true when its outcome was taken at once
+     * and the caller goes on with the next part, false when the run goes on in a callback.
+     */
+    private boolean sendPart(List<String> keys, boolean again) {
+      CompletableFuture<BatchReply<X>> sent;
+      try {
+        sent = send.apply(keys);
+      } catch (RuntimeException e) {
+        sent = CompletableFuture.failedFuture(e);
+      }
+      if (sent.isDone()) {
         BatchReply<X> reply = null;
         Throwable failure = null;
         try {
@@ -313,40 +358,133 @@ public final class Requests implements Sender {
         } catch (CompletionException | java.util.concurrent.CancellationException e) {
           failure = e;
         }
-        if (!take(keys, reply, failure)) {
-          break;
-        }
+        return take(keys, reply, failure, again);
       }
-      finish();
+      sent.whenComplete(
+          (reply, failure) -> {
+            if (take(keys, reply, failure, again)) {
+              advance();
+            }
+          });
+      return false;
     }
 
     /**
-     * Records a part's outcome, each key's own failure in a reply that succeeded included; false
-     * when the rest of the batch is not to be sent.
+     * Records a part's outcome, each key's own failure in a reply that succeeded included; true
+     * when the next part may follow at once, false when the node is checked first (the run goes on
+     * in a callback, or has ended).
      */
-    private boolean take(List<String> keys, BatchReply<X> reply, Throwable failure) {
+    private boolean take(List<String> keys, BatchReply<X> reply, Throwable failure, boolean again) {
       if (failure == null) {
         replies.putAll(reply.values());
+        if (again) {
+          // Answered this time: a key the reply does not name failed is stored, deleted or a miss.
+          for (String key : keys) {
+            failed.remove(key);
+          }
+        }
         failed.putAll(reply.failures());
+        if (repeatable && !again && !reply.failures().isEmpty()) {
+          // Keys of an answered part whose own request failed on the node (memcached answers each
+          // key on its own; some may time out): sent again as a part of their own.
+          List<String> onNode = new ArrayList<>();
+          Throwable first = null;
+          for (Map.Entry<String, Throwable> f : reply.failures().entrySet()) {
+            if (health.isNodeFailure(f.getValue())) {
+              onNode.add(f.getKey());
+              first = first == null ? f.getValue() : first;
+            }
+          }
+          if (first != null) {
+            afterNodeFailure(onNode, first, false);
+            return false;
+          }
+        }
         return true;
       }
       for (String key : keys) {
         failed.put(key, failure);
       }
-      if (!health.isNodeFailure(failure) || next == parts.size()) {
+      if (!health.isNodeFailure(failure)) {
         return true;
       }
+      afterNodeFailure(keys, failure, again);
+      return false;
+    }
+
+    /**
+     * After {@code keys} failed on the node with {@code failure} (their failures recorded): checks
+     * the node, then sends them once more (if repeatable and not sent again already) and the next
+     * parts while it answers, or ends the batch.
+     */
+    private void afterNodeFailure(List<String> keys, Throwable failure, boolean again) {
+      boolean sendAgain = repeatable && !again;
+      if (again && next < againTo) {
+        // A piece sent again failed too: its keys keep the failure, and the next piece follows,
+        // each piece costing at most its own timeout; the node is checked after the last one.
+        advance();
+        return;
+      }
+      if (!sendAgain && next == parts.size()) {
+        finish();
+        return;
+      }
+      if (!m.available()) {
+        notSent(failure, "the node is out");
+        return;
+      }
+      check(CHECK_PINGS)
+          .whenComplete(
+              (took, down) -> {
+                if (down != null) {
+                  notSent(failure, "the node did not answer a ping after it either");
+                  return;
+                }
+                if (sendAgain) {
+                  // Sent again before the next parts, in pieces of a tenth of the part: a part
+                  // that outlived the timeout on a busy machine is then ten smaller requests, each
+                  // with its own timeout.
+                  int piece = Math.max(1, (keys.size() + AGAIN_PIECES - 1) / AGAIN_PIECES);
+                  List<List<String>> pieces = new ArrayList<>();
+                  for (int from = 0; from < keys.size(); from += piece) {
+                    pieces.add(keys.subList(from, Math.min(keys.size(), from + piece)));
+                  }
+                  parts.addAll(next, pieces);
+                  againTo = next + pieces.size();
+                }
+                advance();
+              });
+    }
+
+    /**
+     * Pings the node, up to {@code pings} times while a ping fails on the node and its circuit keeps
+     * it in: a ping sent right after a timed-out part may wait behind that part's late replies on
+     * the connection (a Redis pipeline of 1,000 commands on a starved machine).
+     */
+    private CompletableFuture<Duration> check(int pings) {
+      return call(m, "ping", NodeConnection::ping, false, Function.identity(), null)
+          .exceptionallyCompose(
+              down ->
+                  pings > 1 && health.isNodeFailure(down) && m.available()
+                      ? check(pings - 1)
+                      : CompletableFuture.failedFuture(down));
+    }
+
+    /** Fails the keys of the parts not sent yet, after {@code failure}, and ends the run. */
+    private void notSent(Throwable failure, String why) {
       ShardwiseException cause = asShardwise(m, failure);
       NodeUnavailableException notSent =
           new NodeUnavailableException(
-              m.node, "not sent: an earlier part of this batch failed on this node (" + cause.getMessage() + ")", cause);
+              m.node,
+              "not sent: an earlier part of this batch failed on this node (" + cause.getMessage() + ") and " + why,
+              cause);
       for (int i = next; i < parts.size(); i++) {
         for (String key : parts.get(i)) {
           failed.put(key, notSent);
         }
       }
       next = parts.size();
-      return false;
+      finish();
     }
 
     private void finish() {
