@@ -3,6 +3,7 @@ package io.shardwise.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.Codecs;
 import io.shardwise.routing.Node;
 import java.time.Duration;
@@ -32,7 +33,8 @@ class FailbackModelTest {
   static final ReplicaRepair REPAIR = Boolean.parseBoolean(System.getProperty("model.repair", "true")) ? ReplicaRepair.defaults() : ReplicaRepair.off();
 
   /** The outcome of one run. */
-  record Outcome(long reads, long hits, long writes, long stale, long wrong, long ejections, List<String> examples) {}
+  record Outcome(
+      long reads, long hits, long writes, long stale, long wrong, long ejections, long repairs, List<String> examples) {}
 
   /** Seeds 1, 2, 3; {@code -Dfailback.model.seeds=N} runs seeds 1..N. */
   static java.util.stream.LongStream seeds() {
@@ -69,6 +71,7 @@ class FailbackModelTest {
   void withTwoReplicasNoReadReturnsAnOlderValueEither(long seed) throws Exception {
     Outcome outcome = run(seed, RejoinPolicy.JOURNAL, 2);
     assertThat(outcome.ejections()).as("the chaos ejected nodes").isGreaterThan(5);
+    assertRepaired(outcome.repairs());
     assertThat(outcome.hits()).as("reads found values").isGreaterThan(1000);
     assertThat(outcome.wrong()).as("values of other keys").isZero();
     assertThat(outcome.stale()).as("old values read; examples: %s", outcome.examples()).isZero();
@@ -98,9 +101,22 @@ class FailbackModelTest {
     BoundedOptions bounded = BoundedOptions.builder().enabled(true).scope(BoundedOptions.Scope.ALL).epsilon(0.05).build();
     Outcome outcome = run(seed, RejoinPolicy.JOURNAL, replicas, bounded);
     assertThat(outcome.ejections()).as("the chaos ejected nodes").isGreaterThan(5);
+    if (replicas > 1) {
+      assertRepaired(outcome.repairs());
+    }
     assertThat(outcome.hits()).as("reads found values").isGreaterThan(1000);
     assertThat(outcome.wrong()).as("values of other keys").isZero();
     assertThat(outcome.stale()).as("old values read; examples: %s", outcome.examples()).isZero();
+  }
+
+  /**
+   * With repair on (the default of these runs), repairs were made: a run with replicas must keep
+   * exercising the repair's copies, whose generation check it must catch (docs/replicas.md).
+   */
+  static void assertRepaired(long repairs) {
+    if (REPAIR.enabled()) {
+      assertThat(repairs).as("copies repaired (read repair and handoff)").isPositive();
+    }
   }
 
   private Outcome run(long seed, RejoinPolicy policy) throws Exception {
@@ -114,6 +130,7 @@ class FailbackModelTest {
   private Outcome run(long seed, RejoinPolicy policy, int replicas, BoundedOptions bounded) throws Exception {
     SimulatedFleet fleet = new SimulatedFleet();
     AtomicLong ejections = new AtomicLong();
+    AtomicLong repairs = new AtomicLong();
     AsyncCacheClient<String> client =
         ShardwiseClient.builder()
             .backend(fleet)
@@ -128,6 +145,13 @@ class FailbackModelTest {
             .codec(Codecs.utf8())
             .replicas(replicas)
             .replicaRepair(REPAIR)
+            .metrics(
+                new ClientMetrics() {
+                  @Override
+                  public void repaired(Node node, String cause) {
+                    repairs.incrementAndGet();
+                  }
+                })
             .bounded(bounded)
             .build();
     for (Node n : client.nodes()) {
@@ -148,11 +172,12 @@ class FailbackModelTest {
     }
     client.close();
     Outcome outcome =
-        new Outcome(done.reads(), done.hits(), done.writes(), done.stale(), done.wrong(), ejections.get(), done.examples());
+        new Outcome(done.reads(), done.hits(), done.writes(), done.stale(), done.wrong(), ejections.get(), repairs.get(),
+            done.examples());
     System.out.printf(
-        "[failback model] policy %s replicas %d bounded %s seed %d: %d reads (%d hits), %d writes, %d ejections, %d old, %d wrong%n",
+        "[failback model] policy %s replicas %d bounded %s seed %d: %d reads (%d hits), %d writes, %d ejections, %d repairs, %d old, %d wrong%n",
         policy.id(), replicas, bounded.enabled(), seed, outcome.reads(), outcome.hits(), outcome.writes(), outcome.ejections(),
-        outcome.stale(), outcome.wrong());
+        outcome.repairs(), outcome.stale(), outcome.wrong());
     return outcome;
   }
 }
