@@ -25,6 +25,12 @@ class FailbackModelTest {
 
   private static final int KEYS = 2000;
   private static final int THREADS = 8;
+  /**
+   * With replicas, fewer keys and {@link HealingModelTest#MIX}'s many deletes, so that writes and
+   * deletes of a key race its repair copies: without the copy protocol's generation check these runs
+   * read old values (docs/replicas.md).
+   */
+  private static final int REPAIR_KEYS = 500;
   private static final long RUN_NANOS = 3_000_000_000L;
   /** Reads 50%, writes 50%: sets, deletes and batches. */
   private static final VersionedLoad.Mix MIX = new VersionedLoad.Mix(45, 5, 40, 0, 5, 5, 0);
@@ -72,7 +78,7 @@ class FailbackModelTest {
     Outcome outcome = run(seed, RejoinPolicy.JOURNAL, 2);
     assertThat(outcome.ejections()).as("the chaos ejected nodes").isGreaterThan(5);
     assertRepaired(outcome.repairs());
-    assertThat(outcome.hits()).as("reads found values").isGreaterThan(1000);
+    assertThat(outcome.hits()).as("reads found values (500 keys, many deletes)").isGreaterThan(300);
     assertThat(outcome.wrong()).as("values of other keys").isZero();
     assertThat(outcome.stale()).as("old values read; examples: %s", outcome.examples()).isZero();
   }
@@ -104,7 +110,7 @@ class FailbackModelTest {
     if (replicas > 1) {
       assertRepaired(outcome.repairs());
     }
-    assertThat(outcome.hits()).as("reads found values").isGreaterThan(1000);
+    assertThat(outcome.hits()).as("reads found values").isGreaterThan(replicas > 1 ? 300 : 1000);
     assertThat(outcome.wrong()).as("values of other keys").isZero();
     assertThat(outcome.stale()).as("old values read; examples: %s", outcome.examples()).isZero();
   }
@@ -156,9 +162,15 @@ class FailbackModelTest {
             .build();
     for (Node n : client.nodes()) {
       fleet.node(n).lossRate = 0.02; // some deletes of old copies fail and must be retried
+      if (replicas > 1) {
+        // Replies after random delays: repair copies are still under way when writes of their keys come.
+        fleet.node(n).jitterMicros = 300;
+      }
     }
     AtomicBoolean running = new AtomicBoolean(true);
-    VersionedLoad load = new VersionedLoad(client.sync(), "m:", KEYS, THREADS, MIX).start(seed);
+    VersionedLoad load = (replicas > 1
+            ? new VersionedLoad(client.sync(), "m:", REPAIR_KEYS, THREADS, HealingModelTest.MIX)
+            : new VersionedLoad(client.sync(), "m:", KEYS, THREADS, MIX)).start(seed);
     // Two chaos threads: a node's fallback may be failing too while it returns.
     List<Thread> chaos = List.of(
         new Thread(() -> fleet.chaos(client.nodes(), seed, running), "chaos-1"),

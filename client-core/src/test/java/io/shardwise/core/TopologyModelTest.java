@@ -33,6 +33,12 @@ class TopologyModelTest {
 
   private static final int KEYS = 2000;
   private static final int THREADS = 8;
+  /**
+   * With replicas, fewer keys and {@link HealingModelTest#MIX}'s many deletes, so that writes and
+   * deletes of a key race its repair copies: without the copy protocol's generation check these runs
+   * read old values (docs/replicas.md).
+   */
+  private static final int REPAIR_KEYS = 500;
   private static final long RUN_MILLIS = 3000;
   /** A run goes on past {@link #RUN_MILLIS} until more changes than this were applied. */
   private static final int MIN_CHANGES = 15;
@@ -51,7 +57,7 @@ class TopologyModelTest {
           "a:1,c:3,d:4,e:5,g:7,h:8");
 
   record Outcome(
-      long reads, long hits, long writes, long changes, long repairs, long stale, long wrong, List<String> examples) {}
+      int replicas, long reads, long hits, long writes, long changes, long repairs, long stale, long wrong, List<String> examples) {}
 
   /** Seeds 1, 2, 3 per router; {@code -Dtopology.model.seeds=N} runs seeds 1..N. */
   static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> runs() {
@@ -132,7 +138,8 @@ class TopologyModelTest {
 
   private static void assertNoOldValue(Outcome outcome) {
     assertThat(outcome.changes()).as("list changes applied").isGreaterThan(MIN_CHANGES);
-    assertThat(outcome.hits()).as("reads found values").isGreaterThan(1000);
+    // With replicas, 500 keys and many deletes: fewer hits.
+    assertThat(outcome.hits()).as("reads found values").isGreaterThan(outcome.replicas() > 1 ? 300 : 1000);
     assertThat(outcome.wrong()).as("values of other keys").isZero();
     assertThat(outcome.stale()).as("old values read; examples: %s", outcome.examples()).isZero();
   }
@@ -184,10 +191,16 @@ class TopologyModelTest {
     for (Node n : ServerList.parse("a:1,b:2,c:3,d:4,e:5,f:6,g:7,h:8")) {
       fleet.node(n).lossRate = 0.02;
       fleet.node(n).ignoresDeletes = brokenDeletes;
+      if (replicas > 1) {
+        // Replies after random delays: repair copies are still under way when writes of their keys come.
+        fleet.node(n).jitterMicros = 300;
+      }
     }
     AtomicBoolean running = new AtomicBoolean(true);
     AtomicLong changes = new AtomicLong();
-    VersionedLoad load = new VersionedLoad(client.sync(), "t:", KEYS, THREADS, MIX).start(seed);
+    VersionedLoad load = (replicas > 1
+            ? new VersionedLoad(client.sync(), "t:", REPAIR_KEYS, THREADS, HealingModelTest.MIX)
+            : new VersionedLoad(client.sync(), "t:", KEYS, THREADS, MIX)).start(seed);
     Thread changer =
         new Thread(
             () -> {
@@ -232,7 +245,7 @@ class TopologyModelTest {
     client.close();
     Outcome outcome =
         new Outcome(
-            done.reads(), done.hits(), done.writes(), changes.get(), repairs.get(), done.stale(), done.wrong(), done.examples());
+            replicas, done.reads(), done.hits(), done.writes(), changes.get(), repairs.get(), done.stale(), done.wrong(), done.examples());
     System.out.printf(
         "[topology model] %s seed %d, replicas %d%s%s: %d changes, %d reads (%d hits), %d writes, %d repairs, %d old, %d wrong%n",
         router, seed, replicas, changeReplicas ? " changing" : "", brokenDeletes ? " (deletes ignored)" : "", outcome.changes(), outcome.reads(),
