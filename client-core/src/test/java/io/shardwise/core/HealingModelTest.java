@@ -29,7 +29,7 @@ class HealingModelTest {
   private static final int THREADS = 8;
   private static final long RUN_MILLIS = 3000;
   /** Many deletes: a repair copy racing a delete is what the protocol must undo. */
-  private static final VersionedLoad.Mix MIX = new VersionedLoad.Mix(45, 5, 15, 10, 15, 0, 10);
+  static final VersionedLoad.Mix MIX = new VersionedLoad.Mix(45, 5, 15, 10, 15, 0, 10);
 
   /** Replicas 2 and 3, seeds 1 and 2; {@code -Dhealing.model.seeds=N} runs seeds 1..N. */
   static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> runs() {
