@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A rolling restart with two replicas: 5 servers killed and restarted empty one at a time, {@code
- * -Drolling.gap=20s} apart by default, under 8 threads of read-mostly cache-aside load (99% gets of
+ * -Drolling.gap=15s} apart by default (docs/replicas.md's figures: {@code -Drolling.gap=20s}), under 8 threads of read-mostly cache-aside load (99% gets of
  * 20,000 keys; a miss writes the key back with add, a write stores a new version). Counted: the keys that
  * missed at least once during the roll (a key misses only when no replica holds it), old values
  * read, and how long each restarted server took to hold 99% of the keys whose replicas it is again
@@ -42,7 +42,7 @@ class RollingRestartIT {
   private static final int KEYS = 20_000;
   private static final int THREADS = 8;
   private static final Duration GAP =
-      io.shardwise.spi.SettingsReader.parseDuration(System.getProperty("rolling.gap", "20s"));
+      io.shardwise.spi.SettingsReader.parseDuration(System.getProperty("rolling.gap", "15s"));
   /** Repair on (the default); {@code -Drolling.repair=false} measures the roll without it, and checks nothing. */
   private static final boolean REPAIR = Boolean.parseBoolean(System.getProperty("rolling.repair", "true"));
 
