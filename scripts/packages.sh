@@ -109,8 +109,9 @@ packages_install() {
     return 1
   fi
   echo "$who: installing ${missing[*]} with apt-get" >&2
-  $root apt-get update -qq >/dev/null
-  $root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  # A fresh machine may still be running its own apt jobs: wait for the lock instead of failing.
+  $root apt-get -o DPkg::Lock::Timeout=300 update -qq >/dev/null
+  $root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq "${missing[@]}" >/dev/null
   packages_stop_services "$who" "$root" "${missing[@]}"
   mapfile -t missing < <(packages_missing "$@")
   if [ "${#missing[@]}" -ne 0 ]; then
