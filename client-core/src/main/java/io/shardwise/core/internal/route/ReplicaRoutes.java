@@ -187,8 +187,9 @@ public final class ReplicaRoutes {
    * front of {@link Plan#reads}: the read misses there, hits on the next replica and the read repair
    * puts the copy back. Read in the usual order, a key whose first replica read holds it would
    * never be repaired, and would be lost with that replica (Dynamo and Cassandra read every replica
-   * of a fraction of the reads for the same reason). The cost is a miss's round trip on the first
-   * read of each of its keys, until the refill ends.
+   * of a fraction of the reads for the same reason). The cost is a miss's round trip on each
+   * read of a key it still lacks (again while repairs beyond the rate are dropped), until the
+   * refill ends.
    */
   private static void refillingFirst(Topology t, Plan p) {
     for (int i = 1; i < p.readCount; i++) {
