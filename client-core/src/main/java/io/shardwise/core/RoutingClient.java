@@ -50,10 +50,10 @@ import java.util.function.Function;
 /**
  * The routing client, the facade of the pieces in {@code io.shardwise.core.internal}: it checks
  * keys, values and TTLs, encodes and decodes values, holds the current topology (replaced whole by
- * {@link #updateServers} and {@link #updatePlacement}) and counts each operation on the snapshot it uses, and hands the
- * operation to its executor ({@link Reads}, {@link Writes}, {@link MultiGets}, {@link
- * MultiWrites}), which sends what {@link Routes} and {@code MovedKeys} decide. docs/architecture.md
- * follows a get and a set through them.
+ * {@link #updateServers} and {@link #updatePlacement}) and counts each operation on the snapshot it
+ * uses, and hands the operation to its executor ({@link ReplicaGets}, {@link ReplicaWrites}), the
+ * same for one replica and for N, which sends what {@link ReplicaRoutes} and {@code ReplicaMoves}
+ * decide over the key's preference list. docs/architecture.md follows a get and a set through them.
  */
 final class RoutingClient<V> implements AsyncCacheClient<V> {
 
@@ -72,10 +72,6 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   /** The longest TTL written, for how long a changed placement is remembered. */
   private final LongestTtl ttls;
   private final Requests requests;
-  private final Reads reads;
-  private final Writes writes;
-  private final MultiGets<V> multiGets;
-  private final MultiWrites multiWrites;
   private final PlacementChanges placements;
   private final ReplicaGets<V> replicaGets;
   private final ReplicaWrites replicaWrites;
@@ -121,10 +117,10 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     Routes routes = new Routes(failover.failureMode());
     int retries = failover.failureMode() == FailureMode.RETRY ? failover.retryAttempts() : 0;
     this.requests = new Requests(health, metrics, deadlines, timeout, retries, batchSize);
-    this.reads = new Reads(requests, routes, warmUp, metrics);
-    this.writes = new Writes(requests, routes, health.failback(), warmUp, metrics);
-    this.multiGets = new MultiGets<>(requests, routes, warmUp, metrics, codec);
-    this.multiWrites = new MultiWrites(requests, routes, health.failback(), warmUp, writes);
+    Reads reads = new Reads(requests, routes, metrics);
+    Writes writes = new Writes(requests, routes, health.failback(), warmUp, metrics);
+    MultiGets<V> multiGets = new MultiGets<>(requests, routes, metrics, codec);
+    MultiWrites multiWrites = new MultiWrites(requests, routes, health.failback(), writes);
     // Taken by topologies with more than one replica, or with one in their history.
     ReplicaRoutes replicaRoutes = new ReplicaRoutes(replicaReads);
     this.refills = new Refills(health.healthThread(), metrics);
@@ -168,7 +164,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   public CompletableFuture<V> get(String key) {
     validate(key);
     Topology t = enter();
-    return t.replicated ? replicaGets.get(t, key, decodeOrNull) : reads.get(t, key, decodeOrNull);
+    return replicaGets.get(t, key, decodeOrNull);
   }
 
   @Override
@@ -214,12 +210,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     checkTtl(ttl);
     ttls.record(ttl);
-    Topology t = enter();
-    if (t.replicated) {
-      return replicaWrites.write(
-          t, key, "incr", ttl, new ReplicaWrites.CounterOp(key, signedDelta, initial), Writes.Kind.KEEPS, ReplicaWrites.Shape.COUNT, null);
-    }
-    return writes.write(t, key, "incr", ttl, (c, d) -> c.incr(key, signedDelta, initial, d), Writes.Kind.KEEPS);
+    return replicaWrites.write(
+        enter(), key, "incr", ttl, new ReplicaWrites.CounterOp(key, signedDelta, initial), Writes.Kind.KEEPS, ReplicaWrites.Shape.COUNT, null);
   }
 
   /**
@@ -237,11 +229,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     if (ttl != null) {
       ttls.record(ttl);
     }
-    Topology t = enter();
-    if (t.replicated) {
-      return replicaWrites.write(t, key, operation, ttl, op, kind, shape, combine);
-    }
-    return writes.write(t, key, operation, ttl, op, kind);
+    return replicaWrites.write(enter(), key, operation, ttl, op, kind, shape, combine);
   }
 
   @Override
@@ -274,7 +262,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   PendingGetMulti<V> startGetMulti(Collection<String> keys) {
     Set<String> distinct = validated(keys);
     Topology t = enter();
-    return t.replicated ? replicaGets.start(t, distinct) : multiGets.start(t, distinct);
+    return replicaGets.start(t, distinct);
   }
 
   @Override
@@ -311,8 +299,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       encoded.put(e.getKey(), value);
     }
     Topology t = enter();
-    CompletableFuture<MultiResult<Boolean>> done =
-        t.replicated ? replicaWrites.setMulti(t, encoded, ttl) : multiWrites.setMulti(t, encoded, ttl);
+    CompletableFuture<MultiResult<Boolean>> done = replicaWrites.setMulti(t, encoded, ttl);
     return new PendingBatch<>(done, requests.partsBound(encoded.size(), bytes));
   }
 
@@ -320,7 +307,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Collection<String> keys) {
     Set<String> distinct = validated(keys);
     Topology t = enter();
-    return t.replicated ? replicaWrites.deleteMulti(t, distinct) : multiWrites.deleteMulti(t, distinct);
+    return replicaWrites.deleteMulti(t, distinct);
   }
 
   /** The distinct keys, in order, each validated before anything is sent. */

@@ -71,6 +71,18 @@ final class InMemoryBackend implements Backend {
     volatile Throwable failRequestWith;
     /** Every reply comes this long after its request, when set. */
     volatile long delayMillis;
+    /** Deletes (single and batched) are applied and answered this long after their request, when set. */
+    volatile long deleteDelayMillis;
+
+    private <T> CompletableFuture<T> delete(java.util.function.Supplier<T> work) {
+      long delay = deleteDelayMillis;
+      if (delay == 0) {
+        return reply(work);
+      }
+      return reply(() -> null)
+          .thenCompose(
+              x -> CompletableFuture.supplyAsync(work, CompletableFuture.delayedExecutor(delay, java.util.concurrent.TimeUnit.MILLISECONDS)));
+    }
 
     private <T> CompletableFuture<T> reply(java.util.function.Supplier<T> work) {
       int number = requests.incrementAndGet();
@@ -183,7 +195,7 @@ final class InMemoryBackend implements Backend {
       if (refuseDeletes != null) {
         return CompletableFuture.failedFuture(refuseDeletes);
       }
-      return reply(() -> data.remove(key) != null);
+      return delete(() -> data.remove(key) != null);
     }
 
     @Override
@@ -191,7 +203,7 @@ final class InMemoryBackend implements Backend {
       if (refuseDeletes != null) {
         return CompletableFuture.failedFuture(refuseDeletes);
       }
-      return reply(() -> {
+      return delete(() -> {
         Map<String, Boolean> out = new LinkedHashMap<>();
         Map<String, Throwable> failed = new HashMap<>();
         for (String k : keys) {

@@ -3,11 +3,11 @@ package io.shardwise.core.internal.exec;
 import io.shardwise.client.CachedValue;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.ShardwiseException;
-import io.shardwise.core.internal.change.WarmUp;
 import io.shardwise.core.internal.health.DirtyCopies;
 import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.spi.BatchReply;
@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -26,25 +25,24 @@ import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
 /**
- * Executes setMulti and deleteMulti: every key is routed as a single write is (its node, or
- * through the fence to the next node of its order while that is out; where {@link MovedKeys} says
- * for a key that moved), and the keys are grouped by the node they go to: one batch per node, one
- * more per node for the keys redirected there (they carry the failover TTL), and one delete batch
- * per node for the moved keys' other copies. Every key's outcome is what happened to that key.
+ * setMulti and deleteMulti of keys routed one node each: every key goes to its node, or through the
+ * fence to the next node of its order while that is out ({@link WritePlan}), and the keys are
+ * grouped by the node they go to: one batch per node, and one more per node for the keys redirected
+ * there (they carry the failover TTL). {@link ReplicaMultiWrites} sends a batch of keys stored on
+ * one replica here whole, and the keys whose replicas are all out; it sends its own batches through
+ * {@link #storeOn} and {@link #deleteOn}. Every key's outcome is what happened to that key.
  */
 public final class MultiWrites {
 
   private final Requests requests;
   private final Routes routes;
   private final Failback failback;
-  private final WarmUp warmUp;
   private final Writes writes;
 
-  public MultiWrites(Requests requests, Routes routes, Failback failback, WarmUp warmUp, Writes writes) {
+  public MultiWrites(Requests requests, Routes routes, Failback failback, Writes writes) {
     this.requests = requests;
     this.routes = routes;
     this.failback = failback;
-    this.warmUp = warmUp;
     this.writes = writes;
   }
 
@@ -55,53 +53,30 @@ public final class MultiWrites {
   public CompletableFuture<MultiResult<Boolean>> setMulti(Topology t, Map<String, CachedValue> encoded, Duration ttl) {
     Map<String, Boolean> stored = new HashMap<>();
     Map<String, ShardwiseException> errors = new LinkedHashMap<>();
-    return run(
-        t, encoded.keySet(), false, (on, keys, targets) -> storeAll(on, keys, encoded, ttl, stored, errors, targets), stored, errors);
+    return run(t, encoded.keySet(), () -> storeAll(t, encoded.keySet(), encoded, ttl, stored, errors), stored, errors);
   }
 
   /** Deletes {@code distinct} on {@code t}, as {@link #setMulti} stores. */
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Topology t, Set<String> distinct) {
     Map<String, Boolean> deleted = new HashMap<>();
     Map<String, ShardwiseException> errors = new LinkedHashMap<>();
-    return run(t, distinct, true, (on, keys, targets) -> deleteAll(on, keys, deleted, errors, targets), deleted, errors);
-  }
-
-  /** Routes {@code keys} on the placement {@code on} and sends their batches; records each key's node in {@code targets}. */
-  @FunctionalInterface
-  private interface Batches {
-    CompletableFuture<Void> send(Topology on, Collection<String> keys, Map<String, Member> targets);
+    return run(t, distinct, () -> deleteAll(t, distinct, deleted, errors), deleted, errors);
   }
 
   /**
-   * Runs a multi-key write of {@code keys} on {@code t} and releases {@code t} when it is done:
-   * without a history, one pass; with one, the keys still settling go to the previous placement,
-   * then the moved keys' other copies are deleted and marked ({@link MovingWrite}). With bounded
-   * loads the result waits for the spilled copies to be gone.
+   * Runs a multi-key write of {@code keys} on {@code t} ({@code batches} sends it) and releases
+   * {@code t} when it is done. With bounded loads the result waits for the spilled copies to be gone.
    */
   private CompletableFuture<MultiResult<Boolean>> run(
       Topology t,
       Collection<String> keys,
-      boolean removes,
-      Batches batches,
+      java.util.function.Supplier<CompletableFuture<Void>> batches,
       Map<String, Boolean> results,
       Map<String, ShardwiseException> errors) {
     CompletableFuture<MultiResult<Boolean>> f;
     try {
-      CompletableFuture<Void> done;
-      if (t.history.length == 0 && !warmUp.copying()) {
-        done = batches.send(t, keys, null);
-      } else {
-        MovingWrite moving = new MovingWrite(t, keys, removes, requests, failback, warmUp, writes);
-        CompletableFuture<Void> here = batches.send(t, moving.onCurrent, moving.targets);
-        CompletableFuture<Void> there =
-            moving.onPrevious.isEmpty()
-                ? CompletableFuture.completedFuture(null)
-                : batches.send(t.latest().previous, moving.onPrevious, moving.targets);
-        moving.routed();
-        done = CompletableFuture.allOf(here, there).thenCompose(x -> moving.clear(results, errors));
-      }
-      CompletableFuture<MultiResult<Boolean>> result = done.thenApply(x -> ordered(keys, results, Set.of(), errors));
-      f = t.bounded == null ? result : t.bounded.afterWrites(keys, result, requests, t::owns);
+      CompletableFuture<MultiResult<Boolean>> result = batches.get().thenApply(x -> ordered(keys, results, errors));
+      f = t.bounded == null ? result : t.bounded.afterWrites(keys, result, requests, (k, m) -> ReplicaMoves.holds(t, k, m));
     } catch (RuntimeException | Error e) {
       t.exit();
       throw e;
@@ -112,7 +87,7 @@ public final class MultiWrites {
 
   /**
    * Stores {@code keys} on topology {@code t}: one batch per node, and one per node for redirected
-   * keys (with the failover TTL); with {@code targets}, records the node each key was sent to.
+   * keys (with the failover TTL).
    */
   private CompletableFuture<Void> storeAll(
       Topology t,
@@ -120,16 +95,10 @@ public final class MultiWrites {
       Map<String, CachedValue> encoded,
       Duration ttl,
       Map<String, Boolean> stored,
-      Map<String, ShardwiseException> errors,
-      Map<String, Member> targets) {
+      Map<String, ShardwiseException> errors) {
     Duration capped = failback.cap(ttl);
     return planned(
-        t,
-        keys,
-        stored,
-        errors,
-        targets,
-        (node, batch, redirected) -> storeBatch(t, node, batch, encoded, redirected ? capped : ttl, stored, errors));
+        t, keys, stored, errors, (node, batch, redirected) -> storeBatch(t, node, batch, encoded, redirected ? capped : ttl, stored, errors));
   }
 
   /** One setMulti batch to one node; each key's outcome goes to {@code stored} or {@code errors}. */
@@ -188,14 +157,10 @@ public final class MultiWrites {
     return requests.asShardwise(m, reply.unconfirmed(key, m.node));
   }
 
-  /** Deletes {@code keys} on topology {@code t}, one batch per node; {@code targets} as {@link #storeAll}. */
+  /** Deletes {@code keys} on topology {@code t}, one batch per node. */
   private CompletableFuture<Void> deleteAll(
-      Topology t,
-      Collection<String> keys,
-      Map<String, Boolean> deleted,
-      Map<String, ShardwiseException> errors,
-      Map<String, Member> targets) {
-    return planned(t, keys, deleted, errors, targets, (node, batch, redirected) -> deleteBatch(t, node, batch, deleted, errors));
+      Topology t, Collection<String> keys, Map<String, Boolean> deleted, Map<String, ShardwiseException> errors) {
+    return planned(t, keys, deleted, errors, (node, batch, redirected) -> deleteBatch(t, node, batch, deleted, errors));
   }
 
   /** Sends one batch of a multi-key write to one node; {@code redirected}: its keys' own node is out. */
@@ -206,23 +171,17 @@ public final class MultiWrites {
 
   /**
    * Routes {@code keys} on {@code t} under one fence ({@link WritePlan}), notes the keys with no
-   * node in {@code errors} (under the lock of {@code results}) and the node of the others in {@code
-   * targets}, and sends each node's batches, held in the fence until they are handed over.
+   * node in {@code errors} (under the lock of {@code results}), and sends each node's batches, held
+   * in the fence until they are handed over.
    */
   private CompletableFuture<Void> planned(
-      Topology t,
-      Collection<String> keys,
-      Map<String, Boolean> results,
-      Map<String, ShardwiseException> errors,
-      Map<String, Member> targets,
-      Batch batch) {
+      Topology t, Collection<String> keys, Map<String, Boolean> results, Map<String, ShardwiseException> errors, Batch batch) {
     if (keys.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
     List<CompletableFuture<Void>> parts = new ArrayList<>();
     try (Fence fence = failback.fence()) {
       WritePlan plan = new WritePlan(t, keys, fence, routes, writes);
-      plan.targets(keys, targets);
       synchronized (results) {
         errors.putAll(plan.unavailable);
       }
@@ -310,21 +269,17 @@ public final class MultiWrites {
   }
 
   /** A result whose parts iterate in the order the caller gave the keys. */
-  private static <T> MultiResult<T> ordered(
-      Collection<String> keys, Map<String, T> values, Set<String> misses, Map<String, ShardwiseException> errors) {
+  private static <T> MultiResult<T> ordered(Collection<String> keys, Map<String, T> values, Map<String, ShardwiseException> errors) {
     Map<String, T> v = new LinkedHashMap<>();
-    Set<String> m = new LinkedHashSet<>();
     Map<String, ShardwiseException> e = new LinkedHashMap<>();
     for (String key : keys) {
       if (values.containsKey(key)) {
         v.put(key, values.get(key));
-      } else if (misses.contains(key)) {
-        m.add(key);
       } else if (errors.containsKey(key)) {
         e.put(key, errors.get(key));
       }
     }
-    return MultiResult.of(v, m, e);
+    return MultiResult.of(v, Set.of(), e);
   }
 
 }

@@ -56,41 +56,45 @@ public final class ReplicaGets<V> {
   public <R> CompletableFuture<R> get(Topology t, String key, Function<CachedValue, R> decode) {
     CompletableFuture<R> f;
     try {
-      ReplicaMoves.Move move = t.readsHistory() ? ReplicaMoves.route(t, key, System.nanoTime()) : null;
-      if (move != null && move.readsElsewhere(t)) {
-        f = moved(t, move, key).thenApply(decode);
-        f.whenComplete((v, x) -> t.exit());
-        return f;
-      }
-      long hash = t.hash(key);
-      ReplicaRoutes.Plan p = routes.readPlan(t, key, hash);
-      if (p.readCount == 0) {
-        if (p.writeCount == 0) {
-          f = null; // every replica is out: the failure mode decides, below
-        } else {
-          metrics.oldCopySkipped(t.nodes.get(p.writes[0])); // every replica up holds a copy marked old
-          f = CompletableFuture.<CachedValue>completedFuture(null).thenApply(decode);
+      if (t.replicas == 1 && t.bounded == null && !requests.retrying() && !t.readsHistory()) {
+        // The common case of one replica, up and not marked: one request, the topology released in
+        // the stage of its reply. The plan below decides the same with more work.
+        Member m = t.members[t.router.primary(t.hash(key))];
+        if (m.available() && !m.holdsOldCopy(key)) {
+          return requests.call(m, "get", c -> c.get(key), true, decode, t);
         }
-      } else {
-        int[] order = Arrays.copyOf(p.reads, p.readCount);
-        int[] ranks = new int[order.length];
-        for (int i = 0; i < order.length; i++) {
-          ranks[i] = ReplicaRoutes.rank(p, order[i]);
-        }
-        f = (p.spill >= 0
-                ? spilledFrom(t, key, order, ranks, p.spill)
-                : tryFrom(t, key, order, ranks, 0, false, repairs.enabled() ? repairs.generation(key) : NO_REPAIR, null))
-            .thenApply(decode);
       }
+      f = read(t, key).thenApply(decode);
     } catch (RuntimeException | Error e) {
       t.exit();
       throw e;
     }
-    if (f == null) {
-      return reads.get(t, key, decode); // releases t itself
-    }
     f.whenComplete((v, x) -> t.exit());
     return f;
+  }
+
+  /** A read of {@code key} on {@code t}, on its replicas, or as {@link Reads} when all are out. */
+  private CompletableFuture<CachedValue> read(Topology t, String key) {
+    ReplicaMoves.Move move = t.readsHistory() ? ReplicaMoves.route(t, key, System.nanoTime()) : null;
+    if (move != null && move.readsElsewhere(t)) {
+      return moved(t, move, key);
+    }
+    ReplicaRoutes.Plan p = routes.readPlan(t, key, t.hash(key));
+    if (p.readCount == 0) {
+      if (p.writeCount == 0) {
+        return reads.unreplicated(t, key); // every replica is out: the failure mode decides
+      }
+      metrics.oldCopySkipped(t.nodes.get(p.writes[0])); // every replica up holds a copy marked old
+      return CompletableFuture.completedFuture(null);
+    }
+    int[] order = Arrays.copyOf(p.reads, p.readCount);
+    int[] ranks = new int[order.length];
+    for (int i = 0; i < order.length; i++) {
+      ranks[i] = ReplicaRoutes.rank(p, order[i]);
+    }
+    return p.spill >= 0
+        ? spilledFrom(t, key, order, ranks, p.spill)
+        : tryFrom(t, key, order, ranks, 0, false, repairs.enabled(t) ? repairs.generation(key) : NO_REPAIR, null);
   }
 
   /**
@@ -254,7 +258,9 @@ public final class ReplicaGets<V> {
   /** A get of {@code key} sent to replica {@code node} (of rank {@code rank}), counted as sent there. */
   private CompletableFuture<CachedValue> getOn(Topology t, String key, int node, int rank) {
     Member m = t.members[node];
-    metrics.replicaRead(m.node, rank);
+    if (t.replicated) {
+      metrics.replicaRead(m.node, rank);
+    }
     routes.sent(m);
     try {
       return requests.send(t, node, "get", c -> c.get(key), true);

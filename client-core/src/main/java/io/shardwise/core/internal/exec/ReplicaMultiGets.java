@@ -69,6 +69,11 @@ final class ReplicaMultiGets<V> {
    * failure mode says.
    */
   PendingGetMulti<V> start(Topology t, Set<String> distinct) {
+    if (t.replicas == 1 && t.bounded == null && !t.readsHistory()) {
+      // One replica, nothing spilling or moving: one round, each key on its node as MultiGets reads
+      // it (the rounds below decide the same with more work). Releases t.
+      return multiGets.start(t, distinct);
+    }
     Multi run;
     Map<String, CompletableFuture<CachedValue>> moving = null;
     try {
@@ -182,8 +187,8 @@ final class ReplicaMultiGets<V> {
       spills = t.bounded == null ? null : new BoundedReads.Spill[n];
       planned = t.bounded == null ? null : new BoundedReads.Spill[n];
       generations = t.bounded == null ? null : new long[n];
-      repairGenerations = repairs.enabled() ? new long[n] : null;
-      missedOn = repairs.enabled() ? new ArrayList<>(Collections.nCopies(n, null)) : null;
+      repairGenerations = repairs.enabled(t) ? new long[n] : null;
+      missedOn = repairs.enabled(t) ? new ArrayList<>(Collections.nCopies(n, null)) : null;
       List<Integer> first = new ArrayList<>(n);
       for (int k = 0; k < n; k++) {
         String key = keys[k];
@@ -244,7 +249,7 @@ final class ReplicaMultiGets<V> {
         list.add(k);
         if (ranks[k][r] < 0) {
           metrics.redirected(t.nodes.get(order[k][r + 1]), t.nodes.get(node), "spill");
-        } else {
+        } else if (t.replicated) {
           metrics.replicaRead(t.members[node].node, ranks[k][r]);
         }
       }

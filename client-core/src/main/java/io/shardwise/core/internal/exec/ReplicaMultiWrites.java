@@ -62,6 +62,9 @@ final class ReplicaMultiWrites {
     if (t.history.length != 0 || writes.copying()) {
       return moving(t, encoded.keySet(), rest -> setMulti(t, subset(encoded, rest), ttl), single);
     }
+    if (t.replicas == 1) {
+      return multiWrites.setMulti(t, encoded, ttl); // one replica: the batches of its own route
+    }
     return setMulti(t, encoded, ttl);
   }
 
@@ -83,6 +86,9 @@ final class ReplicaMultiWrites {
     if (t.history.length != 0 || writes.copying()) {
       return moving(t, distinct, rest -> deleteMulti(t, new LinkedHashSet<>(rest)), single);
     }
+    if (t.replicas == 1) {
+      return multiWrites.deleteMulti(t, distinct); // one replica: the batches of its own route
+    }
     return deleteMulti(t, distinct);
   }
 
@@ -91,7 +97,7 @@ final class ReplicaMultiWrites {
         t,
         distinct,
         true,
-        (on, keys) -> multiWrites.deleteMulti(on, Set.copyOf(keys)),
+        (on, keys) -> multiWrites.deleteMulti(on, new LinkedHashSet<>(keys)),
         (node, keys) -> multiWrites.deleteOn(t, node, keys));
   }
 
@@ -120,7 +126,7 @@ final class ReplicaMultiWrites {
     CompletableFuture<MultiResult<Boolean>> f;
     try {
       long[] generations = null;
-      if (repairs.enabled()) {
+      if (repairs.enabled(t)) {
         generations = new long[keys.size()];
         int i = 0;
         for (String key : keys) {
@@ -296,7 +302,7 @@ final class ReplicaMultiWrites {
       if (first == null) {
         first = e;
       }
-      if (!failback.markFailedCopy(t.members[node], key) && unmarked == null) {
+      if (t.replicated && !failback.markFailedCopy(t.members[node], key) && unmarked == null) {
         unmarked = e;
       }
     }

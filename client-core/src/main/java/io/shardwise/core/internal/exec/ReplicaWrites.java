@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BinaryOperator;
+import java.util.function.Function;
 
 /**
  * Executes writes of keys stored on N replicas ({@link ReplicaRoutes}): a set, delete or touch
@@ -106,9 +107,31 @@ public final class ReplicaWrites {
       Writes.Kind kind,
       Shape shape,
       BinaryOperator<T> combine) {
+    if (shape == Shape.COUNT && !t.replicated) {
+      // With one copy of each key the count lives on one server: created there when absent.
+      CounterOp counter = (CounterOp) op;
+      @SuppressWarnings("unchecked")
+      Writes.WriteOp<T> create = (Writes.WriteOp<T>) (Writes.WriteOp<Long>) counter::create;
+      op = create;
+      shape = Shape.ALL;
+    }
+    if (t.replicas == 1 && t.history.length == 0 && t.bounded == null && !requests.retrying() && !writes.copying()) {
+      // The common case of one replica, up and not marked: one request, the topology released in
+      // the stage of its reply. The plan below decides the same with more work.
+      Member m = t.members[t.router.primary(t.hash(key))];
+      if (m.available() && !m.holdsOldCopy(key)) {
+        Writes.WriteOp<T> one = op;
+        try {
+          return requests.call(m, operation, c -> one.send(c, ttl), false, Function.identity(), t);
+        } catch (RuntimeException | Error e) {
+          t.exit();
+          throw e;
+        }
+      }
+    }
     // With repair on, before anything is sent: a repair copy of an older value read meanwhile is
     // not kept (see Repairs).
-    long generation = repairs.enabled() ? writes.bump(key) : -1;
+    long generation = repairs.enabled(t) ? writes.bump(key) : -1;
     if (shape == Shape.ALL && t.history.length == 0 && t.bounded == null && !requests.retrying() && !writes.copying()) {
       try {
         CompletableFuture<T> f = toEveryReplica(t, key, operation, ttl, op, kind, combine, generation);
@@ -157,11 +180,21 @@ public final class ReplicaWrites {
     }
     int[] targets = Arrays.copyOf(p.writes, p.writeCount);
     ToAll<T> all =
-        new ToAll<>(requests, writes, failback, t, key, targets, kind != Writes.Kind.TOUCHES, combine, t, generation, kind == Writes.Kind.REMOVES);
+        new ToAll<>(requests, writes, failback, t, key, targets, marks(t, kind), combine, t, generation, kind == Writes.Kind.REMOVES);
     for (int i = 0; i < targets.length; i++) {
       all.send(i, operation, ttl, op, kind);
     }
     return all.result;
+  }
+
+  /**
+   * Whether a replica whose write of kind {@code kind} failed gets its copy marked old: with other
+   * copies of the key, which reads would otherwise alternate with (a touch changes no value). A
+   * key's only copy is not marked: its reader sees the value before the write or the written one,
+   * as after any write whose outcome is unknown.
+   */
+  static boolean marks(Topology t, Writes.Kind kind) {
+    return kind != Writes.Kind.TOUCHES && t.replicated;
   }
 
   /**
@@ -374,7 +407,7 @@ public final class ReplicaWrites {
       case ALL:
         {
           ToAll<T> all =
-              new ToAll<>(requests, writes, failback, t, key, targets, kind != Writes.Kind.TOUCHES, combine, null, generation, kind == Writes.Kind.REMOVES);
+              new ToAll<>(requests, writes, failback, t, key, targets, marks(t, kind), combine, null, generation, kind == Writes.Kind.REMOVES);
           for (int i = 0; i < targets.length; i++) {
             all.send(i, operation, ttl, op, kind);
           }

@@ -2,7 +2,6 @@ package io.shardwise.core.internal.exec;
 
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.internal.health.Fence;
-import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import java.util.ArrayList;
@@ -63,20 +62,6 @@ final class WritePlan {
       return Routes.NONE;
     }
     return add(target == primary ? byNode : redirectedByNode, target, key);
-  }
-
-  /** Records in {@code into} (if not null) the node each of {@code keys}, in plan order, goes to. */
-  void targets(Collection<String> keys, Map<String, Member> into) {
-    if (into == null) {
-      return;
-    }
-    int index = 0;
-    for (String key : keys) {
-      int node = nodeOf[index++];
-      if (node >= 0) {
-        into.put(key, t.members[node]);
-      }
-    }
   }
 
   private int add(List<List<String>> lists, int node, String key) {

@@ -8,7 +8,6 @@ import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.FailoverOrder;
-import io.shardwise.core.internal.route.MovedKeys;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.spi.KeyRules;
@@ -17,14 +16,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
 
 /**
- * Executes single-key writes (set, add, delete, touch, incr): to the key's node, or while it is
- * out to the next node of its order through the {@link Failback} fence, journaled against the
- * nodes skipped and with the failover TTL; for a key that moved in a server-list change, where its
- * reads go, with the deletes and old-copy marks {@link MovedKeys} decides, never a delete on the
- * node that takes the write; with bounded loads, after the spilled copies of the key are gone.
+ * The pieces of a write of one key that {@link ReplicaWrites} and the multi-key writes share: the
+ * write of a key whose replicas are all out, to the next node of its order through the {@link
+ * Failback} fence, journaled against the nodes skipped and with the failover TTL ({@link #routed});
+ * the hand-over of a write to a node where the key's copy is marked old ({@link #send}); and the
+ * end of a write that warm-up or repair copies may race ({@link #afterWarmUpWrite}, {@link
+ * #afterReplicatedWrite}, {@link #deleteLateCopy}).
  */
 public final class Writes {
 
@@ -58,88 +57,6 @@ public final class Writes {
     this.failback = failback;
     this.warmUp = warmUp;
     this.metrics = metrics;
-  }
-
-  /**
-   * A write of {@code key} on {@code t}, which the caller counted itself on and which this write
-   * releases when done.
-   */
-  public <T> CompletableFuture<T> write(
-      Topology t, String key, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
-    try {
-      CompletableFuture<T> written;
-      if (t.history.length == 0 && t.bounded == null && !requests.retrying() && !warmUp.copying()) {
-        long hash = t.hash(key);
-        int primary = t.router.primary(hash);
-        Member m = t.members[primary];
-        if (m.available() && !m.holdsOldCopy(key)) {
-          // The common case, one request: the topology is released in the stage of its reply.
-          return requests.call(m, operation, c -> op.send(c, ttl), false, Function.identity(), t);
-        }
-        written = route(t, key, hash, primary, operation, ttl, op, kind).reply(); // no change to apply
-      } else {
-        written = moving(t, key, operation, ttl, op, kind);
-      }
-      CompletableFuture<T> f = t.bounded != null && kind != Kind.TOUCHES ? t.bounded.afterWrite(key, written, requests, t::owns) : written;
-      f.whenComplete((v, x) -> t.exit());
-      return f;
-    } catch (RuntimeException | Error e) {
-      t.exit();
-      throw e;
-    }
-  }
-
-  /**
-   * A write on a topology with a history: where {@link MovedKeys} says, deleted at once where
-   * reads may still look (never on the node that takes the write), and marked as old on the nodes
-   * that owned the key before changes only remembered.
-   */
-  private <T> CompletableFuture<T> moving(Topology t, String key, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
-    MovedKeys.Move move = MovedKeys.route(t, key, System.nanoTime());
-    if (move == null || !move.touchesOthers()) {
-      long hash = t.hash(key);
-      CompletableFuture<T> written = route(t, key, hash, t.router.primary(hash), operation, ttl, op, kind).reply();
-      if (!warmUp.copying()) {
-        return written;
-      }
-      return written.handle((r, f) -> (Void) null).thenCompose(x -> afterWarmUpWrite(key)).thenCompose(x -> written);
-    }
-    // Before anything is sent: a copy made from an older read is not kept. Also when the key's
-    // change is only remembered now: a read routed while it was still warming may be about to copy.
-    long generation = warmUp.bump(key);
-    Topology serving = move.serving;
-    Sent<T> sent = route(serving, key, serving.hash(key), move.servingPrimary, operation, ttl, op, kind);
-    CompletableFuture<T> written = sent.reply();
-    Member target = sent.target();
-    for (Member former : target == null ? move.formerOwners : move.formerOwnersBesides(target)) {
-      failback.markOldCopy(former, key, target);
-    }
-    List<CompletableFuture<Boolean>> clears = new ArrayList<>();
-    List<Member> cleared = new ArrayList<>();
-    for (Member stale : target == null ? move.clears : move.clearsBesides(target)) {
-      if (stale.retired() || !stale.available()) {
-        failback.markOldCopy(stale, key, target); // read only once available, and not before its delete
-        continue;
-      }
-      clears.add(requests.send(stale, "moveDelete", c -> c.delete(key)));
-      cleared.add(stale);
-    }
-    List<CompletableFuture<?>> all = new ArrayList<>(clears);
-    all.add(written);
-    return Requests.allOf(all)
-        .handle((x, y) -> (Void) null)
-        .thenCompose(x -> afterWarmUpWrite(key))
-        .thenCompose(x -> kind == Kind.REMOVES ? deleteLateCopy(move.owner, key, generation) : CompletableFuture.completedFuture(null))
-        .thenCompose(
-            x -> {
-              for (int i = 0; i < clears.size(); i++) {
-                Throwable kept = clears.get(i).handle((r, f) -> f).join();
-                if (kept != null && !written.isCompletedExceptionally()) {
-                  return CompletableFuture.<T>failedFuture(requests.movedCopyKept(cleared.get(i), kept));
-                }
-              }
-              return written;
-            });
   }
 
   /**

@@ -110,6 +110,14 @@ public final class Repairs {
     return options.enabled();
   }
 
+  /**
+   * Whether requests on {@code t} take part in repairs: repair is on and a key may have another
+   * copy to repair from or to (more than one replica, there or in a placement of its history).
+   */
+  public boolean enabled(Topology t) {
+    return options.enabled() && t.replicated;
+  }
+
   /** The key's generation, noted before a read that may repair ({@link WarmUp#generation}). */
   public long generation(String key) {
     return warmUp.generation(key);

@@ -5,25 +5,30 @@ import io.shardwise.routing.HashTag;
 import java.util.Arrays;
 
 /**
- * Where a key stored on N replicas is read and written on a topology with a history: {@link
- * MovedKeys} for replica sets. Pure, without I/O, from one {@link Topology} snapshot and one
- * instant (the phases of {@link Transition}).
+ * Where a key that moved in a change is read and written: the decision only, pure and without I/O,
+ * from one {@link Topology} snapshot and one instant (the phases of {@link Transition}). The
+ * executors carry it out.
  *
- * <p>A key <i>moved</i> in a change when its set of replicas differs before and after it (the
- * order alone does not count: every replica holds the key). From the key's replica sets in the
- * topology and in the previous placement of each change of its history:
+ * <p>A key <i>moved</i> in a change when its set of replicas (its first N servers of the preference
+ * list, N being each placement's own replica count) differs before and after it; the order alone
+ * does not count, as every replica holds the key. With one replica, the set is the key's node. From
+ * the key's replica sets in the topology and in the previous placement of each change of its
+ * history:
  *
  * <ul>
  *   <li>the <b>serving placement</b>: the topology, or, while the most recent change settles and
  *       the key moved in it, the placement before it, as a client that has not applied the change
  *       yet routes the key; reads and writes go to its replicas there;
  *   <li>the <b>sources</b>: previous replicas of changes still warming that are not replicas now,
- *       most recent change first, read in turn after every serving replica missed;
+ *       most recent change first, read in turn after every serving replica missed (so that a change
+ *       made while another is warming keeps the first one's keys warm);
  *   <li>the <b>clears</b>: where a write also deletes the key at once because a read may look
  *       there: the sources, and while settling the new replicas that are not serving ones (clients
- *       already warming read them first);
+ *       already warming read them first). A write never deletes what it writes: a clear that takes
+ *       the write is left out;
  *   <li>the <b>former owners</b>: previous replicas of changes only remembered, where a write
- *       leaves a mark instead ({@code Failback#markOldCopy});
+ *       leaves a mark instead ({@code Failback#markOldCopy}), so that the value they still hold is
+ *       never read once the key moves back to them or fails over to them;
  *   <li>the <b>owners</b>: the key's replicas in the topology, and among them the ones that
  *       <b>arrived</b> in the most recent change (a read tries them first, so that a hit elsewhere
  *       is copied to them).
@@ -138,7 +143,7 @@ public final class ReplicaMoves {
         if (!contains(servingSet, servingSet.length, m)) {
           clears[clearCount++] = m; // read first by clients already warming
           if (heldBefore(before, m)) {
-            sources[sourceCount++] = m; // the key moves back to it: see MovedKeys#heldBefore
+            sources[sourceCount++] = m; // the key moves back to it: see heldBefore
           }
         }
       }
@@ -210,7 +215,8 @@ public final class ReplicaMoves {
 
   /**
    * The replicas of {@code key} in placement {@code p}, primary first, reusing {@code hash} where
-   * {@code p} hashes alike (the same hasher and hash tag, as {@link MovedKeys} does).
+   * {@code p} hashes alike: the same hasher, and the same hash tag (a change of the tag hashes
+   * another part of the key).
    */
   private static Member[] replicasOf(Topology p, String key, long hash, String hasher, HashTag tag) {
     int n = p.replicas;
@@ -226,7 +232,11 @@ public final class ReplicaMoves {
 
   /**
    * Whether {@code m} was a replica of the key before an earlier change of the history than the most
-   * recent one ({@code before} from index 1).
+   * recent one ({@code before} from index 1): the key moves back to it, as in a change reversed
+   * within its settle or warm-up. While the most recent change settles, such a replica is read after
+   * a miss on the serving replicas: it holds the value written before the key left it, every later
+   * write of the key deleted it there (a source or clear) or marked it old (a former owner), and
+   * writes while settling delete it there too.
    */
   private static boolean heldBefore(Member[][] before, Member m) {
     for (int i = 1; i < before.length; i++) {

@@ -5,22 +5,18 @@ import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.FailureMode;
 import io.shardwise.core.internal.health.Member;
-import io.shardwise.core.internal.spill.BoundedReads;
 import io.shardwise.spi.KeyRules;
 import java.util.Locale;
 
 /**
- * Where a key's requests go on a topology snapshot: the decisions alone, with no I/O, made from the
- * members' states and old-copy marks, the failure mode, and (with bounded loads) the load window.
- * Single-key and multi-key operations decide through the same methods; the executors send what
- * they decide ({@code io.shardwise.core.internal.exec}).
+ * Where a key's requests go when every one of its replicas is out ({@link ReplicaRoutes} decides
+ * the rest): as the failure mode says, the decisions alone, with no I/O, made from the members'
+ * states and old-copy marks. Single-key and multi-key operations decide through the same methods.
  *
  * <ul>
  *   <li>{@link #readNode}: the node a read goes to, or why it goes nowhere;
- *   <li>{@link #spillNode}: where a read of a hot key spills to under bounded loads;
- *   <li>{@link #writeWalk}: the node a write goes to while its node is out, with the nodes it skips
- *       (the executor journals the write against them under their fences);
- *   <li>{@link MovedKeys}: the whole route of a key that moved in a server-list change.
+ *   <li>{@link #writeWalk}: the node a write goes to, with the nodes it skips (the executor
+ *       journals the write against them under their fences).
  * </ul>
  */
 public final class Routes {
@@ -64,21 +60,6 @@ public final class Routes {
   public int readNode(Topology t, long hash, int primary, String key) {
     int node = select(t, hash, primary);
     return node >= 0 && t.members[node].holdsOldCopy(key) ? OLD_COPY : node;
-  }
-
-  /**
-   * With bounded loads, the node a read of this key spills to because its primary is over its cap
-   * (the primary being available), or -1 for no spill. Counts the read in the hot-key sketch.
-   */
-  public static int spillNode(Topology t, String key, long hash, int primary) {
-    BoundedReads bounded = t.bounded;
-    if (bounded == null) {
-      return -1;
-    }
-    int chosen = bounded.selectRead(key, hash);
-    return chosen >= 0 && chosen != primary && t.members[primary].available() && !t.members[chosen].holdsOldCopy(key)
-        ? chosen
-        : -1;
   }
 
   /**

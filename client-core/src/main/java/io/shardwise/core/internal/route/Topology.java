@@ -39,9 +39,9 @@ public final class Topology {
   /** How many servers store each key: the first this many of its preference list. */
   public final int replicas;
   /**
-   * Whether requests take the replicated path ({@code ReplicaGets}, {@code ReplicaWrites}): more
-   * than one replica here, or in a placement of the history (a key's former replicas are then
-   * deleted and marked as a replica set's are).
+   * Whether a key may have more than one copy: more than one replica here, or in a placement of the
+   * history. The policies that only copies need (counting on every replica, marking a replica whose
+   * write failed, repairs) apply then.
    */
   public final boolean replicated;
   /**
@@ -148,24 +148,6 @@ public final class Topology {
   /** Index of the node {@code key} is routed to when every node is healthy. Allocation free. */
   public int primary(String key) {
     return router.primary(hash(key));
-  }
-
-  /**
-   * Whether {@code m} takes writes of {@code key} here or took them in a placement this one still
-   * remembers: its primary in this topology or in the previous topology of a change in {@link
-   * #history}. A spilled copy is never deleted there ({@link BoundedReads#afterWrite}).
-   */
-  public boolean owns(String key, Member m) {
-    if (members[primary(key)] == m) {
-      return true;
-    }
-    for (Transition change : history) {
-      Topology p = change.previous;
-      if (p.members[p.primary(key)] == m) {
-        return true;
-      }
-    }
-    return false;
   }
 
   public int indexOf(Node node) {

@@ -38,9 +38,6 @@ import java.util.function.LongSupplier;
  */
 public final class BoundedReads {
 
-  /** The key's read goes to its primary as usual (not bounded, or not hot). */
-  static final int PRIMARY = -2;
-
   private static final int MAX_HOT_KEYS_SHOWN = 32;
   private static final int REPLACE_ONE_IN = 64;
 
@@ -170,22 +167,6 @@ public final class BoundedReads {
   public boolean copiesExpired(long marginNanos) {
     forgetExpired(nanoClock.getAsLong() - marginNanos);
     return spilled.isEmpty();
-  }
-
-  /**
-   * The node a read of this key should go to: {@link #PRIMARY} when the key is not subject to
-   * bounded loads (not hot), else the selector's choice, or {@link BoundedLoadSelector#NO_NODE}.
-   */
-  public int selectRead(String key, long keyHash) {
-    if (!spills || !subject(key, keyHash)) {
-      return PRIMARY;
-    }
-    Selection s = selections.get();
-    int node = selector.select(keyHash, loads, s);
-    if (node >= 0 && s.spilled() && node != s.primary()) {
-      countSpill(s.primary(), node);
-    }
-    return node;
   }
 
   /**

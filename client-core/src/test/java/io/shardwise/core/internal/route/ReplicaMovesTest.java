@@ -17,8 +17,11 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The pure routing decision for keys that moved: phases, sources, clears and former owners. */
-class MovedKeysTest {
+/**
+ * The pure routing decision for keys that moved, with one replica per key (a replica set of one):
+ * phases, sources, clears and former owners.
+ */
+class ReplicaMovesTest {
 
   private static final long SETTLE = 1_000;
   private static final long WARM = 10_000;
@@ -52,6 +55,17 @@ class MovedKeysTest {
     return t.members[t.primary(key)];
   }
 
+  /** The key's only replica in the placement that serves it. */
+  private static Member servingNode(ReplicaMoves.Move move, String key) {
+    assertThat(move.serving.replicas).isEqualTo(1);
+    return owner(move.serving, key);
+  }
+
+  /** {@code members} without {@code m}: the nodes a write taken by {@code m} deletes or marks. */
+  private static List<Member> besides(Member[] members, Member m) {
+    return java.util.Arrays.stream(members).filter(x -> x != m).toList();
+  }
+
   /** A key that {@code before} and {@code after} put on different servers. */
   private static String movedKey(Topology before, Topology after) {
     for (int i = 0; ; i++) {
@@ -63,16 +77,16 @@ class MovedKeysTest {
 
   @Test
   void withoutHistoryThereIsNothingToDecide() {
-    assertThat(MovedKeys.route(placement("a:1,b:2,c:3"), "k", 0)).isNull();
+    assertThat(ReplicaMoves.route(placement("a:1,b:2,c:3"), "k", 0)).isNull();
   }
 
   @Test
   void aSettlingKeyIsServedByThePreviousPlacementAndItsWritesClearTheNewOwner() {
     Topology t = added;
     String key = moved;
-    MovedKeys.Move move = MovedKeys.route(t, key, SETTLE - 1);
+    ReplicaMoves.Move move = ReplicaMoves.route(t, key, SETTLE - 1);
     assertThat(move.settling(t)).isTrue();
-    assertThat(move.serving.members[move.servingPrimary]).isSameAs(owner(five, key));
+    assertThat(servingNode(move, key)).isSameAs(owner(five, key));
     assertThat(move.sources).isEmpty();
     assertThat(move.clears).containsExactly(owner(six, key));
     assertThat(move.copies).isFalse();
@@ -82,21 +96,21 @@ class MovedKeysTest {
   void aWarmingKeyIsReadOnItsNewOwnerThenItsPreviousOneWhichItsWritesClear() {
     Topology t = added;
     String key = moved;
-    MovedKeys.Move early = MovedKeys.route(t, key, SETTLE);
+    ReplicaMoves.Move early = ReplicaMoves.route(t, key, SETTLE);
     assertThat(early.settling(t)).isFalse();
-    assertThat(early.serving.members[early.servingPrimary]).isSameAs(owner(six, key));
+    assertThat(servingNode(early, key)).isSameAs(owner(six, key));
     assertThat(early.sources).containsExactly(owner(five, key));
     assertThat(early.clears).containsExactly(owner(five, key));
     assertThat(early.formerOwners).isEmpty();
     assertThat(early.copies).as("no copy in the first settle of warming").isFalse();
-    assertThat(MovedKeys.route(t, key, 2 * SETTLE).copies).isTrue();
+    assertThat(ReplicaMoves.route(t, key, 2 * SETTLE).copies).isTrue();
   }
 
   @Test
   void afterTheWarmUpThePreviousOwnerIsOnlyMarked() {
     Topology t = added;
     String key = moved;
-    MovedKeys.Move move = MovedKeys.route(t, key, SETTLE + WARM);
+    ReplicaMoves.Move move = ReplicaMoves.route(t, key, SETTLE + WARM);
     assertThat(move.sources).isEmpty();
     assertThat(move.clears).isEmpty();
     assertThat(move.formerOwners).containsExactly(owner(five, key));
@@ -112,7 +126,7 @@ class MovedKeysTest {
       key = owner(five, "k" + i) == owner(six, "k" + i) ? "k" + i : null;
     }
     for (long now : new long[] {0, SETTLE, SETTLE + WARM}) {
-      MovedKeys.Move move = MovedKeys.route(t, key, now);
+      ReplicaMoves.Move move = ReplicaMoves.route(t, key, now);
       assertThat(move.touchesOthers()).as("at %d", now).isFalse();
       assertThat(move.serving).isSameAs(t);
     }
@@ -131,16 +145,16 @@ class MovedKeysTest {
     }
     // b came 2 SETTLE after a -> b; both warm at 3 SETTLE.
     Topology t = c.withHistory(new Transition[] {change(b, c, 2 * SETTLE), change(a, b, 0)});
-    MovedKeys.Move move = MovedKeys.route(t, key, 3 * SETTLE);
+    ReplicaMoves.Move move = ReplicaMoves.route(t, key, 3 * SETTLE);
     assertThat(move.sources).containsExactly(owner(b, key), owner(a, key));
     assertThat(move.clears).containsExactly(owner(b, key), owner(a, key));
     // While the second change settles, the key is served as under b, warmed from a, and cleared on c.
-    MovedKeys.Move settling = MovedKeys.route(t, key, 2 * SETTLE);
-    assertThat(settling.serving.members[settling.servingPrimary]).isSameAs(owner(b, key));
+    ReplicaMoves.Move settling = ReplicaMoves.route(t, key, 2 * SETTLE);
+    assertThat(servingNode(settling, key)).isSameAs(owner(b, key));
     assertThat(settling.sources).containsExactly(owner(a, key));
     assertThat(settling.clears).containsExactly(owner(c, key), owner(a, key));
     // Once the first change is only remembered, its previous owner is marked.
-    MovedKeys.Move later = MovedKeys.route(t, key, SETTLE + WARM + 1);
+    ReplicaMoves.Move later = ReplicaMoves.route(t, key, SETTLE + WARM + 1);
     assertThat(later.sources).containsExactly(owner(b, key));
     assertThat(later.formerOwners).containsExactly(owner(a, key));
   }
@@ -150,9 +164,9 @@ class MovedKeysTest {
     String key = moved;
     // five -> six at 0, six -> five (the same placement as before) at 100 WARM.
     Topology back = five.withHistory(new Transition[] {change(six, five, 100 * WARM)});
-    MovedKeys.Move move = MovedKeys.route(back, key, 100 * WARM + SETTLE + WARM);
+    ReplicaMoves.Move move = ReplicaMoves.route(back, key, 100 * WARM + SETTLE + WARM);
     assertThat(move.formerOwners).containsExactly(owner(six, key));
-    MovedKeys.Move warming = MovedKeys.route(back, key, 100 * WARM + SETTLE);
+    ReplicaMoves.Move warming = ReplicaMoves.route(back, key, 100 * WARM + SETTLE);
     assertThat(warming.sources).containsExactly(owner(six, key));
   }
 
@@ -163,30 +177,30 @@ class MovedKeysTest {
     // change still warming; and the same reversal once the first change is only remembered.
     for (long at : new long[] {SETTLE, SETTLE + WARM / 2, 2 * (SETTLE + WARM)}) {
       Topology back = five.withHistory(new Transition[] {change(six, five, at), change(five, six, 0)});
-      MovedKeys.Move settling = MovedKeys.route(back, key, at + SETTLE - 1);
+      ReplicaMoves.Move settling = ReplicaMoves.route(back, key, at + SETTLE - 1);
       assertThat(settling.settling(back)).as("at %d", at).isTrue();
-      assertThat(settling.serving.members[settling.servingPrimary]).isSameAs(owner(six, key));
+      assertThat(servingNode(settling, key)).isSameAs(owner(six, key));
       assertThat(settling.sources).as("at %d", at).containsExactly(owner(five, key));
       assertThat(settling.clears).containsExactly(owner(five, key));
       assertThat(settling.copies).isFalse();
-      MovedKeys.Move warming = MovedKeys.route(back, key, at + SETTLE);
-      assertThat(warming.serving.members[warming.servingPrimary]).isSameAs(owner(five, key));
+      ReplicaMoves.Move warming = ReplicaMoves.route(back, key, at + SETTLE);
+      assertThat(servingNode(warming, key)).isSameAs(owner(five, key));
       assertThat(warming.sources).containsExactly(owner(six, key));
     }
     // A change that only adds a server: its new owner held nothing before and is not read.
-    assertThat(MovedKeys.route(added, key, SETTLE - 1).sources).isEmpty();
+    assertThat(ReplicaMoves.route(added, key, SETTLE - 1).sources).isEmpty();
   }
 
   @Test
   void theServerThatTakesTheWriteIsNeverAmongItsDeletes() {
     Topology t = added;
     String key = moved;
-    MovedKeys.Move move = MovedKeys.route(t, key, SETTLE);
+    ReplicaMoves.Move move = ReplicaMoves.route(t, key, SETTLE);
     Member previous = owner(five, key);
     // The new owner is out and the write fails over to the previous owner: nothing is deleted there.
-    assertThat(move.clearsBesides(previous)).isEmpty();
-    assertThat(move.clearsBesides(owner(six, key))).containsExactly(previous);
-    MovedKeys.Move remembered = MovedKeys.route(t, key, SETTLE + WARM);
-    assertThat(remembered.formerOwnersBesides(previous)).isEmpty();
+    assertThat(besides(move.clears, previous)).isEmpty();
+    assertThat(besides(move.clears, owner(six, key))).containsExactly(previous);
+    ReplicaMoves.Move remembered = ReplicaMoves.route(t, key, SETTLE + WARM);
+    assertThat(besides(remembered.formerOwners, previous)).isEmpty();
   }
 }
