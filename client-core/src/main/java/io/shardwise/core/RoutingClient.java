@@ -14,6 +14,7 @@ import io.shardwise.client.ValueCodec;
 import io.shardwise.core.internal.change.LongestTtl;
 import io.shardwise.core.internal.change.Topologies;
 import io.shardwise.core.internal.change.WarmUp;
+import io.shardwise.core.internal.exec.Counters;
 import io.shardwise.core.internal.exec.MultiGets;
 import io.shardwise.core.internal.heal.Refills;
 import io.shardwise.core.internal.heal.Repairs;
@@ -30,14 +31,12 @@ import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ReplicaRoutes;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
-import io.shardwise.core.internal.route.Transition;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
 import io.shardwise.spi.SettingsReader;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -211,7 +210,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     checkTtl(ttl);
     ttls.record(ttl);
     return replicaWrites.write(
-        enter(), key, "incr", ttl, new ReplicaWrites.CounterOp(key, signedDelta, initial), Writes.Kind.KEEPS, ReplicaWrites.Shape.COUNT, null);
+        enter(), key, "incr", ttl, new Counters.CounterOp(key, signedDelta, initial), Writes.Kind.KEEPS, ReplicaWrites.Shape.COUNT, null);
   }
 
   /**
@@ -437,15 +436,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   @Override
   public LoadReport loadReport() {
-    Topology t = topology;
-    if (t.bounded == null || !t.bounded.spills()) {
-      List<LoadReport.NodeLoad> lines = new ArrayList<>();
-      for (Node n : t.nodes) {
-        lines.add(new LoadReport.NodeLoad(n, 0, 0, 0, 0));
-      }
-      return new LoadReport(false, 0, lines, Map.of());
-    }
-    return t.bounded.report(t.nodes);
+    return topology.loadReport();
   }
 
   @Override
@@ -462,26 +453,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   @Override
   public TopologyStatus topologyStatus() {
-    Topology t = topology;
-    TopologyStatus.Phase phase = TopologyStatus.Phase.STABLE;
-    java.time.Instant ends = null;
-    Transition tr = t.latest();
-    if (tr != null) {
-      switch (tr.phase(System.nanoTime())) {
-        case SETTLING:
-          phase = TopologyStatus.Phase.SETTLING;
-          ends = tr.change.appliedAt().plusNanos(tr.settleUntilNanos() - tr.startNanos());
-          break;
-        case WARMING:
-          phase = TopologyStatus.Phase.WARMING;
-          ends = tr.change.appliedAt().plusNanos(tr.warmUntilNanos() - tr.startNanos());
-          break;
-        default:
-          break;
-      }
-    }
-    return new TopologyStatus(
-        t.nodes, topologies.lastChange(), phase, ends, warmUp.reads.sum(), warmUp.hits.sum(), warmUp.copies.sum());
+    return topology.status(topologies.lastChange(), warmUp.reads.sum(), warmUp.hits.sum(), warmUp.copies.sum());
   }
 
   @Override

@@ -54,25 +54,11 @@ public final class ReplicaWrites {
      */
     DECIDE_THEN_DELETE,
     /**
-     * A counter (incr, decr, with a {@link CounterOp}): added to on every available replica that
-     * holds it, created on all of them only when none does; see {@link #counted}.
+     * A counter (incr, decr, with a {@link Counters.CounterOp}): added to on every available replica
+     * that holds it, created on all of them only when none does ({@link Counters}); with one copy of
+     * each key, a plain incr.
      */
     COUNT
-  }
-
-  /**
-   * A counter update: {@link #send} adds to a counter that exists ({@code incrIfPresent}),
-   * {@link #create} creates it with {@code initial} when absent.
-   */
-  public record CounterOp(String key, long delta, long initial) implements Writes.WriteOp<Long> {
-    @Override
-    public CompletableFuture<Long> send(io.shardwise.spi.NodeConnection connection, Duration ttl) {
-      return connection.incrIfPresent(key, delta);
-    }
-
-    CompletableFuture<Long> create(io.shardwise.spi.NodeConnection connection, Duration ttl) {
-      return connection.incr(key, delta, initial, ttl);
-    }
   }
 
   private final Requests requests;
@@ -82,9 +68,11 @@ public final class ReplicaWrites {
   private final ReplicaMultiWrites multi;
 
   private final Repairs repairs;
+  private final Counters counters;
 
   public ReplicaWrites(
       Requests requests, ReplicaRoutes routes, Failback failback, Writes writes, MultiWrites multiWrites, Repairs repairs) {
+    this.counters = new Counters(requests, failback, writes, repairs);
     this.requests = requests;
     this.routes = routes;
     this.failback = failback;
@@ -109,7 +97,7 @@ public final class ReplicaWrites {
       BinaryOperator<T> combine) {
     if (shape == Shape.COUNT && !t.replicated) {
       // With one copy of each key the count lives on one server: created there when absent.
-      CounterOp counter = (CounterOp) op;
+      Counters.CounterOp counter = (Counters.CounterOp) op;
       @SuppressWarnings("unchecked")
       Writes.WriteOp<T> create = (Writes.WriteOp<T>) (Writes.WriteOp<Long>) counter::create;
       op = create;
@@ -319,7 +307,7 @@ public final class ReplicaWrites {
             continue; // a replica came back meanwhile: plan again
           }
           if (p.writeCount == 0) {
-            if (op instanceof CounterOp) {
+            if (op instanceof Counters.CounterOp) {
               // A counter is not counted elsewhere, where it would start again from its initial value.
               return CompletableFuture.failedFuture(
                   new NodeUnavailableException(
@@ -332,9 +320,9 @@ public final class ReplicaWrites {
             if (took != null && one.target() != null) {
               took[0] = new Member[] {one.target()};
             }
-            return generation < 0 ? one.reply() : healed(key, generation, NO_TARGET, one.reply());
+            return generation < 0 ? one.reply() : writes.healed(key, generation, NO_TARGET, one.reply());
           }
-          if (op instanceof CounterOp && lackedByEveryAnswering(t, key, p)) {
+          if (op instanceof Counters.CounterOp && counters.lackedByEveryAnswering(t, key, p)) {
             // The count is on a replica that is out: this update could count nowhere, and its
             // journal entry would have that replica's copy, the only one, deleted when it returns.
             return CompletableFuture.failedFuture(
@@ -353,20 +341,6 @@ public final class ReplicaWrites {
       }
     }
     throw new IllegalStateException("replicas of " + KeyRules.shorten(key) + " kept coming back while it was routed");
-  }
-
-  /**
-   * Whether every available replica of {@code p} is known to lack the counter {@code key}: its copy
-   * is marked old, or waits to be handed over from another replica.
-   */
-  private boolean lackedByEveryAnswering(Topology t, String key, ReplicaRoutes.Plan p) {
-    for (int i = 0; i < p.writeCount; i++) {
-      Member m = t.members[p.writes[i]];
-      if (!m.holdsOldCopy(key) && !repairs.awaitsHandoff(m, key)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /** Sends the write to the available replicas of {@code p}, noting them in {@code took}. */
@@ -416,199 +390,22 @@ public final class ReplicaWrites {
       case COUNT:
         {
           @SuppressWarnings("unchecked")
-          CompletableFuture<T> counted = (CompletableFuture<T>) counted(t, key, targets, (CounterOp) op, ttl, generation);
+          CompletableFuture<T> counted = (CompletableFuture<T>) counters.count(t, key, targets, (Counters.CounterOp) op, ttl, generation);
           return counted;
         }
       case DECIDE_THEN_DELETE:
         {
           CompletableFuture<T> written =
-              one(t, targets[0], key, operation, ttl, op, kind)
+              writes.counting(t, targets[0], key, operation, ttl, op, kind)
                   .thenCompose(
                       stored -> Boolean.TRUE.equals(stored)
                           ? deleteOthers(t, key, targets).thenApply(x -> stored)
                           : CompletableFuture.completedFuture(stored));
-          return generation < 0 ? written : healed(key, generation, others(t, targets), written);
+          return generation < 0 ? written : writes.healed(key, generation, others(t, targets), written);
         }
       default:
         throw new AssertionError(shape);
     }
-  }
-
-  /**
-   * A counter update on every available replica of the key ({@code targets}, in preference order).
-   * Each replica that holds the counter adds to it ({@code incrIfPresent}); one that does not (it
-   * lost its copy: evicted, restarted empty, or deleted before it served again after an outage)
-   * creates nothing, so that the count never starts again from {@code initial} while a replica holds
-   * it, and gets the count handed over afterwards ({@link Repairs#handOff}). The value returned is
-   * that of the first replica, in preference order, that holds the counter; a replica whose request
-   * failed then has its copy marked old, as a failed replica write does. Only when every replica
-   * answered that it holds none is the counter created, on all of them. When none answered with a
-   * count and some failed, the count may be on those: the update fails, and nothing is created or
-   * marked.
-   */
-  /**
-   * The creations of counters under way in this process, by key: an update that finds the counter on
-   * some replicas and not on others while one runs waits for it, then adds to those again.
-   */
-  private final java.util.concurrent.ConcurrentHashMap<String, CompletableFuture<Void>> creating =
-      new java.util.concurrent.ConcurrentHashMap<>();
-
-  /**
-   * Per stripe of keys, the creations of counters begun and ended: an update notes them before it is
-   * sent, and so knows whether one was under way then or began since.
-   */
-  private final java.util.concurrent.atomic.AtomicLongArray creations = new java.util.concurrent.atomic.AtomicLongArray(1024);
-  private final java.util.concurrent.atomic.AtomicLongArray created = new java.util.concurrent.atomic.AtomicLongArray(1024);
-
-  private static int stripe(String key) {
-    int h = key.hashCode();
-    return (h ^ (h >>> 16)) & 1023;
-  }
-
-  private CompletableFuture<Long> counted(Topology t, String key, int[] targets, CounterOp op, Duration ttl, long generation) {
-    // A replica whose copy is marked old, or waits to be handed the count, lost it: the count is
-    // on another replica, and must not be started again here if that one is out.
-    boolean lostHere = false;
-    for (int node : targets) {
-      lostHere |= t.members[node].holdsOldCopy(key) || repairs.awaitsHandoff(t.members[node], key);
-    }
-    boolean allAnswer = targets.length == t.replicas;
-    boolean mayCreate = allAnswer || !lostHere;
-    // A creation under way when this update is sent, or begun since, may reach some replicas after it.
-    long createdBefore = created.get(stripe(key));
-    long creationsBefore = creations.get(stripe(key));
-    boolean creatingBefore = creationsBefore != createdBefore;
-    List<CompletableFuture<Long>> added = new ArrayList<>(targets.length);
-    for (int node : targets) {
-      added.add(one(t, node, key, "incr", ttl, op, Writes.Kind.KEEPS));
-    }
-    return Requests.allOf(added)
-        .handle((x, y) -> (Void) null)
-        .thenCompose(x -> addedWhereCreated(t, key, targets, op, ttl, added, creatingBefore || creations.get(stripe(key)) != creationsBefore))
-        .thenCompose(
-            x -> {
-              Long first = null;
-              List<Member> absent = new ArrayList<>();
-              List<Integer> failed = new ArrayList<>();
-              for (int i = 0; i < targets.length; i++) {
-                if (failureOf(added.get(i)) != null) {
-                  failed.add(i);
-                  continue;
-                }
-                Long value = added.get(i).join();
-                if (value == null) {
-                  absent.add(t.members[targets[i]]);
-                } else if (first == null) {
-                  first = value;
-                }
-              }
-              if (first != null) {
-                for (int i : failed) {
-                  if (!failback.markFailedCopy(t.members[targets[i]], key)) {
-                    return CompletableFuture.failedFuture(requests.asShardwise(t.members[targets[i]], failureOf(added.get(i))));
-                  }
-                }
-                Long count = first;
-                CompletableFuture<Long> written = CompletableFuture.completedFuture(count);
-                Member[] lacking = absent.toArray(new Member[0]);
-                CompletableFuture<Long> done = generation < 0 ? written : healed(key, generation, lacking, written);
-                return done.whenComplete((v, f) -> absent.forEach(m -> repairs.handOff(m, List.of(key))));
-              }
-              if (!failed.isEmpty()) {
-                int i = failed.get(0);
-                return CompletableFuture.failedFuture(requests.asShardwise(t.members[targets[i]], failureOf(added.get(i))));
-              }
-              if (!mayCreate) {
-                return CompletableFuture.failedFuture(
-                    new NodeUnavailableException(
-                        t.members[targets[0]].node,
-                        "the counter's replicas that answered lost their copy and the replica that holds it is out;"
-                            + " it is not started again from its initial value"));
-              }
-              CompletableFuture<Void> mine = new CompletableFuture<>();
-              CompletableFuture<Void> running = creating.putIfAbsent(key, mine);
-              if (running != null) {
-                // Another update of this process is creating it: count on what it created.
-                return running.handle((r, f) -> (Void) null).thenCompose(y -> counted(t, key, targets, op, ttl, generation));
-              }
-              creations.incrementAndGet(stripe(key));
-              return create(t, key, targets, op, ttl)
-                  .whenComplete(
-                      (v, f) -> {
-                        creating.remove(key, mine);
-                        created.incrementAndGet(stripe(key));
-                        mine.complete(null);
-                      });
-            });
-  }
-
-  /**
-   * When the counter answered on some replicas and was absent on others while this process was
-   * creating it ({@code creating}: a creation in its stripe was under way when the update was sent,
-   * or began since), the creation may have reached the first before this update and the others
-   * after: once it is done, the update is sent again to those that answered absent, in {@code added}.
-   */
-  private CompletableFuture<Void> addedWhereCreated(
-      Topology t, String key, int[] targets, CounterOp op, Duration ttl, List<CompletableFuture<Long>> added, boolean creating) {
-    if (!creating) {
-      return CompletableFuture.completedFuture(null);
-    }
-    CompletableFuture<Void> running = this.creating.get(key);
-    if (running == null) {
-      running = CompletableFuture.completedFuture(null);
-    }
-    boolean present = false;
-    boolean absent = false;
-    for (CompletableFuture<Long> f : added) {
-      if (failureOf(f) == null) {
-        present |= f.join() != null;
-        absent |= f.join() == null;
-      }
-    }
-    if (!present || !absent) {
-      return CompletableFuture.completedFuture(null);
-    }
-    return running
-        .handle((r, f) -> (Void) null)
-        .thenCompose(
-            y -> {
-              List<CompletableFuture<Long>> again = new ArrayList<>();
-              for (int i = 0; i < targets.length; i++) {
-                if (failureOf(added.get(i)) == null && added.get(i).join() == null) {
-                  int slot = i;
-                  CompletableFuture<Long> retried = one(t, targets[i], key, "incr", ttl, op, Writes.Kind.KEEPS);
-                  again.add(retried.whenComplete((v, f) -> added.set(slot, retried)));
-                }
-              }
-              return Requests.allOf(again).handle((r, f) -> (Void) null);
-            });
-  }
-
-  /** Creates the counter on every replica in {@code targets}; the first one's value, as {@link #counted}. */
-  private CompletableFuture<Long> create(Topology t, String key, int[] targets, CounterOp op, Duration ttl) {
-    List<CompletableFuture<Long>> created = new ArrayList<>(targets.length);
-    for (int node : targets) {
-      created.add(one(t, node, key, "incr", ttl, op::create, Writes.Kind.KEEPS));
-    }
-    return Requests.allOf(created)
-        .handle((x, y) -> (Void) null)
-        .thenCompose(
-            x -> {
-              Long first = null;
-              Throwable firstFailure = null;
-              for (int i = 0; i < targets.length; i++) {
-                Throwable failure = failureOf(created.get(i));
-                if (failure == null) {
-                  first = first == null ? created.get(i).join() : first;
-                  continue;
-                }
-                firstFailure = firstFailure == null ? requests.asShardwise(t.members[targets[i]], failure) : firstFailure;
-                if (!failback.markFailedCopy(t.members[targets[i]], key)) {
-                  return CompletableFuture.failedFuture(requests.asShardwise(t.members[targets[i]], failure));
-                }
-              }
-              return first != null ? CompletableFuture.completedFuture(first) : CompletableFuture.failedFuture(firstFailure);
-            });
   }
 
   /** The members of {@code targets} after the first: where a write that decides on the first deletes. */
@@ -618,37 +415,6 @@ public final class ReplicaWrites {
       out[i - 1] = t.members[targets[i]];
     }
     return out;
-  }
-
-  /**
-   * {@code written}, ended as {@link Writes#afterReplicatedWrite} says for a write that moved the
-   * key's generation to {@code generation}: a repair copy racing it is undone, or deleted again on
-   * {@code deleteLateOn} (the replicas it removed the key from).
-   */
-  private <T> CompletableFuture<T> healed(String key, long generation, Member[] deleteLateOn, CompletableFuture<T> written) {
-    return written
-        .handle((r, x) -> (Void) null)
-        .thenCompose(
-            x -> {
-              CompletableFuture<Void> copies = writes.afterReplicatedWrite(key, generation, deleteLateOn);
-              return copies == null ? written : copies.thenCompose(y -> written);
-            });
-  }
-
-  /** One replica's request, counted as under way on it while it is. */
-  private <T> CompletableFuture<T> one(
-      Topology t, int node, String key, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind) {
-    Member m = t.members[node];
-    m.inFlight.incrementAndGet();
-    CompletableFuture<T> f;
-    try {
-      f = writes.send(t, node, key, operation, ttl, op, kind);
-    } catch (RuntimeException e) {
-      m.inFlight.decrementAndGet();
-      throw e;
-    }
-    f.whenComplete((v, x) -> m.inFlight.decrementAndGet());
-    return f;
   }
 
   /**
@@ -662,24 +428,20 @@ public final class ReplicaWrites {
     int[] others = Arrays.copyOfRange(targets, 1, targets.length);
     List<CompletableFuture<Boolean>> sent = new ArrayList<>(others.length);
     for (int node : others) {
-      sent.add(one(t, node, key, "replicaDelete", null, (c, d) -> c.delete(key), Writes.Kind.REMOVES));
+      sent.add(writes.counting(t, node, key, "replicaDelete", null, (c, d) -> c.delete(key), Writes.Kind.REMOVES));
     }
     return Requests.allOf(sent)
         .handle((x, y) -> (Void) null)
         .thenCompose(
             x -> {
               for (int i = 0; i < others.length; i++) {
-                Throwable failure = failureOf(sent.get(i));
+                Throwable failure = Requests.failureOf(sent.get(i));
                 if (failure != null && !failback.markFailedCopy(t.members[others[i]], key)) {
                   return CompletableFuture.failedFuture(requests.asShardwise(t.members[others[i]], failure));
                 }
               }
               return CompletableFuture.completedFuture(null);
             });
-  }
-
-  private static Throwable failureOf(CompletableFuture<?> f) {
-    return f.handle((v, x) -> x).join();
   }
 
   // ---- multi-key writes ------------------------------------------------------------------------

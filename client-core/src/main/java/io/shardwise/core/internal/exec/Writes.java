@@ -233,4 +233,35 @@ public final class Writes {
           }
         });
   }
+
+  /**
+   * {@code written}, ended as {@link Writes#afterReplicatedWrite} says for a write that moved the
+   * key's generation to {@code generation}: a repair copy racing it is undone, or deleted again on
+   * {@code deleteLateOn} (the replicas it removed the key from).
+   */
+  <T> CompletableFuture<T> healed(String key, long generation, Member[] deleteLateOn, CompletableFuture<T> written) {
+    return written
+        .handle((r, x) -> (Void) null)
+        .thenCompose(
+            x -> {
+              CompletableFuture<Void> copies = afterReplicatedWrite(key, generation, deleteLateOn);
+              return copies == null ? written : copies.thenCompose(y -> written);
+            });
+  }
+
+  /** {@link #send}, the request counted as under way on its node while it is ({@link Member#inFlight}). */
+  <T> CompletableFuture<T> counting(
+      Topology t, int node, String key, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind) {
+    Member m = t.members[node];
+    m.inFlight.incrementAndGet();
+    CompletableFuture<T> f;
+    try {
+      f = send(t, node, key, operation, ttl, op, kind);
+    } catch (RuntimeException e) {
+      m.inFlight.decrementAndGet();
+      throw e;
+    }
+    f.whenComplete((v, x) -> m.inFlight.decrementAndGet());
+    return f;
+  }
 }

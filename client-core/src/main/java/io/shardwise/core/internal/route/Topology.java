@@ -1,11 +1,17 @@
 package io.shardwise.core.internal.route;
 
+import io.shardwise.client.LoadReport;
+import io.shardwise.client.TopologyChange;
+import io.shardwise.client.TopologyStatus;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.spill.BoundedReads;
 import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntPredicate;
 
@@ -170,6 +176,43 @@ public final class Topology {
         java.util.Collections.addAll(into, change.previous.members);
       }
     }
+  }
+
+  /** The load of each node over the window, with bounded loads; zeros without. */
+  public LoadReport loadReport() {
+    if (bounded == null || !bounded.spills()) {
+      List<LoadReport.NodeLoad> lines = new ArrayList<>();
+      for (Node n : nodes) {
+        lines.add(new LoadReport.NodeLoad(n, 0, 0, 0, 0));
+      }
+      return new LoadReport(false, 0, lines, Map.of());
+    }
+    return bounded.report(nodes);
+  }
+
+  /**
+   * Where this topology's most recent change is at now, with {@code lastChange} and the warm-up's
+   * reads, hits and copies so far.
+   */
+  public TopologyStatus status(TopologyChange lastChange, long reads, long hits, long copies) {
+    TopologyStatus.Phase phase = TopologyStatus.Phase.STABLE;
+    Instant ends = null;
+    Transition tr = latest();
+    if (tr != null) {
+      switch (tr.phase(System.nanoTime())) {
+        case SETTLING:
+          phase = TopologyStatus.Phase.SETTLING;
+          ends = tr.change.appliedAt().plusNanos(tr.settleUntilNanos() - tr.startNanos());
+          break;
+        case WARMING:
+          phase = TopologyStatus.Phase.WARMING;
+          ends = tr.change.appliedAt().plusNanos(tr.warmUntilNanos() - tr.startNanos());
+          break;
+        default:
+          break;
+      }
+    }
+    return new TopologyStatus(nodes, lastChange, phase, ends, reads, hits, copies);
   }
 
   /** An operation that counted itself on this topology ({@link #active}) is done with it. */
