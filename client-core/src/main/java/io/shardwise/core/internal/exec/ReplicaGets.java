@@ -15,7 +15,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 
 /**
@@ -57,19 +56,12 @@ public final class ReplicaGets<V> {
   public <R> CompletableFuture<R> get(Topology t, String key, Function<CachedValue, R> decode) {
     CompletableFuture<R> f;
     try {
-      if (t.bounded == null && !requests.retrying() && !t.readsHistory()) {
-        if (t.replicas == 1) {
-          // The common case of one replica, up and not marked: one request, the topology released
-          // in the stage of its reply. The plan below decides the same with more work.
-          Member m = t.members[t.router.primary(t.hash(key))];
-          if (m.available() && !m.holdsOldCopy(key)) {
-            return requests.call(m, "get", c -> c.get(key), true, decode, t);
-          }
-        } else {
-          ReplicaRoutes.Plan p = routes.readPlan(t, key, t.hash(key));
-          if (p.readCount > 0) {
-            return firstInOneStage(t, key, p, decode); // releases t
-          }
+      if (t.replicas == 1 && t.bounded == null && !requests.retrying() && !t.readsHistory()) {
+        // The common case of one replica, up and not marked: one request, the topology released in
+        // the stage of its reply. The plan below decides the same with more work.
+        Member m = t.members[t.router.primary(t.hash(key))];
+        if (m.available() && !m.holdsOldCopy(key)) {
+          return requests.call(m, "get", c -> c.get(key), true, decode, t);
         }
       }
       f = read(t, key).thenApply(decode);
@@ -79,66 +71,6 @@ public final class ReplicaGets<V> {
     }
     f.whenComplete((v, x) -> t.exit());
     return f;
-  }
-
-  /**
-   * The common case of several replicas (no change, spill or retry to take into account): {@link
-   * #tryFrom} whose first request, the one that answers most reads, is handled in the stage that
-   * records its reply ({@link Requests#callThen}), the value decoded and {@code t} released there;
-   * only a miss or a failure goes on to the next replicas.
-   */
-  private <R> CompletableFuture<R> firstInOneStage(Topology t, String key, ReplicaRoutes.Plan p, Function<CachedValue, R> decode) {
-    int[] order = Arrays.copyOf(p.reads, p.readCount);
-    int[] ranks = new int[order.length];
-    for (int i = 0; i < order.length; i++) {
-      ranks[i] = ReplicaRoutes.rank(p, order[i]);
-    }
-    long generation = repairs.enabled(t) ? repairs.generation(key) : NO_REPAIR;
-    Member m = t.members[order[0]];
-    metrics.replicaRead(m.node, ranks[0]);
-    routes.sent(m);
-    CompletableFuture<R> result = new CompletableFuture<>();
-    requests.callThen(
-        m,
-        "get",
-        c -> c.get(key),
-        (value, failure) -> {
-          m.inFlight.decrementAndGet();
-          if (failure == null) {
-            metrics.reads(m.node, value == null ? 0 : 1, value == null ? 1 : 0);
-          }
-          if (value != null || order.length == 1) {
-            t.exit();
-            if (failure != null) {
-              result.completeExceptionally(failure);
-              return;
-            }
-            try {
-              result.complete(decode.apply(value));
-            } catch (RuntimeException e) {
-              result.completeExceptionally(e);
-            }
-            return;
-          }
-          List<Member> missedOn = null;
-          if (failure == null && generation != NO_REPAIR) {
-            missedOn = new ArrayList<>(order.length - 1);
-            missedOn.add(m);
-          }
-          metrics.replicaFailover(m.node, t.nodes.get(order[1]), failure == null ? "miss" : "error");
-          tryFrom(t, key, order, ranks, 1, failure == null, generation, missedOn)
-              .thenApply(decode)
-              .whenComplete(
-                  (v, x) -> {
-                    t.exit();
-                    if (x != null) {
-                      result.completeExceptionally(x instanceof CompletionException && x.getCause() != null ? x.getCause() : x);
-                    } else {
-                      result.complete(v);
-                    }
-                  });
-        });
-    return result;
   }
 
   /** A read of {@code key} on {@code t}, on its replicas, or as {@link Reads} when all are out. */
