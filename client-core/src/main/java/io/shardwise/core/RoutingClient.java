@@ -28,7 +28,6 @@ import io.shardwise.core.internal.exec.Writes;
 import io.shardwise.core.internal.health.DeadlineScanner;
 import io.shardwise.core.internal.health.FleetHealth;
 import io.shardwise.core.internal.health.Member;
-import io.shardwise.core.internal.route.ReplicaRoutes;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.routing.Node;
@@ -51,7 +50,7 @@ import java.util.function.Function;
  * keys, values and TTLs, encodes and decodes values, holds the current topology (replaced whole by
  * {@link #updateServers} and {@link #updatePlacement}) and counts each operation on the snapshot it
  * uses, and hands the operation to its executor ({@link ReplicaGets}, {@link ReplicaWrites}), the
- * same for one replica and for N, which sends what {@link ReplicaRoutes} and {@code ReplicaMoves}
+ * same for one replica and for N, which sends what {@link Routes} and {@code ReplicaMoves}
  * decide over the key's preference list. docs/architecture.md follows a get and a set through them.
  */
 final class RoutingClient<V> implements AsyncCacheClient<V> {
@@ -113,15 +112,13 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.keyRules = backend.keyRules();
     this.maxValueBytes = maxValueBytes;
     FailoverOptions failover = health.options();
-    Routes routes = new Routes(failover.failureMode());
+    Routes routes = new Routes(replicaReads, failover.failureMode());
     int retries = failover.failureMode() == FailureMode.RETRY ? failover.retryAttempts() : 0;
     this.requests = new Requests(health, metrics, deadlines, timeout, retries, batchSize);
     Reads reads = new Reads(requests, routes, metrics);
     Writes writes = new Writes(requests, routes, health.failback(), warmUp, metrics);
     MultiGets<V> multiGets = new MultiGets<>(requests, routes, metrics, codec);
     MultiWrites multiWrites = new MultiWrites(requests, routes, health.failback(), writes);
-    // Taken by topologies with more than one replica, or with one in their history.
-    ReplicaRoutes replicaRoutes = new ReplicaRoutes(replicaReads);
     this.refills = new Refills(health.healthThread(), metrics);
     if (repair.enabled() && !repair.checkInterval().isZero()) {
       // Only a key stored on several replicas can be put back on a server that came back empty.
@@ -129,8 +126,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     }
     this.repairs = new Repairs(repair, warmUp, requests, metrics, () -> this.topology, health.healthThread(), refills);
     health.failback().onCopiesDeleted(repairs::handOff);
-    this.replicaGets = new ReplicaGets<>(requests, replicaRoutes, reads, multiGets, warmUp, repairs, metrics, codec);
-    this.replicaWrites = new ReplicaWrites(requests, replicaRoutes, health.failback(), writes, multiWrites, repairs);
+    this.replicaGets = new ReplicaGets<>(requests, routes, reads, multiGets, warmUp, repairs, metrics, codec);
+    this.replicaWrites = new ReplicaWrites(requests, routes, health.failback(), writes, multiWrites, repairs);
     this.placements = new PlacementChanges(topologies, replicas, routerSpec, topology.hashTag, topology.nodes);
     this.description = "shardwise(" + backend.name();
     this.sync = new SyncCacheClient<>(this, timeout);

@@ -4,7 +4,7 @@ import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Member;
-import io.shardwise.core.internal.route.ReplicaRoutes;
+import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,7 +52,7 @@ public final class Counters {
    * Whether every available replica of {@code p} is known to lack the counter {@code key}: its copy
    * is marked old, or waits to be handed over from another replica.
    */
-  boolean lackedByEveryAnswering(Topology t, String key, ReplicaRoutes.Plan p) {
+  boolean lackedByEveryAnswering(Topology t, String key, Routes.Plan p) {
     for (int i = 0; i < p.writeCount; i++) {
       Member m = t.members[p.writes[i]];
       if (!m.holdsOldCopy(key) && !repairs.awaitsHandoff(m, key)) {

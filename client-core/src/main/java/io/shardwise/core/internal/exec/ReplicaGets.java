@@ -7,7 +7,7 @@ import io.shardwise.core.internal.change.WarmUp;
 import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ReplicaMoves;
-import io.shardwise.core.internal.route.ReplicaRoutes;
+import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.core.internal.spill.BoundedReads;
 import java.util.ArrayList;
@@ -18,7 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
- * Executes reads of keys stored on N replicas ({@link ReplicaRoutes}): a read goes to one
+ * Executes reads of keys stored on N replicas ({@link Routes}): a read goes to one
  * available replica whose copy is not marked old, and on a miss, an error or a timeout to the next,
  * before the caller sees a miss (as mcrouter's {@code MissFailoverRoute}). getMulti does this per
  * key, in at most N rounds of one request per node. With no replica available the read goes where
@@ -27,7 +27,7 @@ import java.util.function.Function;
 public final class ReplicaGets<V> {
 
   private final Requests requests;
-  private final ReplicaRoutes routes;
+  private final Routes routes;
   private final Reads reads;
   private final WarmUp warmUp;
   private final ClientMetrics metrics;
@@ -36,7 +36,7 @@ public final class ReplicaGets<V> {
 
   public ReplicaGets(
       Requests requests,
-      ReplicaRoutes routes,
+      Routes routes,
       Reads reads,
       MultiGets<V> multiGets,
       WarmUp warmUp,
@@ -79,7 +79,7 @@ public final class ReplicaGets<V> {
     if (move != null && move.readsElsewhere(t)) {
       return moved(t, move, key);
     }
-    ReplicaRoutes.Plan p = routes.readPlan(t, key, t.hash(key));
+    Routes.Plan p = routes.readPlan(t, key, t.hash(key));
     if (p.readCount == 0) {
       if (p.writeCount == 0) {
         return reads.unreplicated(t, key); // every replica is out: the failure mode decides
@@ -90,11 +90,13 @@ public final class ReplicaGets<V> {
     int[] order = Arrays.copyOf(p.reads, p.readCount);
     int[] ranks = new int[order.length];
     for (int i = 0; i < order.length; i++) {
-      ranks[i] = ReplicaRoutes.rank(p, order[i]);
+      ranks[i] = Routes.rank(p, order[i]);
     }
     return p.spill >= 0
         ? spilledFrom(t, key, order, ranks, p.spill)
-        : tryFrom(t, key, order, ranks, 0, false, repairs.enabled(t) ? repairs.generation(key) : NO_REPAIR, null);
+        : repairs.enabled(t)
+            ? tryFrom(t, null, key, order, ranks, 0, false, true, repairs.generation(key), null)
+            : tryFrom(t, null, key, order, ranks, 0, false, false, NO_REPAIR, null);
   }
 
   /**
@@ -108,7 +110,7 @@ public final class ReplicaGets<V> {
   CompletableFuture<CachedValue> moved(Topology t, ReplicaMoves.Move move, String key) {
     long generation = warmUp.generation(key);
     Topology serving = move.serving;
-    ReplicaRoutes.Plan p = routes.readPlan(serving, key, serving.hash(key));
+    Routes.Plan p = routes.readPlan(serving, key, serving.hash(key));
     if (p.readCount == 0) {
       // Every replica out (the failure mode decides), or each up one holds a copy marked old.
       CompletableFuture<CachedValue> first =
@@ -133,53 +135,9 @@ public final class ReplicaGets<V> {
     }
     int[] ranks = new int[order.length];
     for (int i = 0; i < order.length; i++) {
-      ranks[i] = ReplicaRoutes.rank(p, order[i]);
+      ranks[i] = Routes.rank(p, order[i]);
     }
-    return warmRead(serving, move, key, order, ranks, 0, copies ? new ArrayList<>(order.length) : null, false, generation);
-  }
-
-  /**
-   * Reads {@code key} on {@code order[i]} and then the next replicas, then the sources; {@code
-   * missedOn} (null when no copy is due) collects the replicas that answered a miss, where a hit
-   * is copied.
-   */
-  private CompletableFuture<CachedValue> warmRead(
-      Topology t,
-      ReplicaMoves.Move move,
-      String key,
-      int[] order,
-      int[] ranks,
-      int i,
-      List<Member> missedOn,
-      boolean missed,
-      long generation) {
-    Member m = t.members[order[i]];
-    return getOn(t, key, order[i], ranks[i]).handle(
-            (value, failure) -> {
-              m.inFlight.decrementAndGet();
-              if (value != null) {
-                if (missedOn != null) {
-                  for (Member owner : missedOn) {
-                    warmUp.copy(key, value, generation, m, owner, requests);
-                  }
-                }
-                return CompletableFuture.completedFuture(value);
-              }
-              if (failure == null && missedOn != null) {
-                missedOn.add(m);
-              }
-              boolean anyMiss = missed || failure == null;
-              if (i + 1 < order.length) {
-                metrics.replicaFailover(m.node, t.nodes.get(order[i + 1]), failure == null ? "miss" : "error");
-                return warmRead(t, move, key, order, ranks, i + 1, missedOn, anyMiss, generation);
-              }
-              if (!anyMiss) {
-                return CompletableFuture.<CachedValue>failedFuture(failure);
-              }
-              Member[] copyTo = missedOn == null ? NO_MEMBERS : missedOn.toArray(NO_MEMBERS);
-              return fromSources(move, key, 0, copyTo, generation);
-            })
-        .thenCompose(Function.identity());
+    return tryFrom(serving, move, key, order, ranks, 0, false, copies, generation, null);
   }
 
   private static boolean contains(Member[] a, Member m) {
@@ -208,7 +166,7 @@ public final class ReplicaGets<V> {
         key,
         order[0],
         spill,
-        () -> tryFrom(t, key, order, ranks, 0, false, NO_REPAIR, null),
+        () -> tryFrom(t, null, key, order, ranks, 0, false, false, NO_REPAIR, null),
         () -> planned != null && !anyMarked(t, key, order), // no record when planned: no copy
         planned,
         generation);
@@ -273,37 +231,56 @@ public final class ReplicaGets<V> {
   private static final long NO_REPAIR = -1;
 
   /**
-   * Reads {@code key} on {@code order[i]}, then on the next replicas after a miss or a failure.
-   * With repair on, {@code generation} is the key's generation noted before the read began and
-   * {@code missedOn} the replicas that answered a miss so far (made at the first): a hit after
-   * misses is copied to them ({@link Repairs}).
+   * Reads {@code key} on {@code order[i]}, then on the next replicas after a miss or a failure. With
+   * {@code collect}, {@code missedOn} gathers the replicas that answered a miss so far (made at the
+   * first), and a hit after misses is copied to them: a read repair ({@link Repairs#afterRead}), or
+   * for a key a change moves ({@code move} not null), a warm-up copy; {@code generation} is the
+   * key's generation noted before the read began. For such a key, once every replica missed, its
+   * sources are read in turn ({@link #fromSources}).
    */
   private CompletableFuture<CachedValue> tryFrom(
-      Topology t, String key, int[] order, int[] ranks, int i, boolean missed, long generation, List<Member> missedOn) {
+      Topology t,
+      ReplicaMoves.Move move,
+      String key,
+      int[] order,
+      int[] ranks,
+      int i,
+      boolean missed,
+      boolean collect,
+      long generation,
+      List<Member> missedOn) {
     Member m = t.members[order[i]];
     return getOn(t, key, order[i], ranks[i]).handle(
             (value, failure) -> {
               m.inFlight.decrementAndGet();
               if (value != null) {
-                if (missedOn != null) {
+                if (missedOn != null && move == null) {
                   repairs.afterRead(key, value, generation, m, missedOn);
+                } else if (missedOn != null) {
+                  for (Member owner : missedOn) {
+                    warmUp.copy(key, value, generation, m, owner, requests);
+                  }
                 }
                 return CompletableFuture.completedFuture(value);
               }
               List<Member> missing = missedOn;
-              if (failure == null && generation != NO_REPAIR) {
+              if (failure == null && collect) {
                 if (missing == null) {
-                  missing = new ArrayList<>(order.length - 1);
+                  missing = new ArrayList<>(order.length);
                 }
                 missing.add(m);
               }
-              if (i + 1 == order.length) {
-                return failure == null || missed
-                    ? CompletableFuture.<CachedValue>completedFuture(null)
-                    : CompletableFuture.<CachedValue>failedFuture(failure);
+              boolean anyMiss = missed || failure == null;
+              if (i + 1 < order.length) {
+                metrics.replicaFailover(m.node, t.nodes.get(order[i + 1]), failure == null ? "miss" : "error");
+                return tryFrom(t, move, key, order, ranks, i + 1, anyMiss, collect, generation, missing);
               }
-              metrics.replicaFailover(m.node, t.nodes.get(order[i + 1]), failure == null ? "miss" : "error");
-              return tryFrom(t, key, order, ranks, i + 1, missed || failure == null, generation, missing);
+              if (!anyMiss) {
+                return CompletableFuture.<CachedValue>failedFuture(failure);
+              }
+              return move == null
+                  ? CompletableFuture.<CachedValue>completedFuture(null)
+                  : fromSources(move, key, 0, missing == null ? NO_MEMBERS : missing.toArray(NO_MEMBERS), generation);
             })
         .thenCompose(Function.identity());
   }

@@ -8,7 +8,7 @@ import io.shardwise.client.ValueCodec;
 import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ReplicaMoves;
-import io.shardwise.core.internal.route.ReplicaRoutes;
+import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.core.internal.spill.BoundedReads;
 import java.util.ArrayList;
@@ -35,7 +35,7 @@ final class ReplicaMultiGets<V> {
   }
 
   private final Requests requests;
-  private final ReplicaRoutes routes;
+  private final Routes routes;
   private final MultiGets<V> multiGets;
   private final Repairs repairs;
   private final ClientMetrics metrics;
@@ -44,7 +44,7 @@ final class ReplicaMultiGets<V> {
 
   ReplicaMultiGets(
       Requests requests,
-      ReplicaRoutes routes,
+      Routes routes,
       MultiGets<V> multiGets,
       Repairs repairs,
       ClientMetrics metrics,
@@ -193,7 +193,7 @@ final class ReplicaMultiGets<V> {
       for (int k = 0; k < n; k++) {
         String key = keys[k];
         long hash = t.hash(key);
-        ReplicaRoutes.Plan p = routes.readPlan(t, key, hash);
+        Routes.Plan p = routes.readPlan(t, key, hash);
         if (p.readCount == 0) {
           if (p.writeCount == 0) {
             noReplica.add(key);
@@ -216,7 +216,7 @@ final class ReplicaMultiGets<V> {
         }
         for (int i = 0; i < p.readCount; i++) {
           order[k][skip + i] = p.reads[i];
-          ranks[k][skip + i] = ReplicaRoutes.rank(p, p.reads[i]);
+          ranks[k][skip + i] = Routes.rank(p, p.reads[i]);
         }
         if (repairGenerations != null) {
           repairGenerations[k] = repairs.generation(key);

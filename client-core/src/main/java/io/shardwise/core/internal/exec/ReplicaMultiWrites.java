@@ -9,7 +9,7 @@ import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ReplicaMoves;
-import io.shardwise.core.internal.route.ReplicaRoutes;
+import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +25,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
- * Executes setMulti and deleteMulti of keys stored on N replicas ({@link ReplicaRoutes}), for
+ * Executes setMulti and deleteMulti of keys stored on N replicas ({@link Routes}), for
  * {@link ReplicaWrites}: every key is planned as a single write of it is, all under one fence, and
  * the keys are grouped by replica: one batch per node ({@link MultiWrites#storeOn}, {@link
  * MultiWrites#deleteOn}). A replica that is out gets the key in its journal; a replica whose batch
@@ -36,14 +36,14 @@ import java.util.function.Function;
 final class ReplicaMultiWrites {
 
   private final Requests requests;
-  private final ReplicaRoutes routes;
+  private final Routes routes;
   private final Failback failback;
   private final MultiWrites multiWrites;
   private final Writes writes;
   private final Repairs repairs;
 
   ReplicaMultiWrites(
-      Requests requests, ReplicaRoutes routes, Failback failback, MultiWrites multiWrites, Writes writes, Repairs repairs) {
+      Requests requests, Routes routes, Failback failback, MultiWrites multiWrites, Writes writes, Repairs repairs) {
     this.writes = writes;
     this.repairs = repairs;
     this.requests = requests;
@@ -208,7 +208,7 @@ final class ReplicaMultiWrites {
         long hash = t.hash(key);
         int[] targets = null;
         for (int attempt = 0; attempt <= t.replicas && targets == null; attempt++) {
-          ReplicaRoutes.Plan p = routes.plan(t, key, hash);
+          Routes.Plan p = routes.plan(t, key, hash);
           if (p.outCount > 0) {
             if (!fence.enter(t.members, p.out, p.outCount)) {
               continue;

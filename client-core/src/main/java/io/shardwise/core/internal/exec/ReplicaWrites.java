@@ -8,7 +8,7 @@ import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ReplicaMoves;
-import io.shardwise.core.internal.route.ReplicaRoutes;
+import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.spi.KeyRules;
 import java.time.Duration;
@@ -22,7 +22,7 @@ import java.util.function.BinaryOperator;
 import java.util.function.Function;
 
 /**
- * Executes writes of keys stored on N replicas ({@link ReplicaRoutes}): a set, delete or touch
+ * Executes writes of keys stored on N replicas ({@link Routes}): a set, delete or touch
  * goes to every available replica at once; add decides on the first available one, and the key's
  * copies on the others are deleted; incr and decr count on every replica that holds the counter
  * ({@link Shape#COUNT}). The write completes when every replica it was sent to has answered.
@@ -61,8 +61,12 @@ public final class ReplicaWrites {
     COUNT
   }
 
+  /** One write of one key, as the caller asked for it. */
+  private record Write<T>(
+      String key, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind, Shape shape, BinaryOperator<T> combine) {}
+
   private final Requests requests;
-  private final ReplicaRoutes routes;
+  private final Routes routes;
   private final Failback failback;
   private final Writes writes;
   private final ReplicaMultiWrites multi;
@@ -71,7 +75,7 @@ public final class ReplicaWrites {
   private final Counters counters;
 
   public ReplicaWrites(
-      Requests requests, ReplicaRoutes routes, Failback failback, Writes writes, MultiWrites multiWrites, Repairs repairs) {
+      Requests requests, Routes routes, Failback failback, Writes writes, MultiWrites multiWrites, Repairs repairs) {
     this.counters = new Counters(requests, failback, writes, repairs);
     this.requests = requests;
     this.routes = routes;
@@ -117,12 +121,13 @@ public final class ReplicaWrites {
         }
       }
     }
+    Write<T> w = new Write<>(key, operation, ttl, op, kind, shape, combine);
     // With repair on, before anything is sent: a repair copy of an older value read meanwhile is
     // not kept (see Repairs).
     long generation = repairs.enabled(t) ? writes.bump(key) : -1;
     if (shape == Shape.ALL && t.history.length == 0 && t.bounded == null && !requests.retrying() && !writes.copying()) {
       try {
-        CompletableFuture<T> f = toEveryReplica(t, key, operation, ttl, op, kind, combine, generation);
+        CompletableFuture<T> f = toEveryReplica(t, w, generation);
         if (f != null) {
           return f; // releases t in the stage of the last reply
         }
@@ -134,8 +139,8 @@ public final class ReplicaWrites {
     CompletableFuture<T> f;
     try {
       f = t.history.length == 0 && !writes.copying()
-          ? route(t, key, operation, ttl, op, kind, shape, combine, null, generation)
-          : moving(t, key, operation, ttl, op, kind, shape, combine, generation);
+          ? route(t, w, null, generation)
+          : moving(t, w, generation);
       if (t.bounded != null && kind != Writes.Kind.TOUCHES) {
         // Done once the copies spilled reads left are gone; never deleted on a replica of the key.
         f = t.bounded.afterWrite(key, f, requests, (k, m) -> ReplicaMoves.holds(t, k, m));
@@ -153,24 +158,16 @@ public final class ReplicaWrites {
    * to take into account. Sent to each replica with one stage per request, the topology released
    * in the stage of the last reply; null, with nothing sent, if a replica is out.
    */
-  private <T> CompletableFuture<T> toEveryReplica(
-      Topology t,
-      String key,
-      String operation,
-      Duration ttl,
-      Writes.WriteOp<T> op,
-      Writes.Kind kind,
-      BinaryOperator<T> combine,
-      long generation) {
-    ReplicaRoutes.Plan p = routes.plan(t, key, t.hash(key));
+  private <T> CompletableFuture<T> toEveryReplica(Topology t, Write<T> w, long generation) {
+    Routes.Plan p = routes.plan(t, w.key(), t.hash(w.key()));
     if (p.outCount > 0) {
       return null;
     }
     int[] targets = Arrays.copyOf(p.writes, p.writeCount);
     ToAll<T> all =
-        new ToAll<>(requests, writes, failback, t, key, targets, marks(t, kind), combine, t, generation, kind == Writes.Kind.REMOVES);
+        new ToAll<>(requests, writes, failback, t, w.key(), targets, marks(t, w.kind()), w.combine(), t, generation, w.kind() == Writes.Kind.REMOVES);
     for (int i = 0; i < targets.length; i++) {
-      all.send(i, operation, ttl, op, kind);
+      all.send(i, w.operation(), w.ttl(), w.op(), w.kind());
     }
     return all.result;
   }
@@ -191,34 +188,25 @@ public final class ReplicaWrites {
    * look (never on a replica that takes the write), marked old on the replicas of changes only
    * remembered; as {@link Writes} does for a key with one copy.
    */
-  private <T> CompletableFuture<T> moving(
-      Topology t,
-      String key,
-      String operation,
-      Duration ttl,
-      Writes.WriteOp<T> op,
-      Writes.Kind kind,
-      Shape shape,
-      BinaryOperator<T> combine,
-      long repairGeneration) {
-    ReplicaMoves.Move move = ReplicaMoves.route(t, key, System.nanoTime());
+  private <T> CompletableFuture<T> moving(Topology t, Write<T> w, long repairGeneration) {
+    ReplicaMoves.Move move = ReplicaMoves.route(t, w.key(), System.nanoTime());
     if (move == null || move.plain(t)) {
-      CompletableFuture<T> written = route(t, key, operation, ttl, op, kind, shape, combine, null, repairGeneration);
+      CompletableFuture<T> written = route(t, w, null, repairGeneration);
       if (repairGeneration >= 0 || !writes.copying()) {
         return written; // with repair on, the write waited for the copies under way itself
       }
-      return written.handle((r, x) -> (Void) null).thenCompose(x -> writes.afterWarmUpWrite(key)).thenCompose(x -> written);
+      return written.handle((r, x) -> (Void) null).thenCompose(x -> writes.afterWarmUpWrite(w.key())).thenCompose(x -> written);
     }
     // Before anything is sent: a copy made from an older read is not kept. Also when the key's
     // change is only remembered now: a read routed while it was still warming may be about to copy.
-    long generation = writes.bump(key);
+    long generation = writes.bump(w.key());
     Member[][] took = new Member[1][];
-    CompletableFuture<T> written = route(move.serving, key, operation, ttl, op, kind, shape, combine, took, -1);
+    CompletableFuture<T> written = route(move.serving, w, took, -1);
     Member[] targets = took[0];
     Member first = targets.length == 0 ? null : targets[0];
     for (Member former : move.formerOwners) {
       if (!contains(targets, former)) {
-        failback.markOldCopy(former, key, first);
+        failback.markOldCopy(former, w.key(), first);
       }
     }
     List<CompletableFuture<Boolean>> clears = new ArrayList<>();
@@ -228,18 +216,18 @@ public final class ReplicaWrites {
         continue; // a write never deletes what it writes
       }
       if (stale.retired() || !stale.available()) {
-        failback.markOldCopy(stale, key, first); // read only once available, and not before its delete
+        failback.markOldCopy(stale, w.key(), first); // read only once available, and not before its delete
         continue;
       }
-      clears.add(requests.send(stale, "moveDelete", c -> c.delete(key)));
+      clears.add(requests.send(stale, "moveDelete", c -> c.delete(w.key())));
       cleared.add(stale);
     }
     List<CompletableFuture<?>> all = new ArrayList<>(clears);
     all.add(written);
     return Requests.allOf(all)
         .handle((x, y) -> (Void) null)
-        .thenCompose(x -> writes.afterWarmUpWrite(key))
-        .thenCompose(x -> kind == Writes.Kind.REMOVES ? deleteLateCopies(move.owners, key, generation) : CompletableFuture.completedFuture(null))
+        .thenCompose(x -> writes.afterWarmUpWrite(w.key()))
+        .thenCompose(x -> w.kind() == Writes.Kind.REMOVES ? deleteLateCopies(move.owners, w.key(), generation) : CompletableFuture.completedFuture(null))
         .thenCompose(
             x -> {
               for (int i = 0; i < clears.size(); i++) {
@@ -278,36 +266,26 @@ public final class ReplicaWrites {
    * generation} at 0 or above (repair on: the generation the write moved the key to), the write
    * ends as {@link Writes#afterReplicatedWrite} says.
    */
-  private <T> CompletableFuture<T> route(
-      Topology t,
-      String key,
-      String operation,
-      Duration ttl,
-      Writes.WriteOp<T> op,
-      Writes.Kind kind,
-      Shape shape,
-      BinaryOperator<T> combine,
-      Member[][] took,
-      long generation) {
+  private <T> CompletableFuture<T> route(Topology t, Write<T> w, Member[][] took, long generation) {
     if (took != null) {
       took[0] = NO_TARGET;
     }
-    long hash = t.hash(key);
-    ReplicaRoutes.Plan first = routes.plan(t, key, hash);
+    long hash = t.hash(w.key());
+    Routes.Plan first = routes.plan(t, w.key(), hash);
     if (first.outCount == 0) {
       // Every replica available: nothing to journal, so no fence (as a single write to an
       // available node takes none); a replica that fails meanwhile gets its copy marked.
-      return sendTo(t, key, first, operation, ttl, op, kind, shape, combine, took, generation);
+      return sendTo(t, w, first, took, generation);
     }
     try (Fence fence = failback.fence()) {
       for (int attempt = 0; attempt <= t.replicas; attempt++) {
-        ReplicaRoutes.Plan p = routes.plan(t, key, hash);
+        Routes.Plan p = routes.plan(t, w.key(), hash);
         if (p.outCount > 0) {
           if (!fence.enter(t.members, p.out, p.outCount)) {
             continue; // a replica came back meanwhile: plan again
           }
           if (p.writeCount == 0) {
-            if (op instanceof Counters.CounterOp) {
+            if (w.op() instanceof Counters.CounterOp) {
               // A counter is not counted elsewhere, where it would start again from its initial value.
               return CompletableFuture.failedFuture(
                   new NodeUnavailableException(
@@ -316,13 +294,13 @@ public final class ReplicaWrites {
             }
             // Every replica is out, and stays out while their fences are held: the failure mode
             // decides, journaling the write against each of them.
-            Writes.Sent<T> one = writes.routed(t, key, hash, p.replicas[0], operation, ttl, op, kind);
+            Writes.Sent<T> one = writes.routed(t, w.key(), hash, p.replicas[0], w.operation(), w.ttl(), w.op(), w.kind());
             if (took != null && one.target() != null) {
               took[0] = new Member[] {one.target()};
             }
-            return generation < 0 ? one.reply() : writes.healed(key, generation, NO_TARGET, one.reply());
+            return generation < 0 ? one.reply() : writes.healed(w.key(), generation, NO_TARGET, one.reply());
           }
-          if (op instanceof Counters.CounterOp && counters.lackedByEveryAnswering(t, key, p)) {
+          if (w.op() instanceof Counters.CounterOp && counters.lackedByEveryAnswering(t, w.key(), p)) {
             // The count is on a replica that is out: this update could count nowhere, and its
             // journal entry would have that replica's copy, the only one, deleted when it returns.
             return CompletableFuture.failedFuture(
@@ -331,31 +309,20 @@ public final class ReplicaWrites {
                     "the counter's replicas that answer lost their copy and the replica that holds it is out;"
                         + " it is not started again from its initial value"));
           }
-          NodeUnavailableException full = fence.recordMissed(t.members, key, p.out, p.outCount);
+          NodeUnavailableException full = fence.recordMissed(t.members, w.key(), p.out, p.outCount);
           if (full != null) {
             return CompletableFuture.failedFuture(full);
           }
         }
         // Sent inside the fence: a replica readmitted meanwhile sees the key journaled, or is written.
-        return sendTo(t, key, p, operation, ttl, op, kind, shape, combine, took, generation);
+        return sendTo(t, w, p, took, generation);
       }
     }
-    throw new IllegalStateException("replicas of " + KeyRules.shorten(key) + " kept coming back while it was routed");
+    throw new IllegalStateException("replicas of " + KeyRules.shorten(w.key()) + " kept coming back while it was routed");
   }
 
   /** Sends the write to the available replicas of {@code p}, noting them in {@code took}. */
-  private <T> CompletableFuture<T> sendTo(
-      Topology t,
-      String key,
-      ReplicaRoutes.Plan p,
-      String operation,
-      Duration ttl,
-      Writes.WriteOp<T> op,
-      Writes.Kind kind,
-      Shape shape,
-      BinaryOperator<T> combine,
-      Member[][] took,
-      long generation) {
+  private <T> CompletableFuture<T> sendTo(Topology t, Write<T> w, Routes.Plan p, Member[][] took, long generation) {
     int[] targets = Arrays.copyOf(p.writes, p.writeCount);
     if (took != null) {
       took[0] = new Member[targets.length];
@@ -363,48 +330,38 @@ public final class ReplicaWrites {
         took[0][i] = t.members[targets[i]];
       }
     }
-    return send(t, key, targets, operation, ttl, op, kind, shape, combine, generation);
+    return send(t, w, targets, generation);
   }
 
-  private <T> CompletableFuture<T> send(
-      Topology t,
-      String key,
-      int[] targets,
-      String operation,
-      Duration ttl,
-      Writes.WriteOp<T> op,
-      Writes.Kind kind,
-      Shape shape,
-      BinaryOperator<T> combine,
-      long generation) {
-    switch (shape) {
+  private <T> CompletableFuture<T> send(Topology t, Write<T> w, int[] targets, long generation) {
+    switch (w.shape()) {
       case ALL:
         {
           ToAll<T> all =
-              new ToAll<>(requests, writes, failback, t, key, targets, marks(t, kind), combine, null, generation, kind == Writes.Kind.REMOVES);
+              new ToAll<>(requests, writes, failback, t, w.key(), targets, marks(t, w.kind()), w.combine(), null, generation, w.kind() == Writes.Kind.REMOVES);
           for (int i = 0; i < targets.length; i++) {
-            all.send(i, operation, ttl, op, kind);
+            all.send(i, w.operation(), w.ttl(), w.op(), w.kind());
           }
           return all.result;
         }
       case COUNT:
         {
           @SuppressWarnings("unchecked")
-          CompletableFuture<T> counted = (CompletableFuture<T>) counters.count(t, key, targets, (Counters.CounterOp) op, ttl, generation);
+          CompletableFuture<T> counted = (CompletableFuture<T>) counters.count(t, w.key(), targets, (Counters.CounterOp) w.op(), w.ttl(), generation);
           return counted;
         }
       case DECIDE_THEN_DELETE:
         {
           CompletableFuture<T> written =
-              writes.counting(t, targets[0], key, operation, ttl, op, kind)
+              writes.counting(t, targets[0], w.key(), w.operation(), w.ttl(), w.op(), w.kind())
                   .thenCompose(
                       stored -> Boolean.TRUE.equals(stored)
-                          ? deleteOthers(t, key, targets).thenApply(x -> stored)
+                          ? deleteOthers(t, w.key(), targets).thenApply(x -> stored)
                           : CompletableFuture.completedFuture(stored));
-          return generation < 0 ? written : writes.healed(key, generation, others(t, targets), written);
+          return generation < 0 ? written : writes.healed(w.key(), generation, others(t, targets), written);
         }
       default:
-        throw new AssertionError(shape);
+        throw new AssertionError(w.shape());
     }
   }
 

@@ -4,34 +4,91 @@ import io.shardwise.client.NoNodeAvailableException;
 import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.FailureMode;
+import io.shardwise.core.ReplicaReads;
 import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.spill.BoundedReads;
 import io.shardwise.spi.KeyRules;
 import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
 
 /**
- * Where a key's requests go when every one of its replicas is out ({@link ReplicaRoutes} decides
- * the rest): as the failure mode says, the decisions alone, with no I/O, made from the members'
- * states and old-copy marks. Single-key and multi-key operations decide through the same methods.
+ * Where a key's requests go on a topology snapshot: the decisions alone, with no I/O, over the key's
+ * preference list. Its first N distinct servers ({@link io.shardwise.routing.Router#replicas}, N
+ * being the topology's replica count, 1 included) are its replicas, primary first, as Dynamo's
+ * preference list (DeCandia et al., SOSP 2007, section 4.3) and mcrouter's replicated pools; the
+ * failure mode's walk goes on past them. {@link #plan} and {@link #readPlan} name the replicas out
+ * (a write is journaled against them), the ones that hold a copy marked old (not read), the write
+ * targets and the order a read tries the others in; when every replica is out, {@link #readNode} and
+ * {@link #writeWalk} say where the failure mode sends the key ({@link #NONE} when nowhere), and
+ * {@link #unavailable} the error. Single-key and multi-key operations decide through the same
+ * methods; the executors send what they decide ({@code io.shardwise.core.internal.exec}).
  *
- * <ul>
- *   <li>{@link #readNode}: the node a read goes to, or why it goes nowhere;
- *   <li>{@link #writeWalk}: the node a write goes to, with the nodes it skips (the executor
- *       journals the write against them under their fences).
- * </ul>
+ * <p>A read goes first to one replica picked by the power of two choices: of two replicas drawn at
+ * random, the less loaded (reads sent over the last second and requests under way; Mitzenmacher,
+ * "The Power of Two Choices in Randomized Load Balancing", 2001; Envoy's least-request balancer
+ * picks between two the same way, on requests under way alone), then to the others in preference
+ * order. With {@link ReplicaReads#PRIMARY} it tries them in preference order from the primary.
+ * Either way, a replica being refilled after it came back empty is tried first.
  */
 public final class Routes {
+
+  private final ReplicaReads reads;
+  private final FailureMode mode;
+  private final ThreadLocal<Plan> plans;
+  private final LongSupplier nanoClock;
+
+  /** A key's replicas on one topology. Per thread, reused: overwritten by the thread's next plan. */
+  public static final class Plan {
+    /** The replicas, primary first. */
+    public final int[] replicas;
+    public int count;
+    /** Available replicas whose copy is not marked old, in the order a read tries them. */
+    public final int[] reads;
+    public int readCount;
+    /** Available replicas, in preference order: where a write goes. */
+    public final int[] writes;
+    public int writeCount;
+    /** Replicas that are out: a write is journaled against them. */
+    public final int[] out;
+    public int outCount;
+    /**
+     * For a read with bounded loads, when every readable replica is at or over its cap: the node
+     * the read spills to (not a replica; it may hold a copy), else -1.
+     */
+    public int spill = -1;
+    /** Scratch space of {@link #readPlan}. */
+    private final int[] overCap;
+
+    Plan(int n) {
+      overCap = new int[n];
+      replicas = new int[n];
+      reads = new int[n];
+      writes = new int[n];
+      out = new int[n];
+    }
+  }
+
+  /** Routes for the replicas of each topology ({@link Topology#replicas}), under failure mode {@code mode}. */
+  public Routes(ReplicaReads reads, FailureMode mode) {
+    this(reads, mode, System::nanoTime);
+  }
+
+  /**
+   * @param nanoClock the clock of the replicas' read counts ({@link Member#recentReads})
+   */
+  public Routes(ReplicaReads reads, FailureMode mode, LongSupplier nanoClock) {
+    this.reads = reads;
+    this.mode = mode;
+    this.plans = ThreadLocal.withInitial(() -> new Plan(2));
+    this.nanoClock = nanoClock;
+  }
 
   /** {@link #readNode}: no node is available for the key. */
   public static final int NONE = FailoverOrder.NONE;
 
   /** {@link #readNode}: the only node left holds a copy that may be old; the read is a miss. */
   public static final int OLD_COPY = -2;
-
-  private final FailureMode mode;
-
-  public Routes(FailureMode mode) {
-    this.mode = mode;
-  }
 
   /** Whether writes and reads of a key whose node is out go to the next node of its order. */
   public boolean redistributes() {
@@ -82,5 +139,149 @@ public final class Routes {
     }
     return new NoNodeAvailableException(
         "no node is available for " + KeyRules.shorten(key) + ": all " + t.members.length + " nodes are ejected");
+  }
+  /** Counts a read sent to {@code m} in the load the power of two choices compares. */
+  public void sent(Member m) {
+    m.inFlight.incrementAndGet();
+    m.recentReads.record(nanoClock.getAsLong());
+  }
+
+  /**
+   * Where a write of {@code key} with this hash goes on {@code t}: its replicas, the available ones
+   * and the ones out ({@link Plan#reads} in preference order). Belongs to the calling thread.
+   */
+  public Plan plan(Topology t, String key, long hash) {
+    int n = t.replicas;
+    Plan p = plans.get();
+    if (p.replicas.length < n) {
+      p = new Plan(n);
+      plans.set(p);
+    }
+    int count = t.router.replicas(hash, n, p.replicas);
+    p.count = count;
+    p.readCount = 0;
+    p.writeCount = 0;
+    p.outCount = 0;
+    p.spill = -1;
+    for (int i = 0; i < count; i++) {
+      int node = p.replicas[i];
+      Member m = t.members[node];
+      if (!m.available()) {
+        p.out[p.outCount++] = node;
+        continue;
+      }
+      p.writes[p.writeCount++] = node;
+      if (!m.holdsOldCopy(key)) {
+        p.reads[p.readCount++] = node;
+      }
+    }
+    return p;
+  }
+
+  /**
+   * Where a read of {@code key} with this hash goes on {@code t}: {@link #plan} with {@link
+   * Plan#reads} in the order the read tries them. Belongs to the calling thread.
+   *
+   * <p>With bounded loads, the replicas under their caps (of the load window) come first, the
+   * first of them picked by the power of two choices as without bounded loads; only when every
+   * readable replica is at or over its cap does the read spill past them, to the node the selector
+   * picks along the key's preference order ({@link Plan#spill}), and then try the replicas in that
+   * order. So a hot key's reads spread over its replicas before any spills, and those need no
+   * copy.
+   */
+  public Plan readPlan(Topology t, String key, long hash) {
+    Plan p = plan(t, key, hash);
+    BoundedReads bounded = t.bounded;
+    if (bounded == null || p.readCount == 0 || !bounded.subject(key, hash)) {
+      if (reads == ReplicaReads.P2C && p.readCount > 1) {
+        pickFirst(t, p, p.readCount);
+      }
+      if (p.readCount > 1) {
+        refillingFirst(t, p);
+      }
+      return p;
+    }
+    // The replicas under their caps first, each part in preference order.
+    long total = bounded.loads.total();
+    int under = 0;
+    int[] over = p.overCap;
+    int overCount = 0;
+    for (int i = 0; i < p.readCount; i++) {
+      int node = p.reads[i];
+      if (bounded.underCap(node, total)) {
+        p.reads[under++] = node;
+      } else {
+        over[overCount++] = node;
+      }
+    }
+    System.arraycopy(over, 0, p.reads, under, overCount);
+    if (under == 0) {
+      int from = p.reads[0];
+      p.spill = bounded.spillPastReplicas(hash, p.replicas, p.count, from);
+      if (p.spill >= 0 && t.members[p.spill].holdsOldCopy(key)) {
+        p.spill = -1; // its copy may be older than a write of this process: not read
+      }
+    } else if (reads == ReplicaReads.P2C && under > 1) {
+      pickFirst(t, p, under);
+    }
+    return p;
+  }
+
+  /**
+   * Moves the less loaded of two of the first {@code among} readable replicas, drawn at random,
+   * to the front of {@link Plan#reads}, the others keeping their order; a tie goes to either, at
+   * random. A replica's load is the reads sent to it over the last second plus the requests
+   * still under way: the count balances the servers over time, so the reads of a hot key's
+   * other neighbours move to their own other replicas; the requests under way steer reads away
+   * from a server that stalls at once, before its count says anything.
+   */
+  private void pickFirst(Topology t, Plan p, int among) {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    int a = random.nextInt(among);
+    int b = random.nextInt(among - 1);
+    if (b >= a) {
+      b++;
+    }
+    long now = nanoClock.getAsLong();
+    long loadA = load(t.members[p.reads[a]], now);
+    long loadB = load(t.members[p.reads[b]], now);
+    int chosen = loadA < loadB ? a : loadB < loadA ? b : (random.nextBoolean() ? a : b);
+    int node = p.reads[chosen];
+    System.arraycopy(p.reads, 0, p.reads, 1, chosen);
+    p.reads[0] = node;
+  }
+
+  /**
+   * Moves a replica that came back empty and is being refilled ({@link Member#refilling}) to the
+   * front of {@link Plan#reads}: the read misses there, hits on the next replica and the read repair
+   * puts the copy back. Read in the usual order, a key whose first replica read holds it would
+   * never be repaired, and would be lost with that replica (Dynamo and Cassandra read every replica
+   * of a fraction of the reads for the same reason). The cost is a miss's round trip on each
+   * read of a key it still lacks (again while repairs beyond the rate are dropped), until the
+   * refill ends.
+   */
+  private static void refillingFirst(Topology t, Plan p) {
+    for (int i = 1; i < p.readCount; i++) {
+      int node = p.reads[i];
+      if (t.members[node].refilling) {
+        System.arraycopy(p.reads, 0, p.reads, 1, i);
+        p.reads[0] = node;
+        return;
+      }
+    }
+  }
+
+  private static long load(Member m, long now) {
+    return m.recentReads.count(now) + m.inFlight.get();
+  }
+
+  /** The rank of {@code node} among the replicas of the last {@link #plan} (0 for the primary). */
+  public static int rank(Plan p, int node) {
+    for (int i = 0; i < p.count; i++) {
+      if (p.replicas[i] == node) {
+        return i;
+      }
+    }
+    return -1;
   }
 }
