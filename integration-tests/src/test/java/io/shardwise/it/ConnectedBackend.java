@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
  * client starts with every Redis server answering. Both backends connect in the background, and
  * the client's {@code build()} already waits for each server's first connection attempt ({@code
  * ClientStartupIT} checks, without this wrapper, that a new client's first requests are answered);
- * this adds a wait for the server's answer. The ping goes to the connection directly, so the
- * client's node health never sees it.
+ * this adds a wait for the server's answer, and for the read of its limits. The ping goes to the
+ * connection directly, so the client's node health never sees it.
  */
 final class ConnectedBackend extends ForwardingBackend {
 
@@ -30,7 +30,7 @@ final class ConnectedBackend extends ForwardingBackend {
     while (true) {
       try {
         connection.ping().get(limit.toMillis(), TimeUnit.MILLISECONDS);
-        return connection;
+        break;
       } catch (Exception e) {
         if (System.nanoTime() > deadline) {
           return connection; // the server is down: the client must cope, as with any backend
@@ -38,5 +38,13 @@ final class ConnectedBackend extends ForwardingBackend {
         CacheFleet.sleep(20);
       }
     }
+    try {
+      // The server's limits are read on a connection of their own (a CONFIG GET): done before the
+      // test starts, so that a test comparing the servers' command counts never sees it.
+      delegate().limitsRead(connection).get(limit.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      // not read in time: the client checks values against the default until it is
+    }
+    return connection;
   }
 }

@@ -87,6 +87,12 @@ final class CountingBackend extends ForwardingBackend {
     return new CountingConnection(delegate().connect(node, requestTimeout));
   }
 
+  /** The limits of the connection this one counts the requests of. */
+  @Override
+  public CompletableFuture<Void> limitsRead(NodeConnection connection) {
+    return delegate().limitsRead(connection instanceof CountingConnection c ? c.delegate : connection);
+  }
+
   private final class CountingConnection implements NodeConnection {
     private final NodeConnection delegate;
 
