@@ -11,6 +11,7 @@ import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.spi.BatchReply;
+import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -275,11 +276,27 @@ public final class MultiWrites {
     for (String key : keys) {
       if (values.containsKey(key)) {
         v.put(key, values.get(key));
-      } else if (errors.containsKey(key)) {
-        e.put(key, errors.get(key));
+      } else {
+        e.put(key, errors.containsKey(key) ? errors.get(key) : noOutcome(key));
       }
     }
     return MultiResult.of(v, Set.of(), e);
+  }
+
+  /**
+   * Puts the outcome {@code from} has for {@code key} into {@code into}; a key {@code from} left out
+   * fails: its write is not known to be done.
+   */
+  static void copyOutcome(MultiResult<Boolean> from, String key, MultiResult.Builder<Boolean> into) {
+    if (from.values().containsKey(key)) {
+      into.hit(key, from.values().get(key));
+    } else {
+      into.error(key, from.errors().containsKey(key) ? from.errors().get(key) : noOutcome(key));
+    }
+  }
+
+  private static ShardwiseException noOutcome(String key) {
+    return new ShardwiseException("no outcome was recorded for " + KeyRules.shorten(key) + ": it is not known to be written");
   }
 
 }

@@ -269,10 +269,8 @@ final class ReplicaMultiWrites {
                   ShardwiseException e = refused.get(key);
                   if (e != null) {
                     result.error(key, e);
-                  } else if (fallback.errors().containsKey(key)) {
-                    result.error(key, fallback.errors().get(key));
                   } else {
-                    result.hit(key, fallback.values().get(key));
+                    MultiWrites.copyOutcome(fallback, key, result);
                   }
                   continue;
                 }
@@ -414,11 +412,7 @@ final class ReplicaMultiWrites {
               for (String key : keys) {
                 CompletableFuture<Boolean> f = own.get(key);
                 if (f == null) {
-                  if (part.errors().containsKey(key)) {
-                    result.error(key, part.errors().get(key));
-                  } else {
-                    result.hit(key, part.values().get(key));
-                  }
+                  MultiWrites.copyOutcome(part, key, result);
                   continue;
                 }
                 Throwable failure = f.handle((v, e) -> e).join();
