@@ -106,6 +106,9 @@ class CounterModelTest {
         long count = Long.parseLong(new String(v.bytes(), StandardCharsets.US_ASCII));
         if (held != null && held != count && problems.size() < 5) {
           problems.add(key + ": replicas disagree, " + held + " and " + count);
+          if (SimulatedFleet.TRACING && problems.size() == 1) {
+            System.out.println("trace of " + key + ":" + SimulatedFleet.traceOf(key));
+          }
         }
         held = held == null ? count : Math.min(held, count);
       }

@@ -109,14 +109,15 @@ public final class Refills {
     if (before != null && !before.id().equals(run.id())) {
       // Emptied again during its refill: what it held before the first still counts.
       w.heldBefore = w.refilling ? Math.max(w.heldBefore, before.items()) : before.items();
-      w.missing = Math.max(0, w.heldBefore - run.items());
+      long missing = Math.max(0, w.heldBefore - run.items());
+      metrics.cameBackEmpty(m.node, missing); // counted before the status shows it
+      w.missing = missing;
       w.copiedAtLastCheck = w.copied.sum();
       if (!w.refilling) {
         w.copiedAtStart = w.copiedAtLastCheck;
       }
       w.refilling = true;
       m.refilling = true;
-      metrics.cameBackEmpty(m.node, w.missing);
       LOG.info(
           "{} came back empty or was flushed ({} -> {}): it held {} keys before and holds {};"
               + " about {} copies are missing, put back by the read repairs of the keys read",

@@ -215,7 +215,7 @@ public final class Repairs {
     /** Keys of the batch being read and copied. */
     int copying;
     /** The keys of that batch. */
-    java.util.Set<String> current = java.util.Set.of();
+    java.util.Set<String> current = new java.util.HashSet<>();
 
     Handoff(Member target) {
       this.target = target;
@@ -264,6 +264,7 @@ public final class Repairs {
       long now = System.nanoTime();
       Map<Member, List<String>> bySource = new LinkedHashMap<>();
       int[] replicas = new int[t.replicas];
+      boolean waits = false;
       for (String key : batch) {
         ReplicaMoves.Move move = t.readsHistory(now) ? ReplicaMoves.route(t, key, now) : null;
         if (move != null && !move.plain(t)) {
@@ -271,20 +272,34 @@ public final class Repairs {
         }
         Member source = sourceFor(t, key, replicas);
         if (source == NONE_NOW) {
+          waits = true;
           again(List.of(key)); // no other replica can be read now: later
         } else if (source != null) {
           bySource.computeIfAbsent(source, x -> new ArrayList<>()).add(key);
         }
+      }
+      if (bySource.isEmpty() && waits) {
+        // Nothing to read now, every other replica out: the next batch after a period, not at once,
+        // so that keys that wait do not spin through the rate's permits.
+        return CompletableFuture.runAsync(() -> {}, CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS, later));
       }
       List<CompletableFuture<Void>> reads = new ArrayList<>();
       bySource.forEach((source, keys) -> reads.add(readAndCopy(source, keys)));
       return CompletableFuture.allOf(reads.toArray(new CompletableFuture<?>[0]));
     }
 
-    /** Keys to hand over again, at the end of the queue. */
+    /**
+     * Keys to hand over again, at the end of the queue; a key of the batch in flight leaves it, so
+     * that it is counted once ({@link #handoffsPending}).
+     */
     private void again(Collection<String> keys) {
       synchronized (handoffsByMember) {
-        pending.addAll(keys);
+        for (String key : keys) {
+          if (current.remove(key)) {
+            copying--;
+          }
+          pending.add(key);
+        }
       }
     }
 
