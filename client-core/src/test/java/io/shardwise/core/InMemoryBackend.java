@@ -74,8 +74,14 @@ final class InMemoryBackend implements Backend {
     /** Deletes (single and batched) are applied and answered this long after their request, when set. */
     volatile long deleteDelayMillis;
 
+    /** Updates of counters that exist ({@code incrIfPresent}) are applied and answered this long after their request, when set. */
+    volatile long incrDelayMillis;
+
     private <T> CompletableFuture<T> delete(java.util.function.Supplier<T> work) {
-      long delay = deleteDelayMillis;
+      return late(deleteDelayMillis, work);
+    }
+
+    private <T> CompletableFuture<T> late(long delay, java.util.function.Supplier<T> work) {
       if (delay == 0) {
         return reply(work);
       }
@@ -241,7 +247,7 @@ final class InMemoryBackend implements Backend {
 
     @Override
     public CompletableFuture<Long> incrIfPresent(String key, long delta) {
-      return reply(() -> {
+      return late(incrDelayMillis, () -> {
         CachedValue old = data.get(key);
         if (old == null) {
           return null;

@@ -19,8 +19,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -362,6 +364,28 @@ class ReplicatedClientTest {
     await(() -> "6".equals(value(first, "n")));
     assertThat(value(holder, "n")).as("the holder's count, kept through its rejoin").isEqualTo("6");
     assertThat(sync.incr("n", 1, 1, Duration.ZERO)).isEqualTo(7);
+  }
+
+  @Test
+  void aRepairCopyThatLandsBeforeAnUpdateUnderWayIsUndoneNotCountedTwice() throws Exception {
+    build(2, ReplicaReads.PRIMARY);
+    List<Node> replicas = replicasOf("n", 2);
+    Node first = replicas.get(0);
+    Node holder = replicas.get(1);
+    assertThat(sync.incr("n", 1, 1, Duration.ZERO)).isEqualTo(1);
+    store(first).data.remove("n"); // evicted there
+    // An update reaches the holder at once and first late; meanwhile a read misses on first and
+    // repairs it with the holder's count, which holds the update already.
+    store(first).incrDelayMillis = 300;
+    CompletableFuture<Long> update = client.incr("n", 1, 1, Duration.ZERO);
+    await(() -> "2".equals(value(holder, "n")));
+    assertThat(sync.get("n")).isEqualTo("2");
+    assertThat(update.get(5, TimeUnit.SECONDS)).isEqualTo(2);
+    store(first).incrDelayMillis = 0;
+    await(() -> client.nodeStatus().get(first).copiesToRepair() == 0 && "2".equals(value(first, "n")));
+    Thread.sleep(100); // nothing more lands
+    assertThat(value(first, "n")).as("the copy, the update not counted on it a second time").isEqualTo("2");
+    assertThat(value(holder, "n")).isEqualTo("2");
   }
 
   @Test

@@ -48,6 +48,9 @@ public final class WarmUp {
   private final AtomicLongArray generations = new AtomicLongArray(STRIPES);
   /** Per stripe, the generation of the latest copy sent (noted before its {@code add} is sent). */
   private final AtomicLongArray sent = new AtomicLongArray(STRIPES);
+  /** Per stripe, the counter updates under way ({@link #countingBegins}). */
+  private final java.util.concurrent.atomic.AtomicIntegerArray counting =
+      new java.util.concurrent.atomic.AtomicIntegerArray(STRIPES);
   private final ConcurrentHashMap<String, Set<CompletableFuture<Void>>> copying = new ConcurrentHashMap<>();
   private final Duration copyTtl;
   private final ClientMetrics metrics;
@@ -78,6 +81,21 @@ public final class WarmUp {
 
   public long generation(String key) {
     return generations.get(stripe(key));
+  }
+
+  /**
+   * A counter update of {@code key} begins: until {@link #countingEnds}, a copy of the key that lands
+   * is undone. The value a copy carries may already hold the update (read on a replica it reached
+   * first) while the update is still on its way to the copy's target, where it would count a second
+   * time; a set would only write its value again, but an increment adds.
+   */
+  public void countingBegins(String key) {
+    counting.incrementAndGet(stripe(key));
+  }
+
+  /** A counter update of {@code key} is done with (see {@link #countingBegins}). */
+  public void countingEnds(String key) {
+    counting.decrementAndGet(stripe(key));
   }
 
   /** Moves the key's generation on; returns the new generation. */
@@ -123,7 +141,8 @@ public final class WarmUp {
   /**
    * Copies {@code value}, read on {@code source} when the key's generation was {@code generation},
    * to {@code target} with {@code add}, by the protocol above: not at all if a write of the key came
-   * in between, and undone if one comes while the copy is written. The copy's TTL is {@code ttlOf}
+   * in between, and undone if one comes while the copy is written or a counter update of the key
+   * is under way when it lands ({@link #countingBegins}). The copy's TTL is {@code ttlOf}
    * of what the source says the original has left (null when it cannot tell); {@code copied} is
    * told of each copy stored; {@code requests} names the requests in the metrics. Completes when
    * the copy is done with: true when the target holds a value of the key (the copy, or a value
@@ -172,7 +191,7 @@ public final class WarmUp {
               // Undone if a write came in between, unless the add was refused: then the value there
               // is not the copy (it may be the write's), and deleting it would lose it.
               boolean refused = failure == null && Boolean.FALSE.equals(stored);
-              if (generation(key) != generation && !refused) {
+              if ((generation(key) != generation || counting.get(stripe(key)) > 0) && !refused) {
                 sender
                     .send(target, requests.undo(), c -> c.delete(key))
                     .whenComplete((x, undoFailure) -> finish(key, done, undoFailure == null ? null : keptCopy(target, key, undoFailure)));

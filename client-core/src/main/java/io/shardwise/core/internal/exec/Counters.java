@@ -94,6 +94,18 @@ public final class Counters {
    * marked.
    */
   CompletableFuture<Long> count(Topology t, String key, int[] targets, CounterOp op, Duration ttl, long generation) {
+    writes.warmUp().countingBegins(key);
+    CompletableFuture<Long> f;
+    try {
+      f = countOnce(t, key, targets, op, ttl, generation);
+    } catch (RuntimeException | Error e) {
+      writes.warmUp().countingEnds(key);
+      throw e;
+    }
+    return f.whenComplete((v, x) -> writes.warmUp().countingEnds(key));
+  }
+
+  private CompletableFuture<Long> countOnce(Topology t, String key, int[] targets, CounterOp op, Duration ttl, long generation) {
     // A replica whose copy is marked old, or waits to be handed the count, lost it: the count is
     // on another replica, and must not be started again here if that one is out.
     boolean lostHere = false;

@@ -249,6 +249,11 @@ public final class Writes {
             });
   }
 
+  /** The copies under way and the counter updates they must not race ({@link WarmUp#countingBegins}). */
+  WarmUp warmUp() {
+    return warmUp;
+  }
+
   /** {@link #send}, the request counted as under way on its node while it is ({@link Member#inFlight}). */
   <T> CompletableFuture<T> counting(
       Topology t, int node, String key, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind) {
