@@ -15,7 +15,6 @@ import io.shardwise.core.internal.change.LongestTtl;
 import io.shardwise.core.internal.change.Topologies;
 import io.shardwise.core.internal.change.WarmUp;
 import io.shardwise.core.internal.exec.Counters;
-import io.shardwise.core.internal.exec.MultiGets;
 import io.shardwise.core.internal.heal.Refills;
 import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.exec.MultiWrites;
@@ -117,7 +116,6 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.requests = new Requests(health, metrics, deadlines, timeout, retries, batchSize);
     Reads reads = new Reads(requests, routes, metrics);
     Writes writes = new Writes(requests, routes, health.failback(), warmUp, metrics);
-    MultiGets<V> multiGets = new MultiGets<>(requests, routes, metrics, codec);
     MultiWrites multiWrites = new MultiWrites(requests, routes, health.failback(), writes);
     this.refills = new Refills(health.healthThread(), metrics);
     if (repair.enabled() && !repair.checkInterval().isZero()) {
@@ -126,7 +124,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     }
     this.repairs = new Repairs(repair, warmUp, requests, metrics, () -> this.topology, health.healthThread(), refills);
     health.failback().onCopiesDeleted(repairs::handOff);
-    this.replicaGets = new ReplicaGets<>(requests, routes, reads, multiGets, warmUp, repairs, metrics, codec);
+    this.replicaGets = new ReplicaGets<>(requests, routes, reads, warmUp, repairs, metrics, codec);
     this.replicaWrites = new ReplicaWrites(requests, routes, health.failback(), writes, multiWrites, repairs);
     this.placements = new PlacementChanges(topologies, replicas, routerSpec, topology.hashTag, topology.nodes);
     this.description = "shardwise(" + backend.name();

@@ -5,178 +5,380 @@ import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.client.ValueCodec;
+import io.shardwise.core.internal.heal.Repairs;
+import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
+import io.shardwise.core.internal.spill.BoundedReads;
 import java.util.ArrayList;
-import java.util.Collection;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * getMulti of keys read on one node each: a key's only replica, or, for a key whose replicas are all
- * out, where the failure mode sends it ({@link Routes#readNode}). The keys are grouped by node, one
- * request per node. {@link ReplicaMultiGets} hands over a getMulti of keys stored on one replica
- * whole, with no change or bounded loads to take into account, and the keys whose replicas are all
- * out. Every key's outcome is what happened to that key.
+ * getMulti over the keys' preference lists, for any replica count. Each key has a read order: its
+ * replicas that serve and hold no copy marked old, in the order a read tries them ({@link
+ * Routes#readPlan}), after the node it spills to under bounded loads; or, when every replica is
+ * out, the one node the failure mode sends it to ({@link Routes#readNode}). Round r sends each key
+ * still unanswered to the r-th node of its order, one request per node: with one replica a single
+ * round, with N at most N (and one more for a spill), the keys that missed or failed going on to
+ * their next replica. Keys whose replicas changed in a change being taken over are read one by one,
+ * as a get of each is ({@link ReplicaGets#moved}). Every key's outcome is what happened to that key.
  */
-public final class MultiGets<V> {
+final class MultiGets<V> {
+
+  /** A read of a key that moves, as {@link ReplicaGets} does it. */
+  @FunctionalInterface
+  interface MovedRead {
+    CompletableFuture<CachedValue> read(Topology t, ReplicaMoves.Move move, String key);
+  }
+
+  /** {@link Multi#ranks}: the node a read spills to, ahead of the replicas. */
+  private static final int SPILL = -1;
+  /** {@link Multi#ranks}: the node the failure mode sends a key to whose replicas are all out. */
+  private static final int FAILOVER = -2;
+  /** A key's outcome: a miss (a {@link CachedValue} is a hit, a {@link ShardwiseException} an error). */
+  private static final Object MISS = new Object();
+  /** No key goes on to the next round. */
+  private static final int[] NONE_NEXT = new int[0];
 
   private final Requests requests;
   private final Routes routes;
+  private final Repairs repairs;
   private final ClientMetrics metrics;
   private final ValueCodec<V> codec;
+  private final MovedRead moved;
 
-  public MultiGets(Requests requests, Routes routes, ClientMetrics metrics, ValueCodec<V> codec) {
+  MultiGets(Requests requests, Routes routes, Repairs repairs, ClientMetrics metrics, ValueCodec<V> codec, MovedRead moved) {
     this.requests = requests;
     this.routes = routes;
+    this.repairs = repairs;
     this.metrics = metrics;
     this.codec = codec;
+    this.moved = moved;
   }
 
   /**
    * Sends the requests of a getMulti of {@code distinct} on {@code t}, which the caller counted
    * itself on and which is released when the getMulti is done, and returns at once.
    */
-  public PendingGetMulti<V> start(Topology t, Set<String> distinct) {
-    PendingGetMulti<V> pending;
+  PendingGetMulti<V> start(Topology t, Set<String> distinct) {
+    Multi run;
+    Map<String, CompletableFuture<CachedValue>> moving = null;
     try {
-      pending = plain(t, distinct);
+      Set<String> rest = distinct;
+      if (t.readsHistory()) {
+        long now = System.nanoTime();
+        for (String key : distinct) {
+          ReplicaMoves.Move move = ReplicaMoves.route(t, key, now);
+          if (move != null && move.readsElsewhere(t)) {
+            if (moving == null) {
+              moving = new LinkedHashMap<>();
+              rest = new LinkedHashSet<>(distinct);
+            }
+            moving.put(key, moved.read(t, move, key));
+            rest.remove(key);
+          }
+        }
+      }
+      run = new Multi(t, rest);
     } catch (RuntimeException | Error e) {
       t.exit();
       throw e;
     }
-    pending.done.whenComplete((x, y) -> t.exit());
-    return pending;
+    if (moving == null) {
+      run.done.whenComplete((x, y) -> t.exit());
+      return new PendingGetMulti<>(run.done, run::result);
+    }
+    List<CompletableFuture<?>> parts = new ArrayList<>(moving.values());
+    parts.add(run.done);
+    CompletableFuture<Void> done = Requests.allOf(parts).handle((x, y) -> (Void) null);
+    done.whenComplete((x, y) -> t.exit());
+    Map<String, CompletableFuture<CachedValue>> movingReads = moving;
+    return new PendingGetMulti<>(done, () -> merge(t, distinct, run.result(), movingReads));
   }
 
-  /**
-   * The keys of one getMulti on one topology, grouped by the node each is read on ({@link
-   * Routes#readNode}); keys with no node are already errors.
-   */
-  private final class ReadPlan {
-    final Topology t;
-    final List<List<String>> byNode = new ArrayList<>();
-    /**
-     * The node of each key, in the order the keys were given; {@link Routes#NONE} if none, {@link
-     * Routes#OLD_COPY} for a read answered as a miss because the only copy left may be old.
-     */
-    final int[] nodeOf;
-    final Map<String, ShardwiseException> unavailable = new LinkedHashMap<>();
-
-    ReadPlan(Topology t, Collection<String> keys) {
-      this.t = t;
-      int n = t.nodes.size();
-      for (int i = 0; i < n; i++) {
-        byNode.add(null);
+  /** The outcome of each of {@code keys}, in order: from the rounds, or from its own read. */
+  private MultiResult<V> merge(
+      Topology t, Set<String> keys, MultiResult<V> rounds, Map<String, CompletableFuture<CachedValue>> moving) {
+    MultiResult.Builder<V> out = MultiResult.builder(keys.size());
+    for (String key : keys) {
+      CompletableFuture<CachedValue> read = moving.get(key);
+      if (read == null) {
+        if (rounds.values().containsKey(key)) {
+          out.hit(key, rounds.values().get(key));
+        } else if (rounds.errors().containsKey(key)) {
+          out.error(key, rounds.errors().get(key));
+        } else {
+          out.miss(key);
+        }
+        continue;
       }
-      nodeOf = new int[keys.size()];
-      int index = 0;
-      for (String key : keys) {
-        long hash = t.hash(key);
-        nodeOf[index++] = route(key, hash, t.router.primary(hash));
-      }
+      Throwable failure = Requests.failureOf(read);
+      add(out, key, failure == null ? read.join() : requests.asShardwise(t.members[t.primary(key)], failure), t.members[t.primary(key)]);
     }
-
-    private int route(String key, long hash, int primary) {
-      int node = routes.readNode(t, hash, primary, key);
-      if (node == Routes.NONE) {
-        unavailable.put(key, routes.unavailable(t, primary, key));
-        return node;
-      }
-      if (node == Routes.OLD_COPY) {
-        metrics.oldCopySkipped(t.nodes.get(routes.select(t, hash, primary)));
-        return node;
-      }
-      if (node != primary) {
-        metrics.redirected(t.nodes.get(primary), t.nodes.get(node), "failover");
-      }
-      return add(node, key);
-    }
-
-    private int add(int node, String key) {
-      List<String> list = byNode.get(node);
-      if (list == null) {
-        // Twice a node's fair share: one growth at most for most batches.
-        list = new ArrayList<>(Math.max(10, 2 * nodeOf.length / byNode.size()));
-        byNode.set(node, list);
-      }
-      list.add(key);
-      return node;
-    }
+    return out.build();
   }
 
-  /**
-   * Sends one getMulti request per node of {@code t} (in parts, for a node with more keys than the
-   * batch size: {@link Requests#inParts}), and returns at once.
-   */
-  private PendingGetMulti<V> plain(Topology t, Set<String> distinct) {
-    ReadPlan plan = new ReadPlan(t, distinct);
-    // Per node, its reply; read once all parts are done.
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    NodeReply<CachedValue>[] replies = new NodeReply[plan.byNode.size()];
-    List<CompletableFuture<Void>> parts = new ArrayList<>();
-    for (int i = 0; i < plan.byNode.size(); i++) {
-      List<String> nodeKeys = plan.byNode.get(i);
-      if (nodeKeys == null) {
-        continue;
-      }
-      int node = i;
-      parts.add(
-          requests.inParts(t.members[node], nodeKeys, null, true, keys -> requests.send(t, node, "getMulti", c -> c.getMulti(keys)))
-              .thenAccept(
-                  reply -> {
-                    int answered = nodeKeys.size() - reply.failedCount(nodeKeys.size());
-                    if (answered > 0) {
-                      int hits = reply.replies().size();
-                      metrics.reads(t.nodes.get(node), hits, answered - hits);
-                    }
-                    replies[node] = reply;
-                  }));
-    }
-    return new PendingGetMulti<>(Requests.allOf(parts), () -> assemble(distinct, plan, replies));
-  }
-
-  /**
-   * The result of a getMulti in the caller's key order, built in one pass: each key's outcome is
-   * in the reply of its node.
-   */
-  private MultiResult<V> assemble(Set<String> distinct, ReadPlan plan, NodeReply<CachedValue>[] replies) {
-    MultiResult.Builder<V> result = MultiResult.builder(distinct.size());
-    int index = 0;
-    for (String key : distinct) {
-      int node = plan.nodeOf[index++];
-      if (node == Routes.NONE) {
-        result.error(key, plan.unavailable.get(key));
-        continue;
-      }
-      if (node == Routes.OLD_COPY) {
-        result.miss(key);
-        continue;
-      }
-      NodeReply<CachedValue> reply = replies[node];
-      Throwable failure = reply.failure(key);
-      if (failure != null) {
-        result.error(key, requests.asShardwise(plan.t.members[node], failure));
-        continue;
-      }
-      CachedValue cv = reply.replies().get(key);
-      if (cv == null) {
-        result.miss(key);
-        continue;
-      }
-      V value;
+  /** Adds {@code key}'s outcome to {@code out}: a value read on {@code source} is decoded there. */
+  private void add(MultiResult.Builder<V> out, String key, Object outcome, Member source) {
+    if (outcome == null || outcome == MISS) {
+      out.miss(key);
+    } else if (outcome instanceof ShardwiseException e) {
+      out.error(key, e);
+    } else {
       try {
-        value = codec.decode(cv);
+        out.hit(key, codec.decode((CachedValue) outcome));
       } catch (RuntimeException e) {
-        // A value that cannot be decoded is that key's error.
-        result.error(key, requests.asShardwise(plan.t.members[node], e));
-        continue;
+        out.error(key, requests.asShardwise(source, e)); // a value that cannot be decoded is that key's error
       }
-      result.hit(key, value);
     }
-    return result.build();
+  }
+
+  /** One getMulti on one topology: the keys' read orders, in flat arrays of one row per key. */
+  private final class Multi {
+    final Topology t;
+    final String[] keys;
+    /** Entries per key: its replicas, and a spill node ahead of them under bounded loads. */
+    final int width;
+    /** Per key, {@link #width} entries: the nodes to read, in order; {@link #lengths} of them used. */
+    final int[] order;
+    /** Per entry of {@link #order}: the node's rank among the key's replicas, {@link #SPILL} or {@link #FAILOVER}; null with one copy of each key and no spill. */
+    final int[] ranks;
+    /** Per key: how many nodes it reads at most; 0 for a key decided without reading. */
+    final int[] lengths;
+    /** Per key: a {@link CachedValue} hit, {@link #MISS}, or a {@link ShardwiseException}. */
+    final Object[] outcome;
+    /** Per key: the node whose answer is its outcome. */
+    final int[] from;
+    /**
+     * With bounded loads, per key whose replicas were all over their caps: the record of the copy
+     * its read leaves on the node it spilled to, once that missed; and the record and its
+     * generation taken when the read was planned.
+     */
+    final BoundedReads.Spill[] spills;
+    final BoundedReads.Spill[] planned;
+    final long[] generations;
+    /** With repair: per key, its generation noted before it was read, and the replicas that missed. */
+    final long[] repairGenerations;
+    final List<Member>[] missedOn;
+    final CompletableFuture<Void> done;
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    Multi(Topology t, Set<String> distinct) {
+      this.t = t;
+      int n = distinct.size();
+      keys = distinct.toArray(new String[0]);
+      width = t.replicas + (t.bounded == null ? 0 : 1);
+      order = new int[n * width];
+      // Ranks tell a spill, the replica read and the replicas that missed: none with one replica.
+      ranks = t.replicated || t.bounded != null ? new int[n * width] : null;
+      lengths = new int[n];
+      outcome = new Object[n];
+      from = width == 1 ? order : new int[n]; // with one node per key, the node answered is the one read
+      spills = t.bounded == null ? null : new BoundedReads.Spill[n];
+      planned = t.bounded == null ? null : new BoundedReads.Spill[n];
+      generations = t.bounded == null ? null : new long[n];
+      boolean repair = repairs.enabled(t);
+      repairGenerations = repair ? new long[n] : null;
+      missedOn = repair ? new List[n] : null;
+      int[] first = new int[n];
+      int count = 0;
+      for (int k = 0; k < n; k++) {
+        if (plan(k)) {
+          first[count++] = k;
+        }
+      }
+      done = round(first, count, 0);
+    }
+
+    /** Fills in key {@code k}'s read order; false for a key decided without reading. */
+    private boolean plan(int k) {
+      String key = keys[k];
+      long hash = t.hash(key);
+      Routes.Plan p = routes.readPlan(t, key, hash);
+      int row = k * width;
+      if (p.readCount == 0 && p.writeCount > 0) {
+        metrics.oldCopySkipped(t.nodes.get(p.writes[0])); // every replica up holds a copy marked old
+        outcome[k] = MISS;
+        return false;
+      }
+      if (p.readCount == 0) {
+        // Every replica out: where the failure mode sends the key, if anywhere.
+        int primary = t.router.primary(hash);
+        int node = routes.readNode(t, hash, primary, key);
+        if (node == Routes.NONE) {
+          outcome[k] = routes.unavailable(t, primary, key);
+          return false;
+        }
+        if (node == Routes.OLD_COPY) {
+          metrics.oldCopySkipped(t.nodes.get(routes.select(t, hash, primary)));
+          outcome[k] = MISS;
+          return false;
+        }
+        if (node != primary) {
+          metrics.redirected(t.nodes.get(primary), t.nodes.get(node), "failover");
+        }
+        order[row] = node;
+        if (ranks != null) {
+          ranks[row] = FAILOVER;
+        }
+        lengths[k] = 1;
+        return true;
+      }
+      int at = row;
+      if (p.spill >= 0) {
+        order[at] = p.spill;
+        ranks[at++] = SPILL;
+        // Noted before any replica is read: a write confirmed after this read began, even one whose
+        // replica the plan still reads, moves it and no copy of an older value is kept.
+        planned[k] = t.bounded.spillFor(key);
+        generations[k] = planned[k] == null ? 0 : planned[k].generation.get();
+      }
+      for (int i = 0; i < p.readCount; i++) {
+        order[at] = p.reads[i];
+        if (ranks != null) {
+          ranks[at] = t.replicas == 1 ? 0 : Routes.rank(p, p.reads[i]);
+        }
+        at++;
+      }
+      lengths[k] = at - row;
+      if (repairGenerations != null) {
+        repairGenerations[k] = repairs.generation(key);
+      }
+      return true;
+    }
+
+    /** Reads each of the first {@code count} keys of {@code pending} on the r-th node of its order, then the next round. */
+    CompletableFuture<Void> round(int[] pending, int count, int r) {
+      if (count == 0) {
+        return CompletableFuture.completedFuture(null);
+      }
+      int[] perNode = new int[t.members.length];
+      for (int i = 0; i < count; i++) {
+        int k = pending[i];
+        int at = k * width + r;
+        perNode[order[at]]++;
+        int rank = ranks == null ? 0 : ranks[at];
+        if (rank == SPILL) {
+          metrics.redirected(t.nodes.get(order[at + 1]), t.nodes.get(order[at]), "spill");
+        } else if (t.replicated && rank >= 0) {
+          metrics.replicaRead(t.members[order[at]].node, rank);
+        }
+      }
+      int[][] byNode = new int[perNode.length][];
+      for (int i = 0; i < count; i++) {
+        int node = order[pending[i] * width + r];
+        if (byNode[node] == null) {
+          byNode[node] = new int[perNode[node]];
+          perNode[node] = 0;
+        }
+        byNode[node][perNode[node]++] = pending[i];
+      }
+      List<CompletableFuture<int[]>> replies = new ArrayList<>();
+      for (int node = 0; node < byNode.length; node++) {
+        if (byNode[node] != null) {
+          replies.add(readOn(node, byNode[node], r));
+        }
+      }
+      return Requests.allOf(replies)
+          .thenCompose(
+              x -> {
+                int[] next = new int[count];
+                int c = 0;
+                for (CompletableFuture<int[]> f : replies) {
+                  int[] more = f.join();
+                  System.arraycopy(more, 0, next, c, more.length);
+                  c += more.length;
+                }
+                return round(next, c, r + 1);
+              });
+    }
+
+    /** One node's batch of round {@code r}; completes with the keys that go on to the next round. */
+    CompletableFuture<int[]> readOn(int node, int[] indexes, int r) {
+      Member m = t.members[node];
+      List<String> nodeKeys = new ArrayList<>(indexes.length);
+      for (int k : indexes) {
+        nodeKeys.add(keys[k]);
+      }
+      routes.sent(m);
+      return requests
+          .inParts(m, nodeKeys, null, true, part -> requests.send(t, node, r == 0 ? "getMulti" : "getMultiReplica", c -> c.getMulti(part)))
+          .thenApply(
+              reply -> {
+                m.inFlight.decrementAndGet();
+                int answered = nodeKeys.size() - reply.failedCount(nodeKeys.size());
+                if (answered > 0) {
+                  int hits = reply.replies().size();
+                  metrics.reads(m.node, hits, answered - hits);
+                }
+                int[] next = NONE_NEXT;
+                int c = 0;
+                for (int k : indexes) {
+                  if (!answer(k, node, r, reply)) {
+                    next = next.length == 0 ? new int[indexes.length] : next;
+                    next[c++] = k;
+                  }
+                }
+                return c == next.length ? next : Arrays.copyOf(next, c);
+              });
+    }
+
+    /** Key {@code k}'s answer from {@code node} in round {@code r}; false if it goes on to the next round. */
+    private boolean answer(int k, int node, int r, NodeReply<CachedValue> reply) {
+      String key = keys[k];
+      Member m = t.members[node];
+      int at = k * width + r;
+      Throwable failure = reply.failure(key);
+      CachedValue cv = failure == null ? reply.replies().get(key) : null;
+      if (cv != null) {
+        outcome[k] = cv;
+        from[k] = node;
+        if (missedOn != null && missedOn[k] != null) {
+          repairs.afterRead(key, cv, repairGenerations[k], m, missedOn[k]);
+        }
+        // Not from a replica whose copy was marked old since the plan: the write that marked it
+        // may be done, and a copy of this value would outlive it.
+        if (spills != null && spills[k] != null && !m.holdsOldCopy(key)) {
+          t.bounded.leaveCopy(spills[k], generations[k], key, t.members[order[k * width]], cv, requests);
+        }
+        return true;
+      }
+      if (ranks != null && ranks[at] == SPILL) {
+        // No copy on the spill node (or it failed): the replicas next, then a copy there.
+        spills[k] = planned[k];
+        return false;
+      }
+      if (failure == null) {
+        outcome[k] = MISS; // a miss stays the outcome whatever the replicas after it fail with
+        if (missedOn != null && ranks[at] >= 0) {
+          if (missedOn[k] == null) {
+            missedOn[k] = new ArrayList<>(width - 1);
+          }
+          missedOn[k].add(m);
+        }
+      } else if (outcome[k] != MISS) {
+        outcome[k] = requests.asShardwise(m, failure);
+      }
+      if (r + 1 < lengths[k]) {
+        metrics.replicaFailover(m.node, t.nodes.get(order[at + 1]), failure == null ? "miss" : "error");
+        return false;
+      }
+      return true;
+    }
+
+    MultiResult<V> result() {
+      MultiResult.Builder<V> result = MultiResult.builder(keys.length);
+      for (int k = 0; k < keys.length; k++) {
+        add(result, keys[k], outcome[k], t.members[from[k]]);
+      }
+      return result.build();
+    }
   }
 }

@@ -21,7 +21,7 @@ import java.util.function.Function;
  * Executes reads of keys stored on N replicas ({@link Routes}): a read goes to one
  * available replica whose copy is not marked old, and on a miss, an error or a timeout to the next,
  * before the caller sees a miss (as mcrouter's {@code MissFailoverRoute}). getMulti does this per
- * key, in at most N rounds of one request per node. With no replica available the read goes where
+ * key, in at most N rounds of one request per node ({@link MultiGets}). With no replica available the read goes where
  * the failure mode sends a read whose node is out ({@link Reads}).
  */
 public final class ReplicaGets<V> {
@@ -31,21 +31,20 @@ public final class ReplicaGets<V> {
   private final Reads reads;
   private final WarmUp warmUp;
   private final ClientMetrics metrics;
-  private final ReplicaMultiGets<V> multi;
+  private final MultiGets<V> multi;
   private final Repairs repairs;
 
   public ReplicaGets(
       Requests requests,
       Routes routes,
       Reads reads,
-      MultiGets<V> multiGets,
       WarmUp warmUp,
       Repairs repairs,
       ClientMetrics metrics,
       ValueCodec<V> codec) {
     this.warmUp = warmUp;
     this.repairs = repairs;
-    this.multi = new ReplicaMultiGets<>(requests, routes, multiGets, repairs, metrics, codec, this::moved);
+    this.multi = new MultiGets<>(requests, routes, repairs, metrics, codec, this::moved);
     this.requests = requests;
     this.routes = routes;
     this.reads = reads;
@@ -286,8 +285,8 @@ public final class ReplicaGets<V> {
   }
 
   /**
-   * Sends a getMulti of {@code distinct} on {@code t} ({@link ReplicaMultiGets}); releases {@code
-   * t} when done.
+   * Sends a getMulti of {@code distinct} on {@code t} ({@link MultiGets}); releases {@code t} when
+   * done.
    */
   public PendingGetMulti<V> start(Topology t, Set<String> distinct) {
     return multi.start(t, distinct);
