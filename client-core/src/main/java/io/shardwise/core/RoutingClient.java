@@ -17,7 +17,6 @@ import io.shardwise.core.internal.change.WarmUp;
 import io.shardwise.core.internal.exec.Counters;
 import io.shardwise.core.internal.heal.Refills;
 import io.shardwise.core.internal.heal.Repairs;
-import io.shardwise.core.internal.exec.MultiWrites;
 import io.shardwise.core.internal.exec.PendingGetMulti;
 import io.shardwise.core.internal.exec.Reads;
 import io.shardwise.core.internal.exec.ReplicaGets;
@@ -116,7 +115,6 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.requests = new Requests(health, metrics, deadlines, timeout, retries, batchSize);
     Reads reads = new Reads(requests, routes, metrics);
     Writes writes = new Writes(requests, routes, health.failback(), warmUp, metrics);
-    MultiWrites multiWrites = new MultiWrites(requests, routes, health.failback(), writes);
     this.refills = new Refills(health.healthThread(), metrics);
     if (repair.enabled() && !repair.checkInterval().isZero()) {
       // Only a key stored on several replicas can be put back on a server that came back empty.
@@ -125,7 +123,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.repairs = new Repairs(repair, warmUp, requests, metrics, () -> this.topology, health.healthThread(), refills);
     health.failback().onCopiesDeleted(repairs::handOff);
     this.replicaGets = new ReplicaGets<>(requests, routes, reads, warmUp, repairs, metrics, codec);
-    this.replicaWrites = new ReplicaWrites(requests, routes, health.failback(), writes, multiWrites, repairs);
+    this.replicaWrites = new ReplicaWrites(requests, routes, health.failback(), writes, repairs);
     this.placements = new PlacementChanges(topologies, replicas, routerSpec, topology.hashTag, topology.nodes);
     this.description = "shardwise(" + backend.name();
     this.sync = new SyncCacheClient<>(this, timeout);

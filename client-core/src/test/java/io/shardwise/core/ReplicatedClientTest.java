@@ -389,6 +389,58 @@ class ReplicatedClientTest {
   }
 
   @Test
+  void multiKeyWritesWithAReplicaOutAreJournaledAgainstItAndItsOldValuesDeletedBeforeItServes() throws Exception {
+    build(2, ReplicaReads.P2C);
+    for (int i = 0; i < 200; i++) {
+      sync.set("k" + i, "old", Duration.ZERO);
+    }
+    Node victim = client.nodes().get(2);
+    eject(victim);
+    Map<String, String> values = new LinkedHashMap<>();
+    List<String> deleted = new ArrayList<>();
+    int onVictim = 0;
+    for (int i = 0; i < 200; i++) {
+      if (i % 2 == 0) {
+        values.put("k" + i, "new");
+      } else {
+        deleted.add("k" + i);
+      }
+      onVictim += replicasOf("k" + i, 2).contains(victim) ? 1 : 0;
+    }
+    assertThat(sync.setMulti(values, Duration.ZERO).errors()).isEmpty();
+    assertThat(sync.deleteMulti(deleted).errors()).isEmpty();
+    assertThat(client.nodeStatus().get(victim).journaledKeys()).as("keys written while their replica was out").isEqualTo(onVictim);
+    store(victim).failWith = null; // back, still holding "old"
+    await(() -> client.nodeStates().get(victim) == NodeState.HEALTHY);
+    assertThat(store(victim).data.values()).as("old values left on the victim").noneMatch(v -> "old".equals(new String(v.bytes(), java.nio.charset.StandardCharsets.UTF_8)));
+    for (int round = 0; round < 5; round++) {
+      for (int i = 0; i < 200; i++) {
+        assertThat(sync.get("k" + i)).as("k%d after readmission", i).isEqualTo(i % 2 == 0 ? "new" : null);
+      }
+    }
+  }
+
+  @Test
+  void aReplicaWhoseBatchFailedForAKeyHasItsCopyMarkedAndNeverServesItsOldValue() throws Exception {
+    build(2, ReplicaReads.PRIMARY);
+    Map<String, String> values = new LinkedHashMap<>();
+    for (int i = 0; i < 100; i++) {
+      sync.set("k" + i, "old", Duration.ZERO);
+      values.put("k" + i, "new");
+    }
+    Node failing = client.nodes().get(1);
+    store(failing).failInBatch = key -> true; // its part of every batch fails, the node answers
+    MultiResult<Boolean> written = sync.setMulti(values, Duration.ZERO);
+    assertThat(written.errors()).as("written on the other replica, the failed copy marked").isEmpty();
+    int primaryThere = 0;
+    for (int i = 0; i < 100; i++) {
+      primaryThere += replicasOf("k" + i, 2).get(0).equals(failing) ? 1 : 0;
+      assertThat(sync.get("k" + i)).as("k%d, read on its primary first", i).isEqualTo("new");
+    }
+    assertThat(primaryThere).as("keys whose primary copy failed").isPositive();
+  }
+
+  @Test
   void losingAReplicaLosesNoHitAndItsOldValuesAreDeletedBeforeItServes() throws Exception {
     build(2, ReplicaReads.P2C);
     for (int i = 0; i < 200; i++) {

@@ -39,7 +39,7 @@ import java.util.function.Function;
  * </ul>
  *
  * <p>setMulti and deleteMulti spread their keys in the same way, batched per replica ({@link
- * ReplicaMultiWrites}).
+ * MultiWrites}).
  */
 public final class ReplicaWrites {
 
@@ -69,20 +69,20 @@ public final class ReplicaWrites {
   private final Routes routes;
   private final Failback failback;
   private final Writes writes;
-  private final ReplicaMultiWrites multi;
+  private final MultiWrites multi;
 
   private final Repairs repairs;
   private final Counters counters;
 
   public ReplicaWrites(
-      Requests requests, Routes routes, Failback failback, Writes writes, MultiWrites multiWrites, Repairs repairs) {
+      Requests requests, Routes routes, Failback failback, Writes writes, Repairs repairs) {
     this.counters = new Counters(requests, failback, writes, repairs);
     this.requests = requests;
     this.routes = routes;
     this.failback = failback;
     this.writes = writes;
     this.repairs = repairs;
-    this.multi = new ReplicaMultiWrites(requests, routes, failback, multiWrites, writes, repairs);
+    this.multi = new MultiWrites(requests, routes, failback, writes, repairs);
   }
 
   /**
