@@ -137,30 +137,40 @@ final class MultiWrites {
       Topology t, Collection<String> keys, boolean removes, long[] generations, CompletableFuture<MultiResult<Boolean>> written) {
     return written.thenCompose(
         result -> {
-          Map<String, ShardwiseException> failed = new java.util.concurrent.ConcurrentHashMap<>();
-          List<CompletableFuture<Void>> waits = null;
+          Map<String, CompletableFuture<Void>> waits = new LinkedHashMap<>();
           int[] replicas = removes ? new int[t.replicas] : null;
           int i = 0;
           for (String key : keys) {
             Member[] owners = removes ? replicasOf(t, key, replicas) : NO_MEMBERS;
             CompletableFuture<Void> copies = writes.afterReplicatedWrite(key, generations[i++], owners);
             if (copies != null) {
-              if (waits == null) {
-                waits = new ArrayList<>();
-              }
-              waits.add(copies.handle((x, failure) -> {
-                if (failure != null) {
-                  failed.put(key, Requests.unwrap(failure));
-                }
-                return null;
-              }));
+              waits.put(key, copies);
             }
           }
-          if (waits == null) {
-            return CompletableFuture.completedFuture(result);
-          }
-          return Requests.allOf(waits).thenApply(x -> failed.isEmpty() ? result : withErrors(result, failed));
+          return waits.isEmpty() ? written : afterWaits(written, waits);
         });
+  }
+
+  /**
+   * Once each key's wait in {@code waits} is done, {@code written}'s result, in which a key whose
+   * wait failed fails with the reason (the key alone).
+   */
+  private static CompletableFuture<MultiResult<Boolean>> afterWaits(
+      CompletableFuture<MultiResult<Boolean>> written, Map<String, CompletableFuture<Void>> waits) {
+    return Requests.allOf(new ArrayList<>(waits.values()))
+        .handle((x, y) -> (Void) null)
+        .thenCompose(
+            x -> written.thenApply(
+                result -> {
+                  Map<String, ShardwiseException> failed = new LinkedHashMap<>();
+                  waits.forEach((key, wait) -> {
+                    Throwable failure = Requests.failureOf(wait);
+                    if (failure != null) {
+                      failed.put(key, Requests.unwrap(failure));
+                    }
+                  });
+                  return failed.isEmpty() ? result : withErrors(result, failed);
+                }));
   }
 
   private static final Member[] NO_MEMBERS = new Member[0];
@@ -370,27 +380,16 @@ final class MultiWrites {
       if (copying || !moved.isEmpty()) {
         List<String> waiting = copying ? rest : moved;
         CompletableFuture<MultiResult<Boolean>> sent = batched;
-        Map<String, ShardwiseException> failedWaits = new java.util.concurrent.ConcurrentHashMap<>();
         batched =
             sent.handle((r, x) -> (Void) null)
                 .thenCompose(
                     x -> {
-                      List<CompletableFuture<Void>> waits = new ArrayList<>(waiting.size());
+                      Map<String, CompletableFuture<Void>> waits = new LinkedHashMap<>();
                       for (String k : waiting) {
-                        waits.add(
-                            writes
-                                .afterWarmUpWrite(k)
-                                .handle(
-                                    (r, failure) -> {
-                                      if (failure != null) {
-                                        failedWaits.put(k, Requests.unwrap(failure)); // the key alone fails
-                                      }
-                                      return null;
-                                    }));
+                        waits.put(k, writes.afterWarmUpWrite(k));
                       }
-                      return Requests.allOf(waits);
-                    })
-                .thenCompose(x -> sent.thenApply(r -> failedWaits.isEmpty() ? r : withErrors(r, failedWaits)));
+                      return afterWaits(sent, waits);
+                    });
       }
     }
     List<CompletableFuture<?>> all = new ArrayList<>(own.values());
