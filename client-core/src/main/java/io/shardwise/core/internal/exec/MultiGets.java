@@ -24,7 +24,7 @@ import java.util.concurrent.CompletableFuture;
  * getMulti over the keys' preference lists, for any replica count. Each key has a read order: its
  * replicas that serve and hold no copy marked old, in the order a read tries them ({@link
  * Routes#readPlan}), after the node it spills to under bounded loads; or, when every replica is
- * out, the one node the failure mode sends it to ({@link Routes#readNode}). Round r sends each key
+ * out, the one node the failure mode sends it to ({@link Reads#failoverNode}). Round r sends each key
  * still unanswered to the r-th node of its order, one request per node: with one replica a single
  * round, with N at most N (and one more for a spill), the keys that missed or failed going on to
  * their next replica. Keys whose replicas changed in a change being taken over are read one by one,
@@ -49,14 +49,17 @@ final class MultiGets<V> {
 
   private final Requests requests;
   private final Routes routes;
+  private final Reads reads;
   private final Repairs repairs;
   private final ClientMetrics metrics;
   private final ValueCodec<V> codec;
   private final MovedRead moved;
 
-  MultiGets(Requests requests, Routes routes, Repairs repairs, ClientMetrics metrics, ValueCodec<V> codec, MovedRead moved) {
+  MultiGets(
+      Requests requests, Routes routes, Reads reads, Repairs repairs, ClientMetrics metrics, ValueCodec<V> codec, MovedRead moved) {
     this.requests = requests;
     this.routes = routes;
+    this.reads = reads;
     this.repairs = repairs;
     this.metrics = metrics;
     this.codec = codec;
@@ -210,19 +213,10 @@ final class MultiGets<V> {
       }
       if (p.readCount == 0) {
         // Every replica out: where the failure mode sends the key, if anywhere.
-        int primary = t.router.primary(hash);
-        int node = routes.readNode(t, hash, primary, key);
-        if (node == Routes.NONE) {
-          outcome[k] = routes.unavailable(t, primary, key);
+        int node = reads.failoverNode(t, key, hash);
+        if (node == Routes.NONE || node == Routes.OLD_COPY) {
+          outcome[k] = node == Routes.NONE ? routes.unavailable(t, t.router.primary(hash), key) : MISS;
           return false;
-        }
-        if (node == Routes.OLD_COPY) {
-          metrics.oldCopySkipped(t.nodes.get(routes.select(t, hash, primary)));
-          outcome[k] = MISS;
-          return false;
-        }
-        if (node != primary) {
-          metrics.redirected(t.nodes.get(primary), t.nodes.get(node), "failover");
         }
         order[row] = node;
         if (ranks != null) {

@@ -29,29 +29,33 @@ public final class Reads {
 
   /**
    * A read of {@code key}, whose replicas are all out, routed on {@code t} as the failure mode says
-   * ({@link Routes#readNode}): the next available node of its preference list, an error, or a miss
+   * ({@link #failoverNode}): the next available node of its preference list, an error, or a miss
    * for a copy there marked old.
    */
   CompletableFuture<CachedValue> unreplicated(Topology t, String key) {
     long hash = t.hash(key);
-    int primary = t.router.primary(hash);
-    int node = routes.readNode(t, hash, primary, key);
+    int node = failoverNode(t, key, hash);
     if (node == Routes.NONE) {
-      return CompletableFuture.failedFuture(routes.unavailable(t, primary, key));
+      return CompletableFuture.failedFuture(routes.unavailable(t, t.router.primary(hash), key));
     }
-    if (node == Routes.OLD_COPY) {
-      return oldCopy(t, hash, primary);
-    }
-    if (node != primary) {
-      metrics.redirected(t.nodes.get(primary), t.nodes.get(node), "failover");
-    }
-    return requests.send(t, node, "get", c -> c.get(key), true);
+    return node == Routes.OLD_COPY ? CompletableFuture.completedFuture(null) : requests.send(t, node, "get", c -> c.get(key), true);
   }
 
-  /** A read answered as a miss because its node's copy is marked old. */
-  private CompletableFuture<CachedValue> oldCopy(Topology t, long hash, int primary) {
-    metrics.oldCopySkipped(t.nodes.get(routes.select(t, hash, primary)));
-    return CompletableFuture.completedFuture(null);
+  /**
+   * The node a read of {@code key}, whose replicas are all out, goes to as the failure mode says
+   * ({@link Routes#readNode}), its redirect counted; {@link Routes#NONE} when none (the error is
+   * {@link Routes#unavailable}), or {@link Routes#OLD_COPY}, counted as skipped, when that node's
+   * copy is marked old: the read is a miss.
+   */
+  int failoverNode(Topology t, String key, long hash) {
+    int primary = t.router.primary(hash);
+    int node = routes.readNode(t, hash, primary, key);
+    if (node == Routes.OLD_COPY) {
+      metrics.oldCopySkipped(t.nodes.get(routes.select(t, hash, primary)));
+    } else if (node != Routes.NONE && node != primary) {
+      metrics.redirected(t.nodes.get(primary), t.nodes.get(node), "failover");
+    }
+    return node;
   }
 
   /**

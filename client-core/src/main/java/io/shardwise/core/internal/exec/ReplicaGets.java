@@ -44,7 +44,7 @@ public final class ReplicaGets<V> {
       ValueCodec<V> codec) {
     this.warmUp = warmUp;
     this.repairs = repairs;
-    this.multi = new MultiGets<>(requests, routes, repairs, metrics, codec, this::moved);
+    this.multi = new MultiGets<>(requests, routes, reads, repairs, metrics, codec, this::moved);
     this.requests = requests;
     this.routes = routes;
     this.reads = reads;

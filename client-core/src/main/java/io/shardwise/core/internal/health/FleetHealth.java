@@ -156,7 +156,6 @@ public final class FleetHealth implements AutoCloseable {
     }
   }
 
-  /** The executor that runs probes, readmissions and topology changes, one at a time. */
   /** The health thread: probes, rejoins, sweeps; for short tasks that must not block. */
   public ScheduledExecutorService healthThread() {
     return scheduler;
