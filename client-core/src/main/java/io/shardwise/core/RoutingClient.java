@@ -18,8 +18,7 @@ import io.shardwise.core.internal.exec.Counters;
 import io.shardwise.core.internal.heal.Refills;
 import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.exec.PendingGetMulti;
-import io.shardwise.core.internal.exec.Reads;
-import io.shardwise.core.internal.exec.ReplicaGets;
+import io.shardwise.core.internal.exec.Gets;
 import io.shardwise.core.internal.exec.ReplicaWrites;
 import io.shardwise.core.internal.exec.Requests;
 import io.shardwise.core.internal.exec.Writes;
@@ -47,7 +46,7 @@ import java.util.function.Function;
  * The routing client, the facade of the pieces in {@code io.shardwise.core.internal}: it checks
  * keys, values and TTLs, encodes and decodes values, holds the current topology (replaced whole by
  * {@link #updateServers} and {@link #updatePlacement}) and counts each operation on the snapshot it
- * uses, and hands the operation to its executor ({@link ReplicaGets}, {@link ReplicaWrites}), the
+ * uses, and hands the operation to its executor ({@link Gets}, {@link ReplicaWrites}), the
  * same for one replica and for N, which sends what {@link Routes} and {@code ReplicaMoves}
  * decide over the key's preference list. docs/architecture.md follows a get and a set through them.
  */
@@ -69,7 +68,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final LongestTtl ttls;
   private final Requests requests;
   private final PlacementChanges placements;
-  private final ReplicaGets<V> replicaGets;
+  private final Gets<V> gets;
   private final ReplicaWrites replicaWrites;
   private final Repairs repairs;
   private final Refills refills;
@@ -113,7 +112,6 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     Routes routes = new Routes(replicaReads, failover.failureMode());
     int retries = failover.failureMode() == FailureMode.RETRY ? failover.retryAttempts() : 0;
     this.requests = new Requests(health, metrics, deadlines, timeout, retries, batchSize);
-    Reads reads = new Reads(requests, routes, metrics);
     Writes writes = new Writes(requests, routes, health.failback(), warmUp, metrics);
     this.refills = new Refills(health.healthThread(), metrics);
     if (repair.enabled() && !repair.checkInterval().isZero()) {
@@ -122,7 +120,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     }
     this.repairs = new Repairs(repair, warmUp, requests, metrics, () -> this.topology, health.healthThread(), refills);
     health.failback().onCopiesDeleted(repairs::handOff);
-    this.replicaGets = new ReplicaGets<>(requests, routes, reads, warmUp, repairs, metrics, codec);
+    this.gets = new Gets<>(requests, routes, warmUp, repairs, metrics, codec);
     this.replicaWrites = new ReplicaWrites(requests, routes, health.failback(), writes, repairs);
     this.placements = new PlacementChanges(topologies, replicas, routerSpec, topology.hashTag, topology.nodes);
     this.description = "shardwise(" + backend.name();
@@ -156,7 +154,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   public CompletableFuture<V> get(String key) {
     validate(key);
     Topology t = enter();
-    return replicaGets.get(t, key, decodeOrNull);
+    return gets.get(t, key, decodeOrNull);
   }
 
   @Override
@@ -254,7 +252,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   PendingGetMulti<V> startGetMulti(Collection<String> keys) {
     Set<String> distinct = validated(keys);
     Topology t = enter();
-    return replicaGets.start(t, distinct);
+    return gets.start(t, distinct);
   }
 
   @Override

@@ -49,17 +49,28 @@ public final class Counters {
   }
 
   /**
-   * Whether every available replica of {@code p} is known to lack the counter {@code key}: its copy
-   * is marked old, or waits to be handed over from another replica.
+   * Why an update of the counter {@code key} planned as {@code p}, with replicas out, is refused
+   * before anything is journaled; null if it is not. A counter is not counted on another server
+   * when every replica is out: it would start again there from its initial value. Nor when every
+   * replica that answers is known to lack it (its copy marked old, or waiting to be handed over): the
+   * count is on a replica that is out, the update could count nowhere, and its journal entry would
+   * have that copy, the only one, deleted when the replica returns.
    */
-  boolean lackedByEveryAnswering(Topology t, String key, Routes.Plan p) {
+  NodeUnavailableException refused(Topology t, String key, Routes.Plan p) {
+    if (p.writeCount == 0) {
+      return new NodeUnavailableException(
+          t.members[p.replicas[0]].node,
+          "every replica of the counter is out; it is not counted on another server, where it would start again from its initial value");
+    }
     for (int i = 0; i < p.writeCount; i++) {
       Member m = t.members[p.writes[i]];
       if (!m.holdsOldCopy(key) && !repairs.awaitsHandoff(m, key)) {
-        return false;
+        return null;
       }
     }
-    return true;
+    return new NodeUnavailableException(
+        t.members[p.out[0]].node,
+        "the counter's replicas that answer lost their copy and the replica that holds it is out; it is not started again from its initial value");
   }
 
   /**
@@ -94,15 +105,15 @@ public final class Counters {
    * marked.
    */
   CompletableFuture<Long> count(Topology t, String key, int[] targets, CounterOp op, Duration ttl, long generation) {
-    writes.warmUp().countingBegins(key);
+    writes.warmUp.countingBegins(key);
     CompletableFuture<Long> f;
     try {
       f = countOnce(t, key, targets, op, ttl, generation);
     } catch (RuntimeException | Error e) {
-      writes.warmUp().countingEnds(key);
+      writes.warmUp.countingEnds(key);
       throw e;
     }
-    return f.whenComplete((v, x) -> writes.warmUp().countingEnds(key));
+    return f.whenComplete((v, x) -> writes.warmUp.countingEnds(key));
   }
 
   private CompletableFuture<Long> countOnce(Topology t, String key, int[] targets, CounterOp op, Duration ttl, long generation) {

@@ -9,67 +9,76 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BinaryOperator;
 
 /**
- * For {@link ReplicaWrites}: a write sent to every replica in {@code targets}, and its outcome once each has answered: the
- * replies of those that succeeded, combined; the copies of those that failed marked old (with
- * {@code mark}); the first failure if none succeeded or a mark could not be recorded. One
- * callback per replica and no other stage: a set to two replicas costs one more request, and
+ * For {@link ReplicaWrites}: a write sent to every replica in {@code targets}, and its outcome once
+ * each has answered: the replies of those that succeeded, combined; the copies of those that failed
+ * marked old ({@link #marks}); the first failure if none succeeded or a mark could not be recorded.
+ * One callback per replica and no other stage: a set to two replicas costs one more request, and
  * little besides.
  */
 final class ToAll<T> {
   private final Requests requests;
   private final Writes writes;
   private final Failback failback;
-  final Topology t;
-  final String key;
-  final int[] targets;
-  final boolean mark;
-  final BinaryOperator<T> combine;
+  private final Topology t;
+  private final String key;
+  private final int[] targets;
+  private final Writes.Kind kind;
+  private final BinaryOperator<T> combine;
   /** Released before the result completes, or null (the caller releases the topology). */
-  final Topology release;
-  /**
-   * With repair on, the key's generation the write moved it to before it was sent, else -1; then
-   * {@code removes} says whether a repair copy that raced it is deleted again.
-   */
-  final long generation;
-  final boolean removes;
-  final Object[] values;
-  final Throwable[] failures;
-  final AtomicInteger left;
-  final CompletableFuture<T> result = new CompletableFuture<>();
+  private final Topology release;
+  /** With repair on, the key's generation the write moved it to before it was sent, else -1. */
+  private final long generation;
+  private final Object[] values;
+  private final Throwable[] failures;
+  private final AtomicInteger left;
+  private final CompletableFuture<T> result = new CompletableFuture<>();
 
-  ToAll(
-      Requests requests,
-      Writes writes,
-      Failback failback,
-      Topology t,
-      String key,
-      int[] targets,
-      boolean mark,
-      BinaryOperator<T> combine,
-      Topology release,
-      long generation,
-      boolean removes) {
-    this.generation = generation;
-    this.removes = removes;
+  private ToAll(
+      Requests requests, Writes writes, Failback failback, Topology t, String key, int[] targets, Writes.Kind kind, BinaryOperator<T> combine, Topology release, long generation) {
     this.requests = requests;
     this.writes = writes;
     this.failback = failback;
     this.t = t;
     this.key = key;
     this.targets = targets;
-    this.mark = mark;
+    this.kind = kind;
     this.combine = combine;
     this.release = release;
+    this.generation = generation;
     this.values = new Object[targets.length];
     this.failures = new Throwable[targets.length];
     this.left = new AtomicInteger(targets.length);
   }
 
   /**
+   * Sends the write of {@code key} to each of {@code targets}; {@code release}, if not null, is
+   * released in the stage of the last reply.
+   */
+  static <T> CompletableFuture<T> send(
+      Requests requests, Writes writes, Failback failback, Topology t, String key, int[] targets,
+      String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind, BinaryOperator<T> combine, Topology release, long generation) {
+    ToAll<T> all = new ToAll<>(requests, writes, failback, t, key, targets, kind, combine, release, generation);
+    for (int i = 0; i < targets.length; i++) {
+      all.send(i, operation, ttl, op);
+    }
+    return all.result;
+  }
+
+  /**
+   * Whether a replica whose write of kind {@code kind} failed gets its copy marked old: with other
+   * copies of the key, which reads would otherwise alternate with (a touch changes no value). A
+   * key's only copy is not marked: its reader sees the value before the write or the written one,
+   * as after any write whose outcome is unknown.
+   */
+  static boolean marks(Topology t, Writes.Kind kind) {
+    return kind != Writes.Kind.TOUCHES && t.replicated;
+  }
+
+  /**
    * Sends replica {@code i}'s request. Without bounded loads or retries, and with no old copy of
    * the key marked on the replica, straight to {@link Requests#callThen}: one stage per request.
    */
-  void send(int i, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind) {
+  private void send(int i, String operation, Duration ttl, Writes.WriteOp<T> op) {
     Member m = t.members[targets[i]];
     m.inFlight.incrementAndGet();
     if (release != null && m.oldCopies().stamp(key) == null) {
@@ -111,7 +120,7 @@ final class ToAll<T> {
       if (firstFailure == null) {
         firstFailure = failure;
       }
-      if (mark && !failback.markFailedCopy(t.members[targets[i]], key) && unmarked == null) {
+      if (marks(t, kind) && !failback.markFailedCopy(t.members[targets[i]], key) && unmarked == null) {
         unmarked = failure;
       }
     }
@@ -119,7 +128,7 @@ final class ToAll<T> {
       release.exit();
     }
     Throwable failed = !any ? firstFailure : unmarked;
-    CompletableFuture<Void> copies = generation < 0 ? null : writes.afterReplicatedWrite(key, generation, removes ? members() : NONE);
+    CompletableFuture<Void> copies = generation < 0 ? null : writes.afterReplicatedWrite(key, generation, kind == Writes.Kind.REMOVES ? t.members(targets, 0, targets.length) : Member.NONE);
     if (copies == null) {
       complete(combined, failed);
       return;
@@ -134,15 +143,5 @@ final class ToAll<T> {
     } else {
       result.complete(value);
     }
-  }
-
-  private static final Member[] NONE = new Member[0];
-
-  private Member[] members() {
-    Member[] out = new Member[targets.length];
-    for (int i = 0; i < targets.length; i++) {
-      out[i] = t.members[targets[i]];
-    }
-    return out;
   }
 }

@@ -58,7 +58,7 @@ public final class FleetHealth implements AutoCloseable {
   private int out;
 
   private DeadlineScanner stalls;
-  private volatile Supplier<Collection<Member>> members = java.util.List::of;
+  private volatile Supplier<Collection<Member>> members = List::of;
   private volatile boolean closed;
 
   public FleetHealth(
@@ -81,13 +81,7 @@ public final class FleetHealth implements AutoCloseable {
     this.events = new NodeEvents(listeners, scheduler);
     // Old copies are deleted, and deletes that failed retried, about once a second.
     long sweep = Math.max(1_000_000_000L, options.probeInterval().toNanos() * 5);
-    scheduler.scheduleWithFixedDelay(
-        () -> {
-          failback.sweep(members.get());
-        },
-        sweep,
-        sweep,
-        TimeUnit.NANOSECONDS);
+    scheduler.scheduleWithFixedDelay(() -> failback.sweep(members.get()), sweep, sweep, TimeUnit.NANOSECONDS);
   }
 
   /** Starts keeping the health of a new member, healthy. */
@@ -126,15 +120,7 @@ public final class FleetHealth implements AutoCloseable {
     }
     h.breaker.transitionToOpenState();
     h.lastFailure = cause;
-    h.ejectedAtNanos = System.nanoTime();
-    h.since = Instant.now();
-    synchronized (h) {
-      h.probeDelayNanos = options.probeInterval().toNanos();
-    }
-    String detail = "joins the fleet out: it did not answer when it was added: " + Failures.describe(cause);
-    h.detail = detail;
-    events.transition(h, NodeState.HEALTHY, NodeState.EJECTED, detail, cause);
-    scheduleProbe(h);
+    ejected(h, "joins the fleet out: it did not answer when it was added: " + Failures.describe(cause));
   }
 
   /** The fleet now has {@code size} nodes: the ejection cap follows. */
@@ -252,15 +238,18 @@ public final class FleetHealth implements AutoCloseable {
       h.state = NodeState.EJECTED;
       h.keptIn = null;
     }
+    ejected(h, "ejected after " + options.failureThreshold() + " consecutive failures; last: " + Failures.describe(h.lastFailure));
+  }
+
+  /** {@code h}, now counted out, was ejected for {@code detail}: said, and probed from now on. */
+  private void ejected(NodeHealth h, String detail) {
     h.ejectedAtNanos = System.nanoTime();
     h.since = Instant.now();
     synchronized (h) {
       h.probeDelayNanos = options.probeInterval().toNanos();
     }
-    Throwable cause = h.lastFailure;
-    String detail = "ejected after " + options.failureThreshold() + " consecutive failures; last: " + Failures.describe(cause);
     h.detail = detail;
-    events.transition(h, NodeState.HEALTHY, NodeState.EJECTED, detail, cause);
+    events.transition(h, NodeState.HEALTHY, NodeState.EJECTED, detail, h.lastFailure);
     scheduleProbe(h);
   }
 

@@ -156,6 +156,24 @@ public final class Topology {
     return router.primary(hash(key));
   }
 
+  /** The members at {@code nodes[from]} to {@code nodes[to - 1]}, in that order. */
+  public Member[] members(int[] nodes, int from, int to) {
+    if (to <= from) {
+      return Member.NONE;
+    }
+    Member[] out = new Member[to - from];
+    for (int i = from; i < to; i++) {
+      out[i - from] = members[nodes[i]];
+    }
+    return out;
+  }
+
+  /** The members that are the replicas of a key with this hash, primary first. */
+  public Member[] replicaMembers(long hash) {
+    int[] nodes = new int[Math.min(replicas, this.nodes.size())];
+    return members(nodes, 0, router.replicas(hash, replicas, nodes));
+  }
+
   public int indexOf(Node node) {
     int i = nodes.indexOf(node);
     if (i < 0) {

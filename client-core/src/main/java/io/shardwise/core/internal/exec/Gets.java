@@ -18,36 +18,34 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
- * Executes reads of keys stored on N replicas ({@link Routes}): a read goes to one
- * available replica whose copy is not marked old, and on a miss, an error or a timeout to the next,
- * before the caller sees a miss (as mcrouter's {@code MissFailoverRoute}). getMulti does this per
- * key, in at most N rounds of one request per node ({@link MultiGets}). With no replica available the read goes where
- * the failure mode sends a read whose node is out ({@link Reads}).
+ * Executes reads over a key's preference list, for any replica count ({@link Routes}): a read goes
+ * to one available replica whose copy is not marked old, and on a miss, an error or a timeout to
+ * the next, before the caller sees a miss (as mcrouter's {@code MissFailoverRoute}). getMulti does
+ * this per key, in rounds of one request per node ({@link MultiGets}). With every replica out the
+ * read goes where the failure mode sends it ({@link #failoverNode}); under bounded loads a read may
+ * spill past the replicas ({@link #spilled}).
  */
-public final class ReplicaGets<V> {
+public final class Gets<V> {
 
   private final Requests requests;
   private final Routes routes;
-  private final Reads reads;
   private final WarmUp warmUp;
   private final ClientMetrics metrics;
   private final MultiGets<V> multi;
   private final Repairs repairs;
 
-  public ReplicaGets(
+  public Gets(
       Requests requests,
       Routes routes,
-      Reads reads,
       WarmUp warmUp,
       Repairs repairs,
       ClientMetrics metrics,
       ValueCodec<V> codec) {
     this.warmUp = warmUp;
     this.repairs = repairs;
-    this.multi = new MultiGets<>(requests, routes, reads, repairs, metrics, codec, this::moved);
+    this.multi = new MultiGets<>(requests, routes, this, repairs, metrics, codec);
     this.requests = requests;
     this.routes = routes;
-    this.reads = reads;
     this.metrics = metrics;
   }
 
@@ -72,7 +70,39 @@ public final class ReplicaGets<V> {
     return f;
   }
 
-  /** A read of {@code key} on {@code t}, on its replicas, or as {@link Reads} when all are out. */
+  /**
+   * A read of {@code key}, whose replicas are all out, routed on {@code t} as the failure mode says
+   * ({@link #failoverNode}): the next available node of its preference list, an error, or a miss
+   * for a copy there marked old.
+   */
+  CompletableFuture<CachedValue> unreplicated(Topology t, String key) {
+    long hash = t.hash(key);
+    int node = failoverNode(t, key, hash);
+    if (node == Routes.NONE) {
+      return CompletableFuture.failedFuture(routes.unavailable(t, t.router.primary(hash), key));
+    }
+    return node == Routes.OLD_COPY ? CompletableFuture.completedFuture(null) : requests.send(t, node, "get", c -> c.get(key), true);
+  }
+
+  /**
+   * The node a read of {@code key}, whose replicas are all out, goes to as the failure mode says
+   * ({@link Routes#select}), its redirect counted; {@link Routes#NONE} when none (the error is
+   * {@link Routes#unavailable}), or {@link Routes#OLD_COPY}, counted as skipped, when that node's
+   * copy is marked old: the read is a miss.
+   */
+  int failoverNode(Topology t, String key, long hash) {
+    int primary = t.router.primary(hash);
+    int node = routes.select(t, hash, primary);
+    if (node >= 0 && t.members[node].holdsOldCopy(key)) {
+      metrics.oldCopySkipped(t.nodes.get(node));
+      return Routes.OLD_COPY;
+    } else if (node != Routes.NONE && node != primary) {
+      metrics.redirected(t.nodes.get(primary), t.nodes.get(node), "failover");
+    }
+    return node;
+  }
+
+  /** A read of {@code key} on {@code t}, on its replicas, or as the failure mode says when all are out. */
   private CompletableFuture<CachedValue> read(Topology t, String key) {
     ReplicaMoves.Move move = t.readsHistory() ? ReplicaMoves.route(t, key, System.nanoTime()) : null;
     if (move != null && move.readsElsewhere(t)) {
@@ -81,18 +111,15 @@ public final class ReplicaGets<V> {
     Routes.Plan p = routes.readPlan(t, key, t.hash(key));
     if (p.readCount == 0) {
       if (p.writeCount == 0) {
-        return reads.unreplicated(t, key); // every replica is out: the failure mode decides
+        return unreplicated(t, key); // every replica is out: the failure mode decides
       }
       metrics.oldCopySkipped(t.nodes.get(p.writes[0])); // every replica up holds a copy marked old
       return CompletableFuture.completedFuture(null);
     }
     int[] order = Arrays.copyOf(p.reads, p.readCount);
-    int[] ranks = new int[order.length];
-    for (int i = 0; i < order.length; i++) {
-      ranks[i] = Routes.rank(p, order[i]);
-    }
+    int[] ranks = ranks(p, order);
     return p.spill >= 0
-        ? spilledFrom(t, key, order, ranks, p.spill)
+        ? spilled(t, key, order, ranks, p.spill)
         : repairs.enabled(t)
             ? tryFrom(t, null, key, order, ranks, 0, false, true, repairs.generation(key), null)
             : tryFrom(t, null, key, order, ranks, 0, false, false, NO_REPAIR, null);
@@ -108,84 +135,86 @@ public final class ReplicaGets<V> {
    */
   CompletableFuture<CachedValue> moved(Topology t, ReplicaMoves.Move move, String key) {
     long generation = warmUp.generation(key);
-    Topology serving = move.serving;
+    Topology serving = move.serving();
     Routes.Plan p = routes.readPlan(serving, key, serving.hash(key));
     if (p.readCount == 0) {
       // Every replica out (the failure mode decides), or each up one holds a copy marked old.
       CompletableFuture<CachedValue> first =
-          p.writeCount == 0 ? reads.unreplicated(serving, key) : CompletableFuture.completedFuture(null);
+          p.writeCount == 0 ? unreplicated(serving, key) : CompletableFuture.completedFuture(null);
       return first.thenCompose(
-          found -> found != null ? CompletableFuture.completedFuture(found) : fromSources(move, key, 0, NO_MEMBERS, generation));
+          found -> found != null ? CompletableFuture.completedFuture(found) : fromSources(move, key, 0, Member.NONE, generation));
     }
-    int[] order = new int[p.readCount];
-    int k = 0;
-    boolean copies = move.copies && serving == t;
-    if (copies) {
-      for (int i = 0; i < p.readCount; i++) {
-        if (contains(move.arrived, t.members[p.reads[i]])) {
-          order[k++] = p.reads[i];
-        }
+    int[] order = Arrays.copyOf(p.reads, p.readCount);
+    boolean copies = move.copies() && serving == t;
+    for (int i = 0, k = 0; copies && i < order.length; i++) {
+      int node = order[i];
+      if (Member.in(move.arrived(), t.members[node])) { // ahead of the others, in their order
+        System.arraycopy(order, k, order, k + 1, i - k);
+        order[k++] = node;
       }
     }
-    for (int i = 0; i < p.readCount; i++) {
-      if (!copies || !contains(move.arrived, t.members[p.reads[i]])) {
-        order[k++] = p.reads[i];
-      }
-    }
+    return tryFrom(serving, move, key, order, ranks(p, order), 0, false, copies, generation, null);
+  }
+
+  /**
+   * A read that spills past every replica, over their caps, to {@code spill}: the copy there if it
+   * has one (a failure there counts as none), else the replicas in {@code order}, the value then
+   * left on {@code spill} as a copy ({@link #leaveSpillCopy}). The key's copy record and generation
+   * are noted before any replica is read: a write confirmed after this read began (even one that
+   * failed on a replica the plan still reads, and marked it) keeps an older value from being left.
+   */
+  private CompletableFuture<CachedValue> spilled(Topology t, String key, int[] order, int[] ranks, int spill) {
+    BoundedReads.Spill planned = t.bounded.spillFor(key);
+    long generation = planned == null ? 0 : planned.generation.get();
+    metrics.redirected(t.nodes.get(order[0]), t.nodes.get(spill), "spill");
+    return requests
+        .send(t, spill, "get", c -> c.get(key))
+        .exceptionally(failure -> null) // the spill node failed: read the replicas instead
+        .thenCompose(
+            copy -> copy != null
+                ? CompletableFuture.completedFuture(copy)
+                : tryFrom(t, null, key, order, ranks, 0, false, false, NO_REPAIR, null).thenApply(
+                    value -> {
+                      leaveSpillCopy(t, key, value, spill, planned, generation, order, 0, order.length);
+                      return value;
+                    }));
+  }
+
+  /** The rank of each node of {@code order} among the replicas of {@code p} ({@link Routes#rank}). */
+  private static int[] ranks(Routes.Plan p, int[] order) {
     int[] ranks = new int[order.length];
     for (int i = 0; i < order.length; i++) {
       ranks[i] = Routes.rank(p, order[i]);
     }
-    return tryFrom(serving, move, key, order, ranks, 0, false, copies, generation, null);
+    return ranks;
   }
-
-  private static boolean contains(Member[] a, Member m) {
-    for (Member x : a) {
-      if (x == m) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static final Member[] NO_MEMBERS = new Member[0];
 
   /**
-   * A read that spills past every replica to {@code spill}: the copy there, else the replicas in
-   * {@code order}, the value then left there as a copy. The key's copy record and generation are
-   * noted before any replica is read, so that a write confirmed after this read began (even one that
-   * failed on a replica the plan still reads, and marked it) keeps a copy of an older value from
-   * being left; nor is a copy left while one of those replicas is marked.
+   * Leaves {@code value}, read on a replica after the spill node {@code spill} missed, there as a
+   * copy under {@code planned} (the key's copy record, and its {@code generation}, noted when the
+   * read was planned: a write confirmed since moved it, and no copy of an older value is kept); none
+   * without a record, nor while a replica among {@code order[from]} to {@code order[to - 1]} is
+   * marked old (the write that marked it completes without it, and a copy made after would outlive
+   * that write). For a get and for getMulti.
    */
-  private CompletableFuture<CachedValue> spilledFrom(Topology t, String key, int[] order, int[] ranks, int spill) {
-    BoundedReads.Spill planned = t.bounded.spillFor(key);
-    long generation = planned == null ? 0 : planned.generation.get();
-    return reads.spilled(
-        t,
-        key,
-        order[0],
-        spill,
-        () -> tryFrom(t, null, key, order, ranks, 0, false, false, NO_REPAIR, null),
-        () -> planned != null && !anyMarked(t, key, order), // no record when planned: no copy
-        planned,
-        generation);
-  }
-
-  /** Whether the copy of {@code key} on one of the replicas {@code order} is marked old now. */
-  private static boolean anyMarked(Topology t, String key, int[] order) {
-    for (int node : order) {
-      if (t.members[node].holdsOldCopy(key)) {
-        return true;
+  void leaveSpillCopy(
+      Topology t, String key, CachedValue value, int spill, BoundedReads.Spill planned, long generation, int[] order, int from, int to) {
+    if (value == null || planned == null) {
+      return;
+    }
+    for (int i = from; i < to; i++) {
+      if (t.members[order[i]].holdsOldCopy(key)) {
+        return;
       }
     }
-    return false;
+    t.bounded.leaveCopy(planned, generation, key, t.members[spill], value, requests);
   }
 
   /** Reads {@code key} on the sources of {@code move} from {@code index}, until one has it. */
   private CompletableFuture<CachedValue> fromSources(
       ReplicaMoves.Move move, String key, int index, Member[] copyTo, long generation) {
-    for (int i = index; i < move.sources.length; i++) {
-      Member before = move.sources[i];
+    for (int i = index; i < move.sources().length; i++) {
+      Member before = move.sources()[i];
       if (!before.available() || before.retired() || before.holdsOldCopy(key)) {
         continue;
       }
@@ -195,7 +224,7 @@ public final class ReplicaGets<V> {
           .handle(
               (old, failure) -> {
                 if (failure == null) {
-                  warmUp.read(before, move.owners[0], old != null);
+                  warmUp.read(before, move.owners()[0], old != null);
                 }
                 if (old != null) {
                   for (Member owner : copyTo) {
@@ -210,20 +239,6 @@ public final class ReplicaGets<V> {
                   : fromSources(move, key, next, copyTo, generation));
     }
     return CompletableFuture.completedFuture(null);
-  }
-
-  /** A get of {@code key} sent to replica {@code node} (of rank {@code rank}), counted as sent there. */
-  private CompletableFuture<CachedValue> getOn(Topology t, String key, int node, int rank) {
-    Member m = t.members[node];
-    if (t.replicated) {
-      metrics.replicaRead(m.node, rank);
-    }
-    routes.sent(m);
-    try {
-      return requests.send(t, node, "get", c -> c.get(key), true);
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
   }
 
   /** The generation of a read that repairs nothing. */
@@ -249,7 +264,17 @@ public final class ReplicaGets<V> {
       long generation,
       List<Member> missedOn) {
     Member m = t.members[order[i]];
-    return getOn(t, key, order[i], ranks[i]).handle(
+    if (t.replicated) {
+      metrics.replicaRead(m.node, ranks[i]);
+    }
+    routes.sent(m); // counted as sent there
+    CompletableFuture<CachedValue> sent;
+    try {
+      sent = requests.send(t, order[i], "get", c -> c.get(key), true);
+    } catch (RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    return sent.handle(
             (value, failure) -> {
               m.inFlight.decrementAndGet();
               if (value != null) {
@@ -279,7 +304,7 @@ public final class ReplicaGets<V> {
               }
               return move == null
                   ? CompletableFuture.<CachedValue>completedFuture(null)
-                  : fromSources(move, key, 0, missing == null ? NO_MEMBERS : missing.toArray(NO_MEMBERS), generation);
+                  : fromSources(move, key, 0, missing == null ? Member.NONE : missing.toArray(Member.NONE), generation);
             })
         .thenCompose(Function.identity());
   }
