@@ -22,7 +22,7 @@ import java.util.function.Function;
  * to one available replica whose copy is not marked old, and on a miss, an error or a timeout to
  * the next, before the caller sees a miss (as mcrouter's {@code MissFailoverRoute}). getMulti does
  * this per key, in rounds of one request per node ({@link MultiGets}). With every replica out the
- * read goes where the failure mode sends it ({@link #failoverNode}); under bounded loads a read may
+ * read goes where the failure mode sends it ({@link #unreadable}); under bounded loads a read may
  * spill past the replicas ({@link #spilled}).
  */
 public final class Gets<V> {
@@ -71,13 +71,12 @@ public final class Gets<V> {
   }
 
   /**
-   * A read of {@code key}, whose replicas are all out, routed on {@code t} as the failure mode says
-   * ({@link #failoverNode}): the next available node of its preference list, an error, or a miss
-   * for a copy there marked old.
+   * A read of {@code key} none of whose replicas in {@code p} can be read ({@link #unreadable}): a
+   * miss, an error, or a get on the node the failure mode sends it to.
    */
-  CompletableFuture<CachedValue> unreplicated(Topology t, String key) {
+  private CompletableFuture<CachedValue> unreadable(Topology t, String key, Routes.Plan p) {
     long hash = t.hash(key);
-    int node = failoverNode(t, key, hash);
+    int node = unreadable(t, key, hash, p);
     if (node == Routes.NONE) {
       return CompletableFuture.failedFuture(routes.unavailable(t, t.router.primary(hash), key));
     }
@@ -85,15 +84,16 @@ public final class Gets<V> {
   }
 
   /**
-   * The node a read of {@code key}, whose replicas are all out, goes to as the failure mode says
-   * ({@link Routes#select}), its redirect counted; {@link Routes#NONE} when none (the error is
-   * {@link Routes#unavailable}), or {@link Routes#OLD_COPY}, counted as skipped, when that node's
-   * copy is marked old: the read is a miss.
+   * Where a read of {@code key} goes when none of its replicas in {@code p} can be read, for a get
+   * and for getMulti: {@link Routes#OLD_COPY} (a miss, counted as a skipped old copy) when each one
+   * up holds a copy marked old; when every replica is out, the node the failure mode sends it to
+   * ({@link Routes#select}, the redirect counted), {@link Routes#NONE} when none (the error is
+   * {@link Routes#unavailable}), or {@link Routes#OLD_COPY} when that node's copy is marked old.
    */
-  int failoverNode(Topology t, String key, long hash) {
+  int unreadable(Topology t, String key, long hash, Routes.Plan p) {
     int primary = t.router.primary(hash);
-    int node = routes.select(t, hash, primary);
-    if (node >= 0 && t.members[node].holdsOldCopy(key)) {
+    int node = p.writeCount > 0 ? p.writes[0] : routes.select(t, hash, primary);
+    if (p.writeCount > 0 || node >= 0 && t.members[node].holdsOldCopy(key)) {
       metrics.oldCopySkipped(t.nodes.get(node));
       return Routes.OLD_COPY;
     } else if (node != Routes.NONE && node != primary) {
@@ -110,11 +110,7 @@ public final class Gets<V> {
     }
     Routes.Plan p = routes.readPlan(t, key, t.hash(key));
     if (p.readCount == 0) {
-      if (p.writeCount == 0) {
-        return unreplicated(t, key); // every replica is out: the failure mode decides
-      }
-      metrics.oldCopySkipped(t.nodes.get(p.writes[0])); // every replica up holds a copy marked old
-      return CompletableFuture.completedFuture(null);
+      return unreadable(t, key, p);
     }
     int[] order = Arrays.copyOf(p.reads, p.readCount);
     int[] ranks = ranks(p, order);
@@ -138,10 +134,7 @@ public final class Gets<V> {
     Topology serving = move.serving();
     Routes.Plan p = routes.readPlan(serving, key, serving.hash(key));
     if (p.readCount == 0) {
-      // Every replica out (the failure mode decides), or each up one holds a copy marked old.
-      CompletableFuture<CachedValue> first =
-          p.writeCount == 0 ? unreplicated(serving, key) : CompletableFuture.completedFuture(null);
-      return first.thenCompose(
+      return unreadable(serving, key, p).thenCompose(
           found -> found != null ? CompletableFuture.completedFuture(found) : fromSources(move, key, 0, Member.NONE, generation));
     }
     int[] order = Arrays.copyOf(p.reads, p.readCount);

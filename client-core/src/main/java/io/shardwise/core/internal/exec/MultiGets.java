@@ -21,7 +21,7 @@ import java.util.concurrent.CompletableFuture;
  * getMulti over the keys' preference lists, for any replica count. Each key has a read order: its
  * replicas that serve and hold no copy marked old, in the order a read tries them ({@link
  * Routes#readPlan}), after the node it spills to under bounded loads; or, when every replica is
- * out, the one node the failure mode sends it to ({@link Gets#failoverNode}). Round r sends each key
+ * out, the one node the failure mode sends it to ({@link Gets#unreadable}). Round r sends each key
  * still unanswered to the r-th node of its order, one request per node: with one replica a single
  * round, with N at most N (and one more for a spill), the keys that missed or failed going on to
  * their next replica. Keys whose replicas changed in a change being taken over are read one by one,
@@ -160,14 +160,8 @@ final class MultiGets<V> {
       long hash = t.hash(key);
       Routes.Plan p = routes.readPlan(t, key, hash);
       int row = k * width;
-      if (p.readCount == 0 && p.writeCount > 0) {
-        metrics.oldCopySkipped(t.nodes.get(p.writes[0])); // every replica up holds a copy marked old
-        outcome[k] = MISS;
-        return false;
-      }
       if (p.readCount == 0) {
-        // Every replica out: where the failure mode sends the key, if anywhere.
-        int node = gets.failoverNode(t, key, hash);
+        int node = gets.unreadable(t, key, hash, p);
         if (node == Routes.NONE || node == Routes.OLD_COPY) {
           outcome[k] = node == Routes.NONE ? routes.unavailable(t, t.router.primary(hash), key) : MISS;
           return false;
