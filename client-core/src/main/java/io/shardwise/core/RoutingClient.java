@@ -118,6 +118,9 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       // Only a key stored on several replicas can be put back on a server that came back empty.
       refills.start(health.healthThread(), repair.checkInterval(), () -> this.topology.replicated ? List.of(this.topology.members) : List.of());
     }
+    if (repair.enabled()) {
+      health.checkBeforeRejoin(m -> this.topology.replicated ? refills.checkBeforeServing(m) : CompletableFuture.completedFuture(null));
+    }
     this.repairs = new Repairs(repair, warmUp, requests, metrics, () -> this.topology, health.healthThread(), refills);
     health.failback().onCopiesDeleted(repairs::handOff);
     this.gets = new Gets<>(requests, routes, warmUp, repairs, metrics, codec);

@@ -52,9 +52,9 @@ public final class Counters {
    * Why an update of the counter {@code key} planned as {@code p}, with replicas out, is refused
    * before anything is journaled; null if it is not. A counter is not counted on another server
    * when every replica is out: it would start again there from its initial value. Nor when every
-   * replica that answers is known to lack it (its copy marked old, or waiting to be handed over): the
-   * count is on a replica that is out, the update could count nowhere, and its journal entry would
-   * have that copy, the only one, deleted when the replica returns.
+   * replica that answers may lack it ({@link #mayLack}): the count may be on a replica that is out
+   * alone, the update could count nowhere, and its journal entry would have that copy, the only one,
+   * deleted when the replica returns.
    */
   NodeUnavailableException refused(Topology t, String key, Routes.Plan p) {
     if (p.writeCount == 0) {
@@ -63,14 +63,23 @@ public final class Counters {
           "every replica of the counter is out; it is not counted on another server, where it would start again from its initial value");
     }
     for (int i = 0; i < p.writeCount; i++) {
-      Member m = t.members[p.writes[i]];
-      if (!m.holdsOldCopy(key) && !repairs.awaitsHandoff(m, key)) {
+      if (!mayLack(t.members[p.writes[i]], key)) {
         return null;
       }
     }
     return new NodeUnavailableException(
         t.members[p.out[0]].node,
         "the counter's replicas that answer lost their copy and the replica that holds it is out; it is not started again from its initial value");
+  }
+
+  /**
+   * Whether replica {@code m} may lack the counter {@code key} while another replica holds it: its
+   * copy is marked old, or waits to be handed the count, or the server came back empty and is being
+   * refilled ({@link Member#refilling}, known before it serves again after an outage). An update
+   * that finds it absent there does not create it while a replica is out.
+   */
+  private boolean mayLack(Member m, String key) {
+    return m.refilling || m.holdsOldCopy(key) || repairs.awaitsHandoff(m, key);
   }
 
   /**
@@ -117,11 +126,11 @@ public final class Counters {
   }
 
   private CompletableFuture<Long> countOnce(Topology t, String key, int[] targets, CounterOp op, Duration ttl, long generation) {
-    // A replica whose copy is marked old, or waits to be handed the count, lost it: the count is
-    // on another replica, and must not be started again here if that one is out.
+    // A replica that may have lost its copy: the count may be on another replica alone, and must
+    // not be started again here if that one is out.
     boolean lostHere = false;
     for (int node : targets) {
-      lostHere |= t.members[node].holdsOldCopy(key) || repairs.awaitsHandoff(t.members[node], key);
+      lostHere |= mayLack(t.members[node], key);
     }
     boolean allAnswer = targets.length == t.replicas;
     boolean mayCreate = allAnswer || !lostHere;

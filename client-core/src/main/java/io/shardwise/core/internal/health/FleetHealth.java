@@ -15,11 +15,13 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,6 +61,8 @@ public final class FleetHealth implements AutoCloseable {
 
   private DeadlineScanner stalls;
   private volatile Supplier<Collection<Member>> members = List::of;
+  /** Asked when an ejected node answered its probe, before its rejoin step: {@link #checkBeforeRejoin}. */
+  private volatile Function<Member, CompletableFuture<?>> beforeRejoin = m -> CompletableFuture.completedFuture(null);
   private volatile boolean closed;
 
   public FleetHealth(
@@ -321,10 +325,26 @@ public final class FleetHealth implements AutoCloseable {
     }
   }
 
-  /** The node answered its probe: the rejoin step, then readmission (or another probe). */
+  /**
+   * {@code check} runs when an ejected node answered its probe, before its rejoin step; the node
+   * stays out, and is probed again, if it fails or takes longer than the probe timeout. The
+   * replicas' healing reads there which run of its data the server is in, so that a server that
+   * came back empty is known to be before it serves again ({@code heal.Refills}).
+   */
+  public void checkBeforeRejoin(Function<Member, CompletableFuture<?>> check) {
+    beforeRejoin = check;
+  }
+
+  /** The node answered its probe: the check before rejoin, the rejoin step, then readmission (or another probe). */
   private void rejoin(NodeHealth h) {
-    failback
-        .rejoin(h.member, () -> readmitted(h))
+    CompletableFuture<?> checked;
+    try {
+      checked = beforeRejoin.apply(h.member).toCompletableFuture().copy().orTimeout(options.probeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    } catch (RuntimeException e) {
+      checked = CompletableFuture.failedFuture(e);
+    }
+    checked
+        .thenCompose(x -> failback.rejoin(h.member, () -> readmitted(h)))
         .whenCompleteAsync(
             (detail, failure) -> {
               if (failure == null) {
