@@ -359,7 +359,7 @@ public final class ClientBuilder<V> {
       members[i] = new Member(r.nodes().get(i), connections[i]);
     }
     FleetHealth health = new FleetHealth(backend, failover, listeners, metrics);
-    Topology topology = Topologies.initial(r, hashTag, members, bounded, replicas, nanoClock, health.failback());
+    Topology topology = Topology.initial(r, hashTag, members, bounded, replicas, nanoClock, health.failback());
     for (Member m : members) {
       health.admit(m);
     }
