@@ -29,9 +29,7 @@ import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
-import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
-import io.shardwise.spi.SettingsReader;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -60,8 +58,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final ValueCodec<V> codec;
   /** {@link #decodeOrNull(CachedValue)}, made once: a method reference would be made per read. */
   private final Function<CachedValue, V> decodeOrNull = this::decodeOrNull;
-  private final KeyRules keyRules;
-  private final int maxValueBytes;
+  /** Keys, values, TTLs and deltas checked before anything is sent. */
+  private final RequestChecks<V> checks;
   private final DeadlineScanner deadlines;
   private final WarmUp warmUp;
   /** The longest TTL written, for how long a changed placement is remembered. */
@@ -106,8 +104,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.ttls = settings.ttls();
     this.topologies = new Topologies(settings, backend, health, metrics, () -> this.topology, t -> this.topology = t);
     this.codec = codec;
-    this.keyRules = backend.keyRules();
-    this.maxValueBytes = maxValueBytes;
+    this.checks = new RequestChecks<>(backend, codec, maxValueBytes);
     FailoverOptions failover = health.options();
     Routes routes = new Routes(replicaReads, failover.failureMode());
     int retries = failover.failureMode() == FailureMode.RETRY ? failover.retryAttempts() : 0;
@@ -163,16 +160,16 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<Void> set(String key, V value, Duration ttl) {
     validate(key);
-    CachedValue encoded = encode(key, value);
-    checkTtl(ttl);
+    CachedValue encoded = checks.encode(key, value);
+    RequestChecks.ttl(ttl);
     return write(key, "set", ttl, (c, d) -> c.set(key, encoded, d), Writes.Kind.REPLACES, ReplicaWrites.Shape.ALL, (a, b) -> null);
   }
 
   @Override
   public CompletableFuture<Boolean> add(String key, V value, Duration ttl) {
     validate(key);
-    CachedValue encoded = encode(key, value);
-    checkTtl(ttl);
+    CachedValue encoded = checks.encode(key, value);
+    RequestChecks.ttl(ttl);
     return write(key, "add", ttl, (c, d) -> c.add(key, encoded, d), Writes.Kind.KEEPS, ReplicaWrites.Shape.DECIDE_THEN_DELETE, null);
   }
 
@@ -185,23 +182,23 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<Boolean> touch(String key, Duration ttl) {
     validate(key);
-    checkTtl(ttl);
+    RequestChecks.ttl(ttl);
     return write(key, "touch", ttl, (c, d) -> c.touch(key, d), Writes.Kind.TOUCHES, ReplicaWrites.Shape.ALL, Boolean::logicalOr);
   }
 
   @Override
   public CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl) {
-    return counter(key, checkDelta(delta), initial, ttl);
+    return counter(key, RequestChecks.delta(delta), initial, ttl);
   }
 
   @Override
   public CompletableFuture<Long> decr(String key, long delta, long initial, Duration ttl) {
-    return counter(key, -checkDelta(delta), initial, ttl);
+    return counter(key, -RequestChecks.delta(delta), initial, ttl);
   }
 
   private CompletableFuture<Long> counter(String key, long signedDelta, long initial, Duration ttl) {
     validate(key);
-    checkTtl(ttl);
+    RequestChecks.ttl(ttl);
     ttls.record(ttl);
     return replicaWrites.write(
         enter(), key, "incr", ttl, new Counters.CounterOp(key, signedDelta, initial), Writes.Kind.KEEPS, ReplicaWrites.Shape.COUNT, null);
@@ -253,7 +250,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   /** Validates the keys, sends one request per node, and returns at once. */
   PendingGetMulti<V> startGetMulti(Collection<String> keys) {
-    Set<String> distinct = validated(keys);
+    checkOpen();
+    Set<String> distinct = checks.keys(keys);
     Topology t = enter();
     return gets.start(t, distinct);
   }
@@ -274,22 +272,12 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   /** Validates and encodes every entry, sends the batches, and returns at once. */
   PendingBatch<MultiResult<Boolean>> startSetMulti(Map<String, ? extends V> entries, Duration ttl) {
     checkOpen();
-    if (entries == null) {
-      throw new IllegalArgumentException("the map of values must not be null; pass an empty map for none");
-    }
-    checkTtl(ttl);
+    RequestChecks.ttl(ttl);
     ttls.record(ttl);
-    // Validate and encode everything before the first byte is sent.
-    Map<String, CachedValue> encoded = new LinkedHashMap<>();
+    Map<String, CachedValue> encoded = checks.values(entries); // all before the first byte is sent
     long bytes = 0;
-    for (Map.Entry<String, ? extends V> e : entries.entrySet()) {
-      if (e.getKey() == null) {
-        throw new IllegalArgumentException("the map of values must not hold a null key");
-      }
-      keyRules.validate(e.getKey());
-      CachedValue value = encode(e.getKey(), e.getValue());
+    for (CachedValue value : encoded.values()) {
       bytes += value.length();
-      encoded.put(e.getKey(), value);
     }
     Topology t = enter();
     CompletableFuture<MultiResult<Boolean>> done = replicaWrites.setMulti(t, encoded, ttl);
@@ -298,79 +286,21 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   @Override
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Collection<String> keys) {
-    Set<String> distinct = validated(keys);
+    checkOpen();
+    Set<String> distinct = checks.keys(keys);
     Topology t = enter();
     return replicaWrites.deleteMulti(t, distinct);
-  }
-
-  /** The distinct keys, in order, each validated before anything is sent. */
-  private Set<String> validated(Collection<String> keys) {
-    checkOpen();
-    if (keys == null) {
-      throw new IllegalArgumentException("the collection of keys must not be null; pass an empty one for none");
-    }
-    String[] copy = keys.toArray(new String[0]);
-    for (int position = 0; position < copy.length; position++) {
-      String key = copy[position];
-      if (key == null) {
-        throw new IllegalArgumentException(
-            "the collection of keys must not hold null; got null at position " + position);
-      }
-      keyRules.validate(key);
-    }
-    return DistinctKeys.of(copy);
   }
 
   // ---- checks ------------------------------------------------------------------------------
 
   private void validate(String key) {
     checkOpen();
-    keyRules.validate(key);
+    checks.key(key);
   }
 
   private V decodeOrNull(CachedValue stored) {
     return stored == null ? null : codec.decode(stored);
-  }
-
-  private CachedValue encode(String key, V value) {
-    if (value == null) {
-      throw new IllegalArgumentException(
-          "values must not be null (use delete to remove a key): " + KeyRules.shorten(key));
-    }
-    CachedValue encoded = codec.encode(value);
-    if (encoded.length() > maxValueBytes) {
-      throw new IllegalArgumentException(
-          "values are at most "
-              + maxValueBytes
-              + " bytes after encoding; got "
-              + encoded.length()
-              + " for "
-              + KeyRules.shorten(key));
-    }
-    backend.checkValue(key, encoded);
-    return encoded;
-  }
-
-  private static void checkTtl(Duration ttl) {
-    if (ttl == null) {
-      throw new IllegalArgumentException("ttl must not be null; use Duration.ZERO for no expiry");
-    }
-    if (ttl.isNegative()) {
-      throw new IllegalArgumentException("ttl must be >= 0 but was " + ttl);
-    }
-    if (ttl.compareTo(SettingsReader.MAX_DURATION) > 0) {
-      // Redis refuses an expiry past 2^63-1 ms since 1970 ("invalid expire time"); 106751 days is
-      // far inside that and is what the configuration's durations allow.
-      throw new IllegalArgumentException(
-          "ttl must be at most 106751 days (" + SettingsReader.MAX_DURATION + ") but was " + ttl);
-    }
-  }
-
-  private static long checkDelta(long delta) {
-    if (delta < 0) {
-      throw new IllegalArgumentException("delta must be >= 0 but was " + delta);
-    }
-    return delta;
   }
 
   private void checkOpen() {
@@ -388,7 +318,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   @Override
   public Node nodeFor(String key) {
-    keyRules.validate(key);
+    checks.key(key);
     Topology t = topology;
     return t.nodes.get(t.primary(key));
   }
