@@ -116,7 +116,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       refills.start(health.healthThread(), repair.checkInterval(), () -> this.topology.replicated ? List.of(this.topology.members) : List.of());
     }
     if (repair.enabled()) {
-      health.checkBeforeRejoin(m -> this.topology.replicated ? refills.checkBeforeServing(m) : CompletableFuture.completedFuture(null));
+      health.failback().checkBeforeRejoin(m -> this.topology.replicated ? refills.checkBeforeServing(m) : CompletableFuture.completedFuture(null));
     }
     this.repairs = new Repairs(repair, warmUp, requests, metrics, () -> this.topology, health.healthThread(), refills);
     health.failback().onCopiesDeleted(repairs::handOff);

@@ -101,7 +101,7 @@ public final class Refills {
 
   /**
    * Reads the run {@code m} is in before it is readmitted after an outage (see {@link
-   * io.shardwise.core.internal.health.FleetHealth#checkBeforeRejoin}): a server that restarted or
+   * io.shardwise.core.internal.health.Failback#checkBeforeRejoin}): a server that restarted or
    * was flushed while it was out is refilling from the moment it serves, not from the next check,
    * so that a counter update does not start the count again there while the replica that holds it
    * is out ({@code Counters}). Completes on the health thread.

@@ -15,13 +15,12 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,8 +60,8 @@ public final class FleetHealth implements AutoCloseable {
 
   private DeadlineScanner stalls;
   private volatile Supplier<Collection<Member>> members = List::of;
-  /** Asked when an ejected node answered its probe, before its rejoin step: {@link #checkBeforeRejoin}. */
-  private volatile Function<Member, CompletableFuture<?>> beforeRejoin = m -> CompletableFuture.completedFuture(null);
+  /** Told, on the thread that changes it, of each member ejected, readmitted or retired: {@link #onMemberChange}. */
+  private volatile Consumer<Member> memberChanged = m -> {};
   private volatile boolean closed;
 
   public FleetHealth(
@@ -86,6 +85,15 @@ public final class FleetHealth implements AutoCloseable {
     // Old copies are deleted, and deletes that failed retried, about once a second.
     long sweep = Math.max(1_000_000_000L, options.probeInterval().toNanos() * 5);
     scheduler.scheduleWithFixedDelay(() -> failback.sweep(members.get()), sweep, sweep, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * {@code listener} is told of each member ejected (once it is out), readmitted (before it turns
+   * healthy, inside its fence) and retired, on the thread that changes it: it must be quick and
+   * must not block. The near cache drops what it read before.
+   */
+  public void onMemberChange(Consumer<Member> listener) {
+    memberChanged = listener;
   }
 
   /** Starts keeping the health of a new member, healthy. */
@@ -144,14 +152,11 @@ public final class FleetHealth implements AutoCloseable {
         out--;
       }
     }
+    memberChanged.accept(m);
   }
 
   /** The health thread: probes, rejoins, sweeps; for short tasks that must not block. */
   public ScheduledExecutorService healthThread() {
-    return scheduler;
-  }
-
-  ScheduledExecutorService scheduler() {
     return scheduler;
   }
 
@@ -172,7 +177,6 @@ public final class FleetHealth implements AutoCloseable {
   public Failback failback() {
     return failback;
   }
-
 
   // ---- detection -------------------------------------------------------------------------------
 
@@ -247,6 +251,7 @@ public final class FleetHealth implements AutoCloseable {
 
   /** {@code h}, now counted out, was ejected for {@code detail}: said, and probed from now on. */
   private void ejected(NodeHealth h, String detail) {
+    memberChanged.accept(h.member);
     h.ejectedAtNanos = System.nanoTime();
     h.since = Instant.now();
     synchronized (h) {
@@ -325,26 +330,10 @@ public final class FleetHealth implements AutoCloseable {
     }
   }
 
-  /**
-   * {@code check} runs when an ejected node answered its probe, before its rejoin step; the node
-   * stays out, and is probed again, if it fails or takes longer than the probe timeout. The
-   * replicas' healing reads there which run of its data the server is in, so that a server that
-   * came back empty is known to be before it serves again ({@code heal.Refills}).
-   */
-  public void checkBeforeRejoin(Function<Member, CompletableFuture<?>> check) {
-    beforeRejoin = check;
-  }
-
-  /** The node answered its probe: the check before rejoin, the rejoin step, then readmission (or another probe). */
+  /** The node answered its probe: the rejoin step, then readmission (or another probe). */
   private void rejoin(NodeHealth h) {
-    CompletableFuture<?> checked;
-    try {
-      checked = beforeRejoin.apply(h.member).toCompletableFuture().copy().orTimeout(options.probeTimeout().toNanos(), TimeUnit.NANOSECONDS);
-    } catch (RuntimeException e) {
-      checked = CompletableFuture.failedFuture(e);
-    }
-    checked
-        .thenCompose(x -> failback.rejoin(h.member, () -> readmitted(h)))
+    failback
+        .rejoin(h.member, () -> readmitted(h))
         .whenCompleteAsync(
             (detail, failure) -> {
               if (failure == null) {
@@ -361,6 +350,7 @@ public final class FleetHealth implements AutoCloseable {
 
   /** Flips a node to healthy; called by the rejoin step inside the node's fence. */
   private void readmitted(NodeHealth h) {
+    memberChanged.accept(h.member); // before it serves again
     h.breaker.transitionToClosedState();
     h.successesSinceFailure = Integer.MAX_VALUE; // a closed breaker starts with an empty window
     synchronized (this) {
