@@ -25,6 +25,7 @@ import io.shardwise.core.internal.exec.Writes;
 import io.shardwise.core.internal.health.DeadlineScanner;
 import io.shardwise.core.internal.health.FleetHealth;
 import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.near.NearCache;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.routing.Node;
@@ -70,6 +71,8 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final ReplicaWrites replicaWrites;
   private final Repairs repairs;
   private final Refills refills;
+  /** Values read, kept in this process; null when the near cache is off. */
+  private final NearCache near;
   /** {@code shardwise(<backend>}: {@link #toString()} adds the router and the current fleet size. */
   private final String description;
   private final CacheClient<V> sync;
@@ -88,8 +91,14 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       ReplicaRepair repair,
       RouterSpec routerSpec,
       ClientMetrics metrics,
-      Topologies.Settings settings) {
+      Topologies.Settings settings,
+      NearCacheOptions nearCache) {
     this.backend = backend;
+    // Servers do not invalidate yet: every backend has memcached's bound on staleness.
+    this.near = nearCache.enabled() ? new NearCache(nearCache, nearCache.staleness(false)) : null;
+    if (near != null) {
+      health.onMemberChange(m -> near.dropAll());
+    }
     this.deadlines = new DeadlineScanner(timeout.toNanos(), metrics::clientStalled);
     health.watchStalls(deadlines);
     this.topology = topology;
@@ -102,7 +111,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         });
     this.warmUp = new WarmUp(settings.options().copyTtl(), metrics, health.failback());
     this.ttls = settings.ttls();
-    this.topologies = new Topologies(settings, backend, health, metrics, () -> this.topology, t -> this.topology = t);
+    this.topologies = new Topologies(settings, backend, health, metrics, () -> this.topology, this::install);
     this.codec = codec;
     this.checks = new RequestChecks<>(backend, codec, maxValueBytes);
     FailoverOptions failover = health.options();
@@ -143,6 +152,17 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     }
   }
 
+  /**
+   * Puts {@code t} in force; then the near cache drops what it kept: a read that took its ticket
+   * before runs on the topology before (see {@link NearCache.Ticket}).
+   */
+  private void install(Topology t) {
+    topology = t;
+    if (near != null) {
+      near.dropAll();
+    }
+  }
+
   /** What sees this process's stalls (for the blocking view's safety net). */
   DeadlineScanner deadlines() {
     return deadlines;
@@ -153,8 +173,29 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<V> get(String key) {
     validate(key);
+    NearCache.Ticket ticket = null;
+    if (near != null) {
+      CachedValue kept = near.get(key);
+      if (kept != null) {
+        try {
+          return CompletableFuture.completedFuture(codec.decode(kept));
+        } catch (RuntimeException e) {
+          return CompletableFuture.failedFuture(e);
+        }
+      }
+      ticket = near.ticket(key); // before the topology is read: a change drops after it installs
+    }
     Topology t = enter();
-    return gets.get(t, key, decodeOrNull);
+    if (ticket == null) {
+      return gets.get(t, key, decodeOrNull);
+    }
+    NearCache.Ticket read = ticket;
+    return gets.get(t, key, stored -> {
+      if (stored != null) {
+        near.offer(read, stored);
+      }
+      return decodeOrNull(stored);
+    });
   }
 
   @Override
@@ -200,8 +241,23 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     RequestChecks.ttl(ttl);
     ttls.record(ttl);
-    return replicaWrites.write(
-        enter(), key, "incr", ttl, new Counters.CounterOp(key, signedDelta, initial), Writes.Kind.KEEPS, ReplicaWrites.Shape.COUNT, null);
+    return invalidated(
+        key, replicaWrites.write(enter(), key, "incr", ttl, new Counters.CounterOp(key, signedDelta, initial), Writes.Kind.KEEPS, ReplicaWrites.Shape.COUNT, null));
+  }
+
+  /**
+   * {@code written}, a write of {@code key}, done once the near cache's entry of the key is dropped,
+   * whatever the write's outcome: an entry kept before the write, or by a read that took its ticket
+   * before the write was done, is not served after it ({@link NearCache}). While the write is under
+   * way the value before it may still be served, as a read sent then may return it.
+   */
+  private <T> CompletableFuture<T> invalidated(String key, CompletableFuture<T> written) {
+    return near == null ? written : written.whenComplete((r, x) -> near.invalidate(key));
+  }
+
+  /** {@link #invalidated} for each key of a batch. */
+  private <T> CompletableFuture<T> invalidated(Collection<String> keys, CompletableFuture<T> written) {
+    return near == null ? written : written.whenComplete((r, x) -> keys.forEach(near::invalidate));
   }
 
   /**
@@ -219,7 +275,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     if (ttl != null) {
       ttls.record(ttl);
     }
-    return replicaWrites.write(enter(), key, operation, ttl, op, kind, shape, combine);
+    return invalidated(key, replicaWrites.write(enter(), key, operation, ttl, op, kind, shape, combine));
   }
 
   @Override
@@ -279,8 +335,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     for (CachedValue value : encoded.values()) {
       bytes += value.length();
     }
-    Topology t = enter();
-    CompletableFuture<MultiResult<Boolean>> done = replicaWrites.setMulti(t, encoded, ttl);
+    CompletableFuture<MultiResult<Boolean>> done = invalidated(encoded.keySet(), replicaWrites.setMulti(enter(), encoded, ttl));
     return new PendingBatch<>(done, requests.partsBound(encoded.size(), bytes));
   }
 
@@ -288,8 +343,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Collection<String> keys) {
     checkOpen();
     Set<String> distinct = checks.keys(keys);
-    Topology t = enter();
-    return replicaWrites.deleteMulti(t, distinct);
+    return invalidated(distinct, replicaWrites.deleteMulti(enter(), distinct));
   }
 
   // ---- checks ------------------------------------------------------------------------------
@@ -351,6 +405,11 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   /** How many servers' runs were read (for tests in this package). */
   int serverRunsRead() {
     return refills.watched();
+  }
+
+  /** Gets answered by the near cache (for tests in this package). */
+  long nearHits() {
+    return near == null ? 0 : near.hits();
   }
 
   /** The topology in force (for tests in this package). */

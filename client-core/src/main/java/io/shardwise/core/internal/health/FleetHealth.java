@@ -359,6 +359,7 @@ public final class FleetHealth implements AutoCloseable {
       }
       h.state = NodeState.HEALTHY;
     }
+    memberChanged.accept(h.member); // and after: a read routed before the flip may end after the first
     h.since = Instant.now();
     h.detail = "";
   }

@@ -5,7 +5,6 @@ import io.shardwise.routing.Node;
 import io.shardwise.spi.NodeConnection;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One server and what the client keeps for it for as long as it is in the fleet, across server
@@ -41,13 +40,6 @@ public final class Member {
    * heal.Refills}).
    */
   public volatile boolean refilling;
-
-  /**
-   * Moved when the values read from it may no longer be trusted (it was ejected or readmitted, its
-   * connection dropped, it restarted): an entry of the near cache read before is not served ({@code
-   * near.NearCache}).
-   */
-  public final AtomicLong nearEpoch = new AtomicLong();
 
   /** Closed: no longer in any topology in use. Its connection is closed and it is not probed. */
   public volatile boolean retired;

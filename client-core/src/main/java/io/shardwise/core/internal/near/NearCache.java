@@ -5,7 +5,6 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.shardwise.client.CachedValue;
 import io.shardwise.core.NearCacheOptions;
-import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.spill.FrequencySketch;
 import java.time.Duration;
 import java.util.concurrent.Executor;
@@ -16,25 +15,26 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Values read from the servers, kept in this process ({@link NearCacheOptions}), in a Caffeine
- * cache (W-TinyLFU eviction, weighed entries, expiry after write). An entry remembers the member
- * that answered its read; it is served only while that member is trusted as it was then.
+ * cache (W-TinyLFU eviction, weighed entries, expiry after write).
  *
  * <p>The read race. A read takes a {@link Ticket} before its request is sent, its reply comes,
  * and the value is {@link #offer offered} here; an invalidation (this client's write of the key,
  * the server's message that another client wrote it, a node event) can come between any two of
  * these steps. An invalidation of a key first moves the generation of the key's stripe, then
  * removes the key's entry; an offer installs the value, in a compute on the key, only if the
- * generation, the fleet epoch and the placement stamp are still those of its ticket. Caffeine runs
- * a compute and a removal of one key one after the other (its {@code asMap} computations are
- * atomic), so either the offer sees the moved generation and installs nothing, or the removal that
- * follows the move removes what the offer installed. A bare removal, without the generation, would
- * lose an invalidation that came between the reply and the offer: the case Redis's client-side
- * caching documentation ("Avoiding race conditions") solves with a placeholder entry; a generation
- * does it without one. Two keys in one stripe only cost each other an admission.
+ * generation and the epoch are still those of its ticket. Caffeine runs a compute and a removal of
+ * one key one after the other (its {@code asMap} computations are atomic), so either the offer
+ * sees the moved generation and installs nothing, or the removal that follows the move removes
+ * what the offer installed. A bare removal, without the generation, would lose an invalidation that
+ * came between the reply and the offer: the case Redis's client-side caching documentation
+ * ("Avoiding race conditions") solves with a placeholder entry; a generation does it without one.
+ * Two keys in one stripe only cost each other an admission.
  *
- * <p>Dropping a server's entries. {@link #dropSource} moves the member's epoch and the fleet's: an
- * entry read from it before is not served (checked on each hit, in O(1)), a read under way whose
- * answer may come from it installs nothing, and a sweep frees the memory later.
+ * <p>Dropping everything. {@link #dropAll} moves the epoch: no entry from before is served (checked
+ * on each hit, in O(1)), no read under way installs its value, and a sweep frees the memory later.
+ * The client drops everything when a server is ejected, readmitted or retired, and when the
+ * placement changes: the entries do not remember which server answered, so that no event has to be
+ * matched to the entries it concerns, and such events are rare.
  */
 public final class NearCache {
 
@@ -44,21 +44,19 @@ public final class NearCache {
   /** The keys the admission sketch follows: its sampling period is ten times this in reads. */
   private static final int SKETCH_KEYS = 1 << 16;
 
-  /** One value, the member that answered its read and that member's epoch then, and the placement's stamp. */
-  record Entry(CachedValue value, Member source, long sourceEpoch, long stamp) {}
+  /** One value, and the epoch it was read in. */
+  record Entry(CachedValue value, long epoch) {}
 
   /**
-   * What a read noted before it was sent: the key's generation, the fleet's epoch and the
-   * placement stamp. Its value is installed only if none of them moved since.
+   * What a read noted before it was sent: the key's generation and the epoch. Its value is
+   * installed only if neither moved since.
    */
-  public record Ticket(String key, long generation, long fleetEpoch, long stamp) {}
+  public record Ticket(String key, long generation, long epoch) {}
 
   private final Cache<String, Entry> entries;
   private final AtomicLongArray generations = new AtomicLongArray(STRIPES);
-  /** Moved each time a member's entries are dropped. */
-  private final AtomicLong fleetEpoch = new AtomicLong();
-  /** Moved each time the placement changes: every entry is dropped. */
-  private final AtomicLong stamp = new AtomicLong();
+  /** Moved each time every entry is dropped. */
+  private final AtomicLong epoch = new AtomicLong();
   /** Recent reads per key, for {@code hotOnly}; null when every key is admitted. */
   private final FrequencySketch sketch;
   private final int hotThreshold;
@@ -96,20 +94,10 @@ public final class NearCache {
     return (h ^ (h >>> 16)) & (STRIPES - 1);
   }
 
-  /**
-   * The value of {@code key} kept here, or null: none is, or the one kept may no longer be the
-   * server's (its member was dropped, is out, holds the key's copy marked old, or the placement
-   * changed), in which case it is removed.
-   */
+  /** The value of {@code key} kept here, or null: none is, or the one kept is from before a {@link #dropAll}. */
   public CachedValue get(String key) {
     Entry e = entries.getIfPresent(key);
-    if (e == null) {
-      misses.increment();
-      return null;
-    }
-    Member m = e.source;
-    if (e.stamp != stamp.get() || e.sourceEpoch != m.nearEpoch.get() || !m.available() || m.holdsOldCopy(key)) {
-      entries.asMap().remove(key, e);
+    if (e == null || e.epoch != epoch.get()) {
       misses.increment();
       return null;
     }
@@ -125,7 +113,7 @@ public final class NearCache {
     if (sketch != null && sketch.increment(spread(key)) < hotThreshold) {
       return null;
     }
-    return new Ticket(key, generations.get(stripe(key)), fleetEpoch.get(), stamp.get());
+    return new Ticket(key, generations.get(stripe(key)), epoch.get());
   }
 
   private static long spread(String key) {
@@ -133,25 +121,19 @@ public final class NearCache {
   }
 
   /**
-   * The read of {@code ticket} found {@code value} on {@code source}: kept, unless an invalidation
-   * of the key, a drop of a member's entries or a change of placement came since the ticket was
-   * taken, or {@code source} is not trusted now (out, or its copy of the key marked old).
+   * The read of {@code ticket} found {@code value}: kept, unless an invalidation of the key or a
+   * {@link #dropAll} came since the ticket was taken.
    */
-  public void offer(Ticket ticket, Member source, CachedValue value) {
+  public void offer(Ticket ticket, CachedValue value) {
     int s = stripe(ticket.key);
     entries
         .asMap()
         .compute(
             ticket.key,
             (k, old) -> {
-              boolean current =
-                  generations.get(s) == ticket.generation
-                      && fleetEpoch.get() == ticket.fleetEpoch
-                      && stamp.get() == ticket.stamp
-                      && source.available()
-                      && !source.holdsOldCopy(k);
+              boolean current = generations.get(s) == ticket.generation && epoch.get() == ticket.epoch;
               // Not current: an invalidation is under way or done; whatever is kept goes too.
-              return current ? new Entry(value, source, source.nearEpoch.get(), ticket.stamp) : null;
+              return current ? new Entry(value, ticket.epoch) : null;
             });
   }
 
@@ -166,22 +148,13 @@ public final class NearCache {
   }
 
   /**
-   * Drops every entry read from {@code m}, and keeps the reads under way from keeping theirs (the
-   * member that will answer them is not known when they are sent): for an ejection, a readmission,
-   * a lost or re-made connection, a server that restarted. Served no more from now on; the memory
-   * is freed by a sweep on the maintenance executor.
+   * Drops every entry, and keeps the reads under way from keeping theirs: for an ejection, a
+   * readmission, a server that left or restarted, a change of placement. Served no more from now
+   * on; the memory is freed by a sweep on the maintenance executor.
    */
-  public void dropSource(Member m) {
-    m.nearEpoch.incrementAndGet();
-    fleetEpoch.incrementAndGet();
-    sweeps.execute(() -> entries.asMap().values().removeIf(e -> e.source == m && e.sourceEpoch != m.nearEpoch.get()));
-  }
-
-  /** Drops every entry, and keeps the reads under way from keeping theirs: the placement changed. */
   public void dropAll() {
-    stamp.incrementAndGet();
-    fleetEpoch.incrementAndGet();
-    sweeps.execute(() -> entries.asMap().values().removeIf(e -> e.stamp != stamp.get()));
+    long now = epoch.incrementAndGet();
+    sweeps.execute(() -> entries.asMap().values().removeIf(e -> e.epoch < now));
   }
 
   /** Entries kept now (an estimate, as Caffeine's). */

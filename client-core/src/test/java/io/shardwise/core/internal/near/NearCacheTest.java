@@ -4,14 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.shardwise.client.CachedValue;
-import io.shardwise.client.ClientMetrics;
-import io.shardwise.core.FailoverOptions;
 import io.shardwise.core.NearCacheOptions;
-import io.shardwise.core.internal.health.FleetHealth;
-import io.shardwise.core.internal.health.Member;
-import io.shardwise.core.internal.health.NoBackend;
-import io.shardwise.routing.Node;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,7 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,24 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 class NearCacheTest {
 
-  private final FleetHealth health =
-      new FleetHealth(new NoBackend(Duration.ofSeconds(1)), FailoverOptions.builder().maxEjectedPercent(100).build(), List.of(), new ClientMetrics() {});
-  private final Member a = member("127.0.0.1", 1);
-  private final Member b = member("127.0.0.1", 2);
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private final Ticker ticker = nanos::get;
-
-  @AfterEach
-  void close() {
-    health.close();
-  }
-
-  private Member member(String host, int port) {
-    Member m = new Member(Node.of(host, port), null);
-    health.admit(m);
-    health.resize(2);
-    return m;
-  }
 
   private NearCache cache(NearCacheOptions options) {
     return new NearCache(options, Duration.ofSeconds(1), Runnable::run, ticker);
@@ -69,7 +45,7 @@ class NearCacheTest {
   void aValueReadWithACurrentTicketIsServedUntilTheKeyIsInvalidated() {
     NearCache near = everyKey();
     assertThat(near.get("k")).isNull();
-    near.offer(near.ticket("k"), a, value("v1"));
+    near.offer(near.ticket("k"), value("v1"));
     assertThat(text(near.get("k"))).isEqualTo("v1");
     near.invalidate("k");
     assertThat(near.get("k")).isNull();
@@ -82,58 +58,30 @@ class NearCacheTest {
     NearCache near = everyKey();
     NearCache.Ticket ticket = near.ticket("k");
     near.invalidate("k"); // decoded before the reply, or after it but before the offer ran
-    near.offer(ticket, a, value("old"));
+    near.offer(ticket, value("old"));
     assertThat(near.get("k")).isNull();
-    near.offer(near.ticket("k"), a, value("new")); // the next read keeps its value
+    near.offer(near.ticket("k"), value("new")); // the next read keeps its value
     assertThat(text(near.get("k"))).isEqualTo("new");
   }
 
   @Test
-  void aServerDroppedOrOutIsNotServedAndReadsUnderWayKeepNothing() throws Exception {
+  void afterADropNothingFromBeforeIsServedAndReadsUnderWayKeepNothing() {
     NearCache near = everyKey();
-    near.offer(near.ticket("x"), a, value("from a"));
-    near.offer(near.ticket("y"), b, value("from b"));
-    NearCache.Ticket underWay = near.ticket("z");
-    near.dropSource(a); // ejected, readmitted, its connection lost, restarted
-    assertThat(near.get("x")).isNull();
-    assertThat(text(near.get("y"))).as("another server's entry").isEqualTo("from b");
-    near.offer(underWay, b, value("z")); // which server answers is not known when a read is sent
-    assertThat(near.get("z")).isNull();
-    near.offer(near.ticket("x"), a, value("read again"));
-    assertThat(text(near.get("x"))).as("read after the drop").isEqualTo("read again");
-
-    health.startEjected(b, new IOException("connection refused"));
-    assertThat(near.get("y")).as("its server is out").isNull();
-    near.offer(near.ticket("y"), b, value("from b"));
-    assertThat(near.get("y")).as("not kept from a server that is out").isNull();
-  }
-
-  @Test
-  void aCopyMarkedOldIsNotServedNorKept() {
-    NearCache near = everyKey();
-    near.offer(near.ticket("k"), a, value("v"));
-    assertThat(health.failback().markFailedCopy(a, "k")).isTrue();
-    assertThat(near.get("k")).isNull();
-    near.offer(near.ticket("k"), a, value("v"));
-    assertThat(near.get("k")).isNull();
-  }
-
-  @Test
-  void aPlacementChangeDropsEveryEntryAndTheReadsUnderWay() {
-    NearCache near = everyKey();
-    near.offer(near.ticket("k"), a, value("v"));
+    near.offer(near.ticket("k"), value("v"));
     NearCache.Ticket underWay = near.ticket("j");
-    near.dropAll();
+    near.dropAll(); // a server ejected, readmitted or gone, or the placement changed
     assertThat(near.get("k")).isNull();
-    near.offer(underWay, a, value("j"));
+    near.offer(underWay, value("j"));
     assertThat(near.get("j")).isNull();
-    assertThat(near.entries()).isZero();
+    assertThat(near.entries()).as("swept").isZero();
+    near.offer(near.ticket("k"), value("read again"));
+    assertThat(text(near.get("k"))).as("read after the drop").isEqualTo("read again");
   }
 
   @Test
   void anEntryLivesAtMostTheStalenessBound() {
     NearCache near = everyKey();
-    near.offer(near.ticket("k"), a, value("v"));
+    near.offer(near.ticket("k"), value("v"));
     nanos.addAndGet(Duration.ofMillis(999).toNanos());
     assertThat(near.get("k")).isNotNull();
     nanos.addAndGet(Duration.ofMillis(2).toNanos());
@@ -153,7 +101,7 @@ class NearCacheTest {
     long bound = 100_000;
     NearCache near = cache(NearCacheOptions.defaults().withHotOnly(false).withMaxBytes(bound));
     for (int i = 0; i < 2_000; i++) {
-      near.offer(near.ticket("key" + i), a, CachedValue.of(new byte[500], 0));
+      near.offer(near.ticket("key" + i), CachedValue.of(new byte[500], 0));
     }
     near.cleanUp();
     assertThat(near.weight()).isLessThanOrEqualTo(bound).isGreaterThan(bound / 2);
@@ -221,7 +169,7 @@ class NearCacheTest {
                     if (random.nextInt(4) == 0) {
                       Thread.yield(); // a reply whose offer runs later
                     }
-                    near.offer(ticket, a, value(Long.toString(v)));
+                    near.offer(ticket, value(Long.toString(v)));
                     seen = v;
                   }
                   if (seen < atStart) {
