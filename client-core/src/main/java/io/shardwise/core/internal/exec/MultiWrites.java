@@ -297,34 +297,21 @@ final class MultiWrites {
     }
 
     /**
-     * Key {@code k}'s outcome over the nodes it was sent to, as a single write's outcome is decided
-     * ({@link ReplicaWrites}): the value confirmed (for a delete, whether any node had the key), else
-     * the first error; a replica whose write failed gets its copy marked old, and an error is the
-     * outcome if that mark could not be recorded.
+     * Key {@code k}'s outcome over the nodes it was sent to, by the rule of a single write ({@link
+     * ToAll#outcome}): a value confirmed is {@code true} for a set, whether the key existed for a
+     * delete; a node whose reply does not confirm the key failed it, and the copy of a replica
+     * that failed it is marked old.
      */
     private Object outcome(int k) {
       String key = keys[k];
-      int count = counts[k];
-      Boolean value = null;
-      ShardwiseException first = null;
-      ShardwiseException unmarked = null;
-      for (int i = 0; i < Math.abs(count); i++) {
+      int count = Math.abs(counts[k]);
+      Object[] got = new Object[count];
+      for (int i = 0; i < count; i++) {
         int node = targets[k * width + i];
-        NodeReply<Boolean> reply = replies[count < 0 ? 1 : 0][node];
-        if (reply.confirmed(key)) {
-          Boolean written = reply.replies().get(key);
-          value = value == null ? written : Boolean.valueOf(value || written);
-          continue;
-        }
-        ShardwiseException e = batches.notWritten(t.members[node], reply, key);
-        if (first == null) {
-          first = e;
-        }
-        if (count > 0 && t.replicated && !failback.markFailedCopy(t.members[node], key) && unmarked == null) {
-          unmarked = e;
-        }
+        NodeReply<Boolean> reply = replies[counts[k] < 0 ? 1 : 0][node];
+        got[i] = reply.confirmed(key) ? reply.replies().get(key) : batches.notWritten(t.members[node], reply, key);
       }
-      return value == null ? first : unmarked != null ? unmarked : value;
+      return ToAll.outcome(failback, t, key, targets, k * width, count, got, counts[k] > 0 && ToAll.marks(t, removes ? Writes.Kind.REMOVES : Writes.Kind.REPLACES), Boolean::logicalOr);
     }
   }
 }

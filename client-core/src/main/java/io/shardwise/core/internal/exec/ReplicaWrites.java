@@ -62,7 +62,7 @@ public final class ReplicaWrites {
   }
 
   /** One write of one key, as the caller asked for it. */
-  private record Write<T>(
+  record Write<T>(
       String key, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind, Shape shape, BinaryOperator<T> combine) {}
 
   private final Requests requests;
@@ -262,7 +262,7 @@ public final class ReplicaWrites {
     }
     switch (w.shape()) {
       case ALL:
-        return ToAll.send(requests, writes, failback, t, w.key(), targets, w.operation(), w.ttl(), w.op(), w.kind(), w.combine(), release, generation);
+        return ToAll.send(requests, writes, failback, t, w, targets, release, generation);
       case COUNT:
         {
           @SuppressWarnings("unchecked")
