@@ -14,6 +14,7 @@ import io.shardwise.spi.KeyRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -82,7 +83,7 @@ public final class ReplicaWrites {
     this.failback = failback;
     this.writes = writes;
     this.repairs = repairs;
-    this.multi = new MultiWrites(requests, routes, failback, writes, repairs);
+    this.multi = new MultiWrites(requests, failback, writes, repairs);
   }
 
   /**
@@ -313,21 +314,40 @@ public final class ReplicaWrites {
 
   // ---- multi-key writes ------------------------------------------------------------------------
 
-  /** Stores {@code encoded} on every available replica of each key; releases {@code t} when done. */
+  /**
+   * Stores {@code encoded} on every available replica of each key ({@link MultiWrites}); releases
+   * {@code t} when done.
+   */
   public CompletableFuture<MultiResult<Boolean>> setMulti(Topology t, Map<String, CachedValue> encoded, Duration ttl) {
-    return multi.setMulti(
+    Duration capped = failback.cap(ttl);
+    return multi.write(
         t,
-        encoded,
-        ttl,
+        encoded.keySet(),
+        false,
+        key -> encoded.get(key).length(),
+        (part, redirected) -> {
+          Map<String, CachedValue> batch = new LinkedHashMap<>();
+          for (String key : part) {
+            batch.put(key, encoded.get(key));
+          }
+          Duration d = redirected ? capped : ttl;
+          return c -> c.setMulti(batch, d);
+        },
         key -> write(t, key, "set", ttl, (c, d) -> c.set(key, encoded.get(key), d), Writes.Kind.REPLACES, Shape.ALL, (a, b) -> null)
             .thenApply(x -> Boolean.TRUE));
   }
 
-  /** Deletes {@code distinct} on every available replica of each key; releases {@code t} when done. */
+  /**
+   * Deletes {@code distinct} on every available replica of each key ({@link MultiWrites}); releases
+   * {@code t} when done.
+   */
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Topology t, Set<String> distinct) {
-    return multi.deleteMulti(
+    return multi.write(
         t,
         distinct,
+        true,
+        null,
+        (part, redirected) -> c -> c.deleteMulti(part),
         key -> write(t, key, "delete", null, (c, d) -> c.delete(key), Writes.Kind.REMOVES, Shape.ALL, Boolean::logicalOr));
   }
 }
