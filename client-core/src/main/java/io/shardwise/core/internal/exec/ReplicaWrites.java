@@ -33,8 +33,8 @@ import java.util.function.Function;
  *       past it does, see {@link Failback}): it drops its copy before it serves again.
  *   <li>A replica whose request fails, while another replica's succeeds, gets its copy marked old:
  *       it is not read there until a delete or a later write of it there is confirmed. The write
- *       succeeds. If the mark cannot be recorded (the marks are full), the write fails with that
- *       replica's error.
+ *       succeeds, or if the mark cannot be recorded (the marks are full) fails with that
+ *       replica's error ({@link ToAll#outcome}).
  *   <li>With no replica available, the write goes where the failure mode sends a write whose
  *       node is out ({@link Writes}).
  * </ul>
@@ -314,10 +314,7 @@ public final class ReplicaWrites {
 
   // ---- multi-key writes ------------------------------------------------------------------------
 
-  /**
-   * Stores {@code encoded} on every available replica of each key ({@link MultiWrites}); releases
-   * {@code t} when done.
-   */
+  /** Stores {@code encoded} on every available replica of each key; releases {@code t} when done. */
   public CompletableFuture<MultiResult<Boolean>> setMulti(Topology t, Map<String, CachedValue> encoded, Duration ttl) {
     Duration capped = failback.cap(ttl);
     return multi.write(
@@ -337,10 +334,7 @@ public final class ReplicaWrites {
             .thenApply(x -> Boolean.TRUE));
   }
 
-  /**
-   * Deletes {@code distinct} on every available replica of each key ({@link MultiWrites}); releases
-   * {@code t} when done.
-   */
+  /** Deletes {@code distinct} on every available replica of each key; releases {@code t} when done. */
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Topology t, Set<String> distinct) {
     return multi.write(
         t,
