@@ -133,7 +133,7 @@ public final class ReplicaWrites {
       f = plain ? route(t, w, null, generation, null) : moving(t, w, generation);
       if (t.bounded != null && kind != Writes.Kind.TOUCHES) {
         // Done once the copies spilled reads left are gone; never deleted on a replica of the key.
-        f = t.bounded.afterWrite(key, f, requests, (k, m) -> ReplicaMoves.holds(t, k, m));
+        f = t.bounded.afterWrites(List.of(key), f, requests, (k, m) -> ReplicaMoves.holds(t, k, m));
       }
     } catch (RuntimeException | Error e) {
       t.exit();

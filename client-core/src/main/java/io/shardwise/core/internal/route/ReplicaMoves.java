@@ -176,7 +176,7 @@ public final class ReplicaMoves {
   /**
    * Whether {@code m} takes writes of {@code key} on {@code t} or in a placement it still
    * remembers: one of its replicas there. A spilled copy is never deleted on such a node (see
-   * {@code BoundedReads#afterWrite}).
+   * {@code BoundedReads#afterWrites}).
    */
   public static boolean holds(Topology t, String key, Member m) {
     long hash = t.hash(key);

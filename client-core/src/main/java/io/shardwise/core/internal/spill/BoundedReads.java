@@ -216,18 +216,14 @@ public final class BoundedReads {
         return -1;
       }
     }
-    countSpill(from, node);
+    spilledFrom.incrementAndGet(from);
+    spilledTo.incrementAndGet(node);
     return node;
   }
 
   /** Whether {@code node} may take one more request: its load in the window is below its cap. */
   public boolean underCap(int node, long total) {
     return loads.load(node) < selector.cap(node, total);
-  }
-
-  private void countSpill(int from, int to) {
-    spilledFrom.incrementAndGet(from);
-    spilledTo.incrementAndGet(to);
   }
 
   /**
@@ -263,7 +259,7 @@ public final class BoundedReads {
       return s;
     }
     if (spilled.size() >= options.maxSpilledKeys()) {
-      sweep();
+      forgetExpired(nanoClock.getAsLong());
       if (spilled.size() >= options.maxSpilledKeys()) {
         return null;
       }
@@ -274,11 +270,6 @@ public final class BoundedReads {
   /** The copy record of a key being written, if it may have copies. */
   public Spill spilled(String key) {
     return spilled.isEmpty() ? null : spilled.get(key);
-  }
-
-  /** Forgets keys whose copies have all expired and that nothing is working on. */
-  private void sweep() {
-    forgetExpired(nanoClock.getAsLong());
   }
 
   /**
@@ -314,14 +305,6 @@ public final class BoundedReads {
     return new LoadReport(true, total, lines, hot);
   }
 
-  long spillTtlNanos() {
-    return spillTtlNanos;
-  }
-
-  public long now() {
-    return nanoClock.getAsLong();
-  }
-
   // ---- copies ----------------------------------------------------------------------------------
 
   /** Writes a copy for a spilled read on {@code node}, unless a write of the key came in between. */
@@ -348,7 +331,7 @@ public final class BoundedReads {
       return;
     }
     spill.copies.add(node);
-    spill.copied(now(), spillTtlNanos);
+    spill.copied(nanoClock.getAsLong(), spillTtlNanos);
     sender
         .send(node, "addCopy", c -> c.add(key, value, options.spillTtl()))
         .whenComplete(
@@ -367,20 +350,15 @@ public final class BoundedReads {
   }
 
   /**
-   * Completes {@code write} only after the copies of its key, if reads of it spilled, are gone:
-   * the generation moves on, the copy creations under way finish, the copies are deleted.
+   * Completes {@code writes} (of one key or of several) only after the copies of its keys, if reads
+   * of them spilled, are gone: the generation of each moves on, the copy creations under way
+   * finish, the copies are deleted.
    *
    * <p>Never on a node that {@code owns} says takes or took writes of the key: after a server-list
    * or placement change a node that held a copy may be the key's server, and the delete would
    * remove the write itself. The copy there is replaced by the write, or handled as any old copy
    * of a moved key is (deleted or marked by the change).
    */
-  public <T> CompletableFuture<T> afterWrite(
-      String key, CompletableFuture<T> write, Sender sender, BiPredicate<String, Member> owns) {
-    return write.handle((v, x) -> (Void) null).thenCompose(x -> dropCopies(key, sender, owns)).thenCompose(x -> write);
-  }
-
-  /** {@link #afterWrite} for every key of a multi-key write. */
   public <T> CompletableFuture<T> afterWrites(
       Collection<String> keys, CompletableFuture<T> writes, Sender sender, BiPredicate<String, Member> owns) {
     return writes
