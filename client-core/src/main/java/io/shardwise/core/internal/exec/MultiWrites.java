@@ -194,15 +194,14 @@ final class MultiWrites {
           if (counts[k] == OWN) {
             continue;
           }
-          ShardwiseException error = null;
           try {
             counts[k] = writes.targets(t, keys[k], t.hash(keys[k]), fence, targets, k * width, null);
+            if (counts[k] == 0) {
+              throw new NodeUnavailableException(t.members[t.primary(keys[k])].node, "its replicas kept coming back while it was routed");
+            }
           } catch (ShardwiseException e) {
-            error = e;
-          }
-          if (error != null || counts[k] == 0) {
             errors = errors == null ? new ShardwiseException[n] : errors;
-            errors[k] = error != null ? error : new NodeUnavailableException(t.members[t.primary(keys[k])].node, "its replicas kept coming back while it was routed");
+            errors[k] = e;
             continue;
           }
           int side = counts[k] < 0 ? 1 : 0;
