@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -88,48 +89,38 @@ public final class BoundedReads {
 
   public BoundedReads(
       Router router, BoundedOptions options, LongSupplier nanoClock, IntPredicate available, Failback failback) {
-    this.options = options;
-    this.failback = failback;
-    this.nanoClock = nanoClock;
-    this.loads = new LoadWindow(router.size(), options, nanoClock, available);
-    this.selector = BoundedLoadSelector.of(router, options.epsilon(), options.probeLimit());
-    this.sketch = options.scope() == BoundedOptions.Scope.HOT ? new FrequencySketch(options.sketchCapacity()) : null;
-    this.spilled = new ConcurrentHashMap<>();
-    this.hotKeys = new ConcurrentHashMap<>();
-    this.spilledFrom = new AtomicLongArray(router.size());
-    this.spilledTo = new AtomicLongArray(router.size());
-    this.spillTtlNanos = options.spillTtl().toNanos();
-    this.spills = true;
+    this(null, router, new int[0], available, options, nanoClock, failback);
   }
 
   /**
-   * The bounded-load state for a new placement or new options, carried over from this one: node
-   * {@code i} of {@code router} had index {@code previous[i]} here (-1 for a new node). The copy
-   * registry is always shared, so that writes still delete the copies made under this state. Loads
-   * and spill counts of the nodes that stay carry over, unless the window changes; the hot-key
-   * sketch is shared unless the scope or its size changes. {@code options} off makes a state that
-   * spills no read ({@link #spills()}) and only deletes the registered copies.
+   * The bounded-load state for a placement and options; for a new placement or new options,
+   * carried over from {@code from} (null for the first state): node {@code i} of {@code router}
+   * had index {@code previous[i]} there (-1 for a new node). The copy registry is always shared, so
+   * that writes still delete the copies made under that state. Loads and spill counts of the nodes
+   * that stay carry over, unless the window changes; the hot-key sketch is shared unless the scope
+   * or its size changes. {@code options} off makes a state that spills no read ({@link #spills()})
+   * and only deletes the registered copies.
    */
   private BoundedReads(
-      BoundedReads from, Router router, int[] previous, IntPredicate available, BoundedOptions options) {
+      BoundedReads from, Router router, int[] previous, IntPredicate available, BoundedOptions options, LongSupplier nanoClock, Failback failback) {
     this.options = options;
-    this.spills = options.enabled();
-    this.failback = from.failback;
-    this.nanoClock = from.nanoClock;
+    this.spills = from == null || options.enabled();
+    this.failback = failback;
+    this.nanoClock = nanoClock;
     boolean sameWindow =
-        options.window().equals(from.options.window()) && options.resolution().equals(from.options.resolution());
+        from != null && options.window().equals(from.options.window()) && options.resolution().equals(from.options.resolution());
     this.loads =
         sameWindow
             ? from.loads.remapped(previous, options, available)
             : new LoadWindow(router.size(), options, nanoClock, available);
     this.selector = BoundedLoadSelector.of(router, options.epsilon(), options.probeLimit());
     boolean sameSketch =
-        options.scope() == from.options.scope() && options.sketchCapacity() == from.options.sketchCapacity();
+        from != null && options.scope() == from.options.scope() && options.sketchCapacity() == from.options.sketchCapacity();
     this.sketch =
         sameSketch
             ? from.sketch
             : options.scope() == BoundedOptions.Scope.HOT ? new FrequencySketch(options.sketchCapacity()) : null;
-    this.spilled = from.spilled;
+    this.spilled = from == null ? new ConcurrentHashMap<>() : from.spilled;
     this.hotKeys = sameSketch ? from.hotKeys : new ConcurrentHashMap<>();
     this.spilledFrom = new AtomicLongArray(router.size());
     this.spilledTo = new AtomicLongArray(router.size());
@@ -147,7 +138,7 @@ public final class BoundedReads {
    * options} off, the state that only deletes the copies registered so far (see {@link #spills()}).
    */
   public BoundedReads remapped(Router router, int[] previous, IntPredicate available, BoundedOptions options) {
-    return new BoundedReads(this, router, previous, available, options);
+    return new BoundedReads(this, router, previous, available, options, nanoClock, failback);
   }
 
   /**
@@ -408,9 +399,7 @@ public final class BoundedReads {
         .handle(
             (deleted, failure) -> {
               if (failure != null && !failback.markFailedCopy(node, key)) {
-                throw failure instanceof java.util.concurrent.CompletionException ce
-                    ? ce
-                    : new java.util.concurrent.CompletionException(failure);
+                throw failure instanceof CompletionException ce ? ce : new CompletionException(failure);
               }
               return null;
             });
