@@ -116,9 +116,7 @@ public final class Gets<V> {
     int[] ranks = ranks(p, order);
     return p.spill >= 0
         ? spilled(t, key, order, ranks, p.spill)
-        : repairs.enabled(t)
-            ? tryFrom(t, null, key, order, ranks, 0, false, true, repairs.generation(key), null)
-            : tryFrom(t, null, key, order, ranks, 0, false, false, NO_REPAIR, null);
+        : tryFrom(t, null, key, order, ranks, 0, false, repairs.enabled(t) ? repairs.generation(key) : NO_REPAIR, null);
   }
 
   /**
@@ -146,7 +144,7 @@ public final class Gets<V> {
         order[k++] = node;
       }
     }
-    return tryFrom(serving, move, key, order, ranks(p, order), 0, false, copies, generation, null);
+    return tryFrom(serving, move, key, order, ranks(p, order), 0, false, copies ? generation : NO_REPAIR, null);
   }
 
   /**
@@ -166,7 +164,7 @@ public final class Gets<V> {
         .thenCompose(
             copy -> copy != null
                 ? CompletableFuture.completedFuture(copy)
-                : tryFrom(t, null, key, order, ranks, 0, false, false, NO_REPAIR, null).thenApply(
+                : tryFrom(t, null, key, order, ranks, 0, false, NO_REPAIR, null).thenApply(
                     value -> {
                       leaveSpillCopy(t, key, value, spill, planned, generation, order, 0, order.length);
                       return value;
@@ -234,16 +232,16 @@ public final class Gets<V> {
     return CompletableFuture.completedFuture(null);
   }
 
-  /** The generation of a read that repairs nothing. */
+  /** The generation of a read that repairs and copies nothing ({@link #tryFrom}). */
   private static final long NO_REPAIR = -1;
 
   /**
    * Reads {@code key} on {@code order[i]}, then on the next replicas after a miss or a failure. With
-   * {@code collect}, {@code missedOn} gathers the replicas that answered a miss so far (made at the
-   * first), and a hit after misses is copied to them: a read repair ({@link Repairs#afterRead}), or
-   * for a key a change moves ({@code move} not null), a warm-up copy; {@code generation} is the
-   * key's generation noted before the read began. For such a key, once every replica missed, its
-   * sources are read in turn ({@link #fromSources}).
+   * a {@code generation} (the key's, noted before the read began; else {@link #NO_REPAIR}), {@code
+   * missedOn} gathers the replicas that answered a miss so far (made at the first), and a hit after
+   * misses is copied to them: a read repair ({@link Repairs#afterRead}), or for a key a change moves
+   * ({@code move} not null), a warm-up copy. For such a key, once every replica missed, its sources
+   * are read in turn ({@link #fromSources}).
    */
   private CompletableFuture<CachedValue> tryFrom(
       Topology t,
@@ -253,7 +251,6 @@ public final class Gets<V> {
       int[] ranks,
       int i,
       boolean missed,
-      boolean collect,
       long generation,
       List<Member> missedOn) {
     Member m = t.members[order[i]];
@@ -281,7 +278,7 @@ public final class Gets<V> {
                 return CompletableFuture.completedFuture(value);
               }
               List<Member> missing = missedOn;
-              if (failure == null && collect) {
+              if (failure == null && generation != NO_REPAIR) {
                 if (missing == null) {
                   missing = new ArrayList<>(order.length);
                 }
@@ -290,7 +287,7 @@ public final class Gets<V> {
               boolean anyMiss = missed || failure == null;
               if (i + 1 < order.length) {
                 metrics.replicaFailover(m.node, t.nodes.get(order[i + 1]), failure == null ? "miss" : "error");
-                return tryFrom(t, move, key, order, ranks, i + 1, anyMiss, collect, generation, missing);
+                return tryFrom(t, move, key, order, ranks, i + 1, anyMiss, generation, missing);
               }
               if (!anyMiss) {
                 return CompletableFuture.<CachedValue>failedFuture(failure);

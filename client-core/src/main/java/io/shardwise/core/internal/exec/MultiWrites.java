@@ -1,32 +1,33 @@
 package io.shardwise.core.internal.exec;
 
-import io.shardwise.client.CachedValue;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.internal.heal.Repairs;
+import io.shardwise.core.internal.health.DirtyCopies;
 import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ReplicaMoves;
-import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
-import java.time.Duration;
+import io.shardwise.spi.BatchReply;
+import io.shardwise.spi.NodeConnection;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 /**
  * Executes setMulti and deleteMulti over the keys' preference lists, for any replica count, for
  * {@link ReplicaWrites}: every key is planned as a single write of it is, all under one fence, and
- * the keys are grouped by the node they go to: one batch per node ({@link NodeBatches}). A replica
- * that is out gets the key in its journal; a replica whose batch failed for the key gets its copy
- * marked old. A key whose replicas are all out goes where the failure mode sends it ({@link
+ * the keys are grouped by the node they go to: one batch per node, in parts ({@link #sendBatch}).
+ * A replica that is out gets the key in its journal; a replica whose batch failed for the key gets
+ * its copy marked old. A key whose replicas are all out goes where the failure mode sends it ({@link
  * Writes#redirect}, journaled against the nodes skipped), in one more batch per node, with the
  * failover TTL. On a topology with a history, a key whose route reads or deletes elsewhere (a change
  * settling or warming) is written by itself, as a single write of it is. Each key's outcome is
@@ -35,59 +36,42 @@ import java.util.function.Function;
 final class MultiWrites {
 
   /**
-   * Sends one node's batch of a multi-key write ({@code redirected}: keys whose replicas are all
-   * out, sent where the failure mode says); the node's reply has a value for each key whose write it
-   * confirmed: {@code true} for a set, whether the key existed for a delete.
+   * The request of one part of a node's batch ({@code redirected}: of keys whose replicas are all
+   * out, sent where the failure mode says); the node's reply has a value for each key whose write
+   * it confirmed: {@code true} for a set, whether the key existed for a delete.
    */
   @FunctionalInterface
-  private interface NodeBatch {
-    CompletableFuture<NodeReply<Boolean>> send(int node, List<String> keys, boolean redirected);
+  interface PartOp {
+    Function<NodeConnection, CompletableFuture<BatchReply<Boolean>>> of(List<String> part, boolean redirected);
   }
 
   /** {@link Run#counts}: a key written by itself ({@link Run#own}). */
   private static final int OWN = Integer.MIN_VALUE;
 
   private final Requests requests;
-  private final Routes routes;
   private final Failback failback;
-  private final NodeBatches batches;
   private final Writes writes;
   private final Repairs repairs;
 
-  MultiWrites(Requests requests, Routes routes, Failback failback, Writes writes, Repairs repairs) {
+  MultiWrites(Requests requests, Failback failback, Writes writes, Repairs repairs) {
     this.writes = writes;
     this.repairs = repairs;
     this.requests = requests;
-    this.routes = routes;
     this.failback = failback;
-    this.batches = new NodeBatches(requests);
   }
 
   /**
-   * Stores {@code encoded} on every available replica of each key; releases {@code t} when done. A
-   * key that moves is written by {@code single} (a set of that key).
+   * Stores or deletes ({@code removes}) {@code keys} on every available replica of each, in
+   * batches of the parts {@code op} makes; releases {@code t} when done. A key that moves is
+   * written by {@code single}, as a single write of it is.
+   *
+   * @param bytes the size of each key's value, or null
    */
-  CompletableFuture<MultiResult<Boolean>> setMulti(
-      Topology t, Map<String, CachedValue> encoded, Duration ttl, Function<String, CompletableFuture<Boolean>> single) {
-    Duration capped = failback.cap(ttl);
-    return write(
-        t, encoded.keySet(), false, single, (node, keys, redirected) -> batches.storeOn(t, node, keys, encoded, redirected ? capped : ttl));
-  }
-
-  /**
-   * Deletes {@code distinct} on every available replica of each key; releases {@code t} when done. A
-   * key that moves is deleted by {@code single}.
-   */
-  CompletableFuture<MultiResult<Boolean>> deleteMulti(
-      Topology t, Set<String> distinct, Function<String, CompletableFuture<Boolean>> single) {
-    return write(t, distinct, true, single, (node, keys, redirected) -> batches.deleteOn(t, node, keys));
-  }
-
-  private CompletableFuture<MultiResult<Boolean>> write(
-      Topology t, Collection<String> keys, boolean removes, Function<String, CompletableFuture<Boolean>> single, NodeBatch batch) {
+  CompletableFuture<MultiResult<Boolean>> write(
+      Topology t, Collection<String> keys, boolean removes, ToIntFunction<String> bytes, PartOp op, Function<String, CompletableFuture<Boolean>> single) {
     CompletableFuture<MultiResult<Boolean>> f;
     try {
-      f = new Run(t, keys.toArray(new String[0]), removes).start(single, batch);
+      f = new Run(t, keys.toArray(new String[0]), removes).start(single, bytes, op);
     } catch (RuntimeException | Error e) {
       t.exit();
       throw e;
@@ -133,7 +117,7 @@ final class MultiWrites {
       replies = new NodeReply[2][t.members.length];
     }
 
-    CompletableFuture<MultiResult<Boolean>> start(Function<String, CompletableFuture<Boolean>> single, NodeBatch batch) {
+    CompletableFuture<MultiResult<Boolean>> start(Function<String, CompletableFuture<Boolean>> single, ToIntFunction<String> bytes, PartOp op) {
       List<CompletableFuture<?>> parts = new ArrayList<>();
       List<String> batched = t.history.length != 0 || writes.warmUp.copying() ? moving(single, parts) : Arrays.asList(keys);
       if (repairs.enabled(t)) {
@@ -143,7 +127,7 @@ final class MultiWrites {
           generations[k] = counts[k] == OWN ? -1 : writes.warmUp.bump(keys[k]);
         }
       }
-      CompletableFuture<Void> sent = send(batch);
+      CompletableFuture<Void> sent = send(bytes, op);
       parts.add(sent.thenCompose(x -> afterBatches()));
       if (t.bounded != null && !batched.isEmpty()) {
         // Done once the copies spilled reads left are gone; never deleted on a replica of the key.
@@ -201,7 +185,7 @@ final class MultiWrites {
      * the fence.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private CompletableFuture<Void> send(NodeBatch batch) {
+    private CompletableFuture<Void> send(ToIntFunction<String> bytes, PartOp op) {
       int n = keys.length;
       List<String>[][] byNode = new List[2][t.members.length];
       List<CompletableFuture<Void>> sent = new ArrayList<>();
@@ -210,15 +194,14 @@ final class MultiWrites {
           if (counts[k] == OWN) {
             continue;
           }
-          ShardwiseException error = null;
           try {
             counts[k] = writes.targets(t, keys[k], t.hash(keys[k]), fence, targets, k * width, null);
+            if (counts[k] == 0) {
+              throw new NodeUnavailableException(t.members[t.primary(keys[k])].node, "its replicas kept coming back while it was routed");
+            }
           } catch (ShardwiseException e) {
-            error = e;
-          }
-          if (error != null || counts[k] == 0) {
             errors = errors == null ? new ShardwiseException[n] : errors;
-            errors[k] = error != null ? error : new NodeUnavailableException(t.members[t.primary(keys[k])].node, "its replicas kept coming back while it was routed");
+            errors[k] = e;
             continue;
           }
           int side = counts[k] < 0 ? 1 : 0;
@@ -235,12 +218,50 @@ final class MultiWrites {
             if (byNode[side][i] != null) {
               int node = i;
               NodeReply<Boolean>[] sideReplies = replies[side];
-              sent.add(batch.send(node, byNode[side][i], side == 1).thenAccept(reply -> sideReplies[node] = reply));
+              sent.add(sendBatch(node, byNode[side][i], bytes, op, side == 1).thenAccept(reply -> sideReplies[node] = reply));
             }
           }
         }
       }
       return Requests.allOf(sent);
+    }
+
+    /**
+     * Sends {@code nodeKeys} to {@code node} in parts ({@link Requests#inParts}); a part that timed
+     * out on a node that still answers is sent again for a set, which done twice leaves the same
+     * value, not for a delete, whose second reply would call a key it deleted absent. If some of
+     * the keys are marked old there, each part is handed over as {@link Writes#send} hands over a
+     * write of one such key: in the order of the node's old-copy deletes; the marks of the keys it
+     * wrote are cleared once all parts are done.
+     */
+    private CompletableFuture<NodeReply<Boolean>> sendBatch(int node, List<String> nodeKeys, ToIntFunction<String> bytes, PartOp op, boolean redirected) {
+      Member member = t.members[node];
+      DirtyCopies dirty = member.oldCopies();
+      Map<String, Long> marked = null; // only when the node has old copies: most batches need none
+      if (!dirty.isEmpty()) {
+        for (String key : nodeKeys) {
+          Long stamp = dirty.stamp(key);
+          if (stamp != null) {
+            marked = marked == null ? new HashMap<>() : marked;
+            marked.put(key, stamp);
+          }
+        }
+      }
+      String operation = removes ? "deleteMulti" : "setMulti";
+      if (marked == null) {
+        return requests.inParts(member, nodeKeys, bytes, !removes, part -> requests.send(t, node, operation, op.of(part, redirected)));
+      }
+      Map<String, Long> cleared = marked;
+      return requests
+          .inParts(member, nodeKeys, bytes, !removes, part -> dirty.handOff(() -> requests.send(t, node, operation, op.of(part, redirected))))
+          .whenComplete(
+              (reply, x) ->
+                  cleared.forEach(
+                      (key, stamp) -> {
+                        if (reply.confirmed(key)) {
+                          dirty.cleared(key, stamp);
+                        }
+                      }));
     }
 
     /**
@@ -297,34 +318,21 @@ final class MultiWrites {
     }
 
     /**
-     * Key {@code k}'s outcome over the nodes it was sent to, as a single write's outcome is decided
-     * ({@link ReplicaWrites}): the value confirmed (for a delete, whether any node had the key), else
-     * the first error; a replica whose write failed gets its copy marked old, and an error is the
-     * outcome if that mark could not be recorded.
+     * Key {@code k}'s outcome over the nodes it was sent to, by the rule of a single write ({@link
+     * ToAll#outcome}): a value confirmed is {@code true} for a set, whether the key existed for a
+     * delete; a node whose reply does not confirm the key failed it, and the copy of a replica
+     * that failed it is marked old.
      */
     private Object outcome(int k) {
       String key = keys[k];
-      int count = counts[k];
-      Boolean value = null;
-      ShardwiseException first = null;
-      ShardwiseException unmarked = null;
-      for (int i = 0; i < Math.abs(count); i++) {
-        int node = targets[k * width + i];
-        NodeReply<Boolean> reply = replies[count < 0 ? 1 : 0][node];
-        if (reply.confirmed(key)) {
-          Boolean written = reply.replies().get(key);
-          value = value == null ? written : Boolean.valueOf(value || written);
-          continue;
-        }
-        ShardwiseException e = batches.notWritten(t.members[node], reply, key);
-        if (first == null) {
-          first = e;
-        }
-        if (count > 0 && t.replicated && !failback.markFailedCopy(t.members[node], key) && unmarked == null) {
-          unmarked = e;
-        }
+      int count = Math.abs(counts[k]);
+      Object[] got = new Object[count];
+      for (int i = 0; i < count; i++) {
+        Member m = t.members[targets[k * width + i]];
+        NodeReply<Boolean> reply = replies[counts[k] < 0 ? 1 : 0][targets[k * width + i]];
+        got[i] = reply.confirmed(key) ? reply.replies().get(key) : requests.asShardwise(m, reply.unconfirmed(key, m.node));
       }
-      return value == null ? first : unmarked != null ? unmarked : value;
+      return ToAll.outcome(failback, t, key, targets, k * width, count, got, counts[k] > 0 && ToAll.marks(t, removes ? Writes.Kind.REMOVES : Writes.Kind.REPLACES), Boolean::logicalOr);
     }
   }
 }

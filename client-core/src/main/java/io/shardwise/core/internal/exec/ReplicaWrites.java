@@ -14,6 +14,7 @@ import io.shardwise.spi.KeyRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,8 +33,8 @@ import java.util.function.Function;
  *       past it does, see {@link Failback}): it drops its copy before it serves again.
  *   <li>A replica whose request fails, while another replica's succeeds, gets its copy marked old:
  *       it is not read there until a delete or a later write of it there is confirmed. The write
- *       succeeds. If the mark cannot be recorded (the marks are full), the write fails with that
- *       replica's error.
+ *       succeeds, or if the mark cannot be recorded (the marks are full) fails with that
+ *       replica's error ({@link ToAll#outcome}).
  *   <li>With no replica available, the write goes where the failure mode sends a write whose
  *       node is out ({@link Writes}).
  * </ul>
@@ -62,7 +63,7 @@ public final class ReplicaWrites {
   }
 
   /** One write of one key, as the caller asked for it. */
-  private record Write<T>(
+  record Write<T>(
       String key, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind, Shape shape, BinaryOperator<T> combine) {}
 
   private final Requests requests;
@@ -82,7 +83,7 @@ public final class ReplicaWrites {
     this.failback = failback;
     this.writes = writes;
     this.repairs = repairs;
-    this.multi = new MultiWrites(requests, routes, failback, writes, repairs);
+    this.multi = new MultiWrites(requests, failback, writes, repairs);
   }
 
   /**
@@ -107,43 +108,32 @@ public final class ReplicaWrites {
       op = create;
       shape = Shape.ALL;
     }
-    if (t.replicas == 1 && t.history.length == 0 && t.bounded == null && !requests.retrying() && !writes.warmUp.copying()) {
-      // The common case of one replica, up and not marked: one request, the topology released in
-      // the stage of its reply. The plan below decides the same with more work.
-      Member m = t.members[t.router.primary(t.hash(key))];
-      if (m.available() && !m.holdsOldCopy(key)) {
-        Writes.WriteOp<T> one = op;
-        try {
-          return requests.call(m, operation, c -> one.send(c, ttl), false, Function.identity(), t);
-        } catch (RuntimeException | Error e) {
-          t.exit();
-          throw e;
-        }
-      }
-    }
-    Write<T> w = new Write<>(key, operation, ttl, op, kind, shape, combine);
-    // With repair on, before anything is sent: a repair copy of an older value read meanwhile is
-    // not kept (see Repairs).
-    long generation = repairs.enabled(t) ? writes.warmUp.bump(key) : -1;
-    if (shape == Shape.ALL && t.history.length == 0 && t.bounded == null && !requests.retrying() && !writes.warmUp.copying()) {
-      try {
-        CompletableFuture<T> f = toEveryReplica(t, w, generation);
-        if (f != null) {
-          return f; // releases t in the stage of the last reply
-        }
-      } catch (RuntimeException | Error e) {
-        t.exit();
-        throw e;
-      }
-    }
     CompletableFuture<T> f;
     try {
-      f = t.history.length == 0 && !writes.warmUp.copying()
-          ? route(t, w, null, generation)
-          : moving(t, w, generation);
+      boolean plain = t.history.length == 0 && !writes.warmUp.copying();
+      // No spill or retry: nothing follows the replies, and the topology is released in the stage
+      // of the last one.
+      Topology release = plain && t.bounded == null && !requests.retrying() ? t : null;
+      if (release != null && t.replicas == 1) {
+        // The common case of one replica, up and not marked: one request, the topology released in
+        // the stage of its reply. The plan below decides the same with more work.
+        Member m = t.members[t.router.primary(t.hash(key))];
+        if (m.available() && !m.holdsOldCopy(key)) {
+          Writes.WriteOp<T> one = op;
+          return requests.call(m, operation, c -> one.send(c, ttl), false, Function.identity(), t);
+        }
+      }
+      Write<T> w = new Write<>(key, operation, ttl, op, kind, shape, combine);
+      // With repair on, before anything is sent: a repair copy of an older value read meanwhile is
+      // not kept (see Repairs).
+      long generation = repairs.enabled(t) ? writes.warmUp.bump(key) : -1;
+      if (release != null && shape == Shape.ALL) {
+        return route(t, w, null, generation, release);
+      }
+      f = plain ? route(t, w, null, generation, null) : moving(t, w, generation);
       if (t.bounded != null && kind != Writes.Kind.TOUCHES) {
         // Done once the copies spilled reads left are gone; never deleted on a replica of the key.
-        f = t.bounded.afterWrite(key, f, requests, (k, m) -> ReplicaMoves.holds(t, k, m));
+        f = t.bounded.afterWrites(List.of(key), f, requests, (k, m) -> ReplicaMoves.holds(t, k, m));
       }
     } catch (RuntimeException | Error e) {
       t.exit();
@@ -151,23 +141,6 @@ public final class ReplicaWrites {
     }
     f.whenComplete((v, x) -> t.exit());
     return f;
-  }
-
-  /**
-   * The common case of a set, delete or touch: every replica available, no change, spill or retry
-   * to take into account. Sent to each replica with one stage per request, the topology released
-   * in the stage of the last reply; null, with nothing sent, if a replica is out.
-   */
-  private <T> CompletableFuture<T> toEveryReplica(Topology t, Write<T> w, long generation) {
-    Routes.Plan p = routes.plan(t, w.key(), t.hash(w.key()));
-    if (p.outCount > 0) {
-      return null;
-    }
-    return toAll(t, w, Arrays.copyOf(p.writes, p.writeCount), t, generation);
-  }
-
-  private <T> CompletableFuture<T> toAll(Topology t, Write<T> w, int[] targets, Topology release, long generation) {
-    return ToAll.send(requests, writes, failback, t, w.key(), targets, w.operation(), w.ttl(), w.op(), w.kind(), w.combine(), release, generation);
   }
 
   /**
@@ -179,7 +152,7 @@ public final class ReplicaWrites {
   private <T> CompletableFuture<T> moving(Topology t, Write<T> w, long repairGeneration) {
     ReplicaMoves.Move move = ReplicaMoves.route(t, w.key(), System.nanoTime());
     if (move == null || move.plain(t)) {
-      CompletableFuture<T> written = route(t, w, null, repairGeneration);
+      CompletableFuture<T> written = route(t, w, null, repairGeneration, null);
       if (repairGeneration >= 0 || !writes.warmUp.copying()) {
         return written; // with repair on, the write waited for the copies under way itself
       }
@@ -189,7 +162,7 @@ public final class ReplicaWrites {
     // change is only remembered now: a read routed while it was still warming may be about to copy.
     long generation = writes.warmUp.bump(w.key());
     Member[][] took = new Member[1][];
-    CompletableFuture<T> written = route(move.serving(), w, took, -1);
+    CompletableFuture<T> written = route(move.serving(), w, took, -1, null);
     Member[] targets = took[0];
     Member first = targets.length == 0 ? null : targets[0];
     for (Member former : move.formerOwners()) {
@@ -232,9 +205,11 @@ public final class ReplicaWrites {
    * Routes a write of {@code key} on {@code t} to its replicas and sends it; with {@code took} not
    * null, {@code took[0]} receives the members that take it (none if it went nowhere). With {@code
    * generation} at 0 or above (repair on: the generation the write moved the key to), the write
-   * ends as {@link Writes#afterReplicatedWrite} says.
+   * ends as {@link Writes#afterReplicatedWrite} says. {@code release}, if not null (a write of
+   * {@link Shape#ALL} that nothing follows), is released when the write is done: by {@link ToAll}
+   * in the stage of the last reply.
    */
-  private <T> CompletableFuture<T> route(Topology t, Write<T> w, Member[][] took, long generation) {
+  private <T> CompletableFuture<T> route(Topology t, Write<T> w, Member[][] took, long generation, Topology release) {
     if (took != null) {
       took[0] = Member.NONE;
     }
@@ -243,7 +218,7 @@ public final class ReplicaWrites {
     if (first.outCount == 0) {
       // Every replica available: nothing to journal, so no fence (as a single write to an
       // available node takes none); a replica that fails meanwhile gets its copy marked.
-      return sendTo(t, w, Arrays.copyOf(first.writes, first.writeCount), took, generation);
+      return send(t, w, Arrays.copyOf(first.writes, first.writeCount), took, generation, release);
     }
     int[] targets = new int[t.replicas];
     try (Fence fence = failback.fence()) {
@@ -251,14 +226,14 @@ public final class ReplicaWrites {
       try {
         count = writes.targets(t, w.key(), hash, fence, targets, 0, w.op() instanceof Counters.CounterOp ? p -> counters.refused(t, w.key(), p) : null);
       } catch (ShardwiseException e) {
-        return CompletableFuture.failedFuture(e);
+        return released(CompletableFuture.failedFuture(e), release);
       }
       if (count == 0) {
         throw new IllegalStateException("replicas of " + KeyRules.shorten(w.key()) + " kept coming back while it was routed");
       }
       if (count > 0) {
         // Sent inside the fence: a replica readmitted meanwhile sees the key journaled, or is written.
-        return sendTo(t, w, Arrays.copyOf(targets, count), took, generation);
+        return send(t, w, Arrays.copyOf(targets, count), took, generation, release);
       }
       // Every replica out: where the failure mode sends it, journaled against them, with the failover TTL.
       if (took != null) {
@@ -266,22 +241,29 @@ public final class ReplicaWrites {
       }
       Duration ttl = w.ttl() == null ? null : failback.cap(w.ttl());
       CompletableFuture<T> one = writes.send(t, targets[0], w.key(), w.operation(), ttl, w.op(), w.kind());
-      return generation < 0 ? one : writes.healed(w.key(), generation, Member.NONE, one);
+      return released(generation < 0 ? one : writes.healed(w.key(), generation, Member.NONE, one), release);
     }
   }
 
-  /** Sends the write to the available replicas {@code targets}, noting them in {@code took}. */
-  private <T> CompletableFuture<T> sendTo(Topology t, Write<T> w, int[] targets, Member[][] took, long generation) {
+  /** {@code f}, and {@code release}, if not null, released once it completes. */
+  private static <T> CompletableFuture<T> released(CompletableFuture<T> f, Topology release) {
+    if (release != null) {
+      f.whenComplete((v, x) -> release.exit());
+    }
+    return f;
+  }
+
+  /**
+   * Sends the write to the available replicas {@code targets}, noting them in {@code took} (if not
+   * null); {@code release} as {@link #route} says (only with {@link Shape#ALL}).
+   */
+  private <T> CompletableFuture<T> send(Topology t, Write<T> w, int[] targets, Member[][] took, long generation, Topology release) {
     if (took != null) {
       took[0] = t.members(targets, 0, targets.length);
     }
-    return send(t, w, targets, generation);
-  }
-
-  private <T> CompletableFuture<T> send(Topology t, Write<T> w, int[] targets, long generation) {
     switch (w.shape()) {
       case ALL:
-        return toAll(t, w, targets, null, generation);
+        return ToAll.send(requests, writes, failback, t, w, targets, release, generation);
       case COUNT:
         {
           @SuppressWarnings("unchecked")
@@ -334,19 +316,32 @@ public final class ReplicaWrites {
 
   /** Stores {@code encoded} on every available replica of each key; releases {@code t} when done. */
   public CompletableFuture<MultiResult<Boolean>> setMulti(Topology t, Map<String, CachedValue> encoded, Duration ttl) {
-    return multi.setMulti(
+    Duration capped = failback.cap(ttl);
+    return multi.write(
         t,
-        encoded,
-        ttl,
+        encoded.keySet(),
+        false,
+        key -> encoded.get(key).length(),
+        (part, redirected) -> {
+          Map<String, CachedValue> batch = new LinkedHashMap<>();
+          for (String key : part) {
+            batch.put(key, encoded.get(key));
+          }
+          Duration d = redirected ? capped : ttl;
+          return c -> c.setMulti(batch, d);
+        },
         key -> write(t, key, "set", ttl, (c, d) -> c.set(key, encoded.get(key), d), Writes.Kind.REPLACES, Shape.ALL, (a, b) -> null)
             .thenApply(x -> Boolean.TRUE));
   }
 
   /** Deletes {@code distinct} on every available replica of each key; releases {@code t} when done. */
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Topology t, Set<String> distinct) {
-    return multi.deleteMulti(
+    return multi.write(
         t,
         distinct,
+        true,
+        null,
+        (part, redirected) -> c -> c.deleteMulti(part),
         key -> write(t, key, "delete", null, (c, d) -> c.delete(key), Writes.Kind.REMOVES, Shape.ALL, Boolean::logicalOr));
   }
 }

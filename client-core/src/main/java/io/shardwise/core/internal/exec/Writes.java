@@ -20,12 +20,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
- * The pieces of a write of one key that {@link ReplicaWrites} and the multi-key writes share: the
- * write of a key whose replicas are all out, to the next node of its order through the {@link
- * Failback} fence, journaled against the nodes skipped and with the failover TTL ({@link #routed});
+ * The pieces of a write of one key that {@link ReplicaWrites} and the multi-key writes share: its
+ * route through the {@link Failback} fence ({@link #targets}), and for a key whose replicas are
+ * all out the next node of its order, journaled against the nodes skipped ({@link #redirect});
  * the hand-over of a write to a node where the key's copy is marked old ({@link #send}); and the
  * end of a write that warm-up or repair copies may race ({@link #afterWarmUpWrite}, {@link
- * #afterReplicatedWrite}, {@link #deleteLateCopy}).
+ * #afterReplicatedWrite}, {@link #deleteLateCopies}).
  */
 public final class Writes {
 
@@ -35,7 +35,7 @@ public final class Writes {
     CompletableFuture<T> send(NodeConnection connection, Duration ttl);
   }
 
-  /** What a write does besides storing: see {@link Writes#write}. */
+  /** What a write does besides storing: see {@link ReplicaWrites#write}. */
   public enum Kind {
     /** Leaves no older value on its node (set): an old copy marked there needs no delete first. */
     REPLACES,
@@ -82,7 +82,7 @@ public final class Writes {
    * moved the key's generation to {@code generation} before it was sent: the generation moves again,
    * and when a repair copy of the key may be racing the write (one under way, or for a write that
    * removed the key from {@code deleteLateOn}, one sent since the write began), the returned future
-   * completes once the copies under way are done and the late ones deleted ({@link #deleteLateCopy});
+   * completes once the copies under way are done and the late ones deleted ({@link #deleteLateCopies});
    * null when none can be, which is the common case and costs no stage.
    */
   CompletableFuture<Void> afterReplicatedWrite(String key, long generation, Member[] deleteLateOn) {
@@ -98,36 +98,30 @@ public final class Writes {
     return copies.thenCompose(x -> deleteLateCopies(deleteLateOn, key, generation));
   }
 
-  /** {@link #deleteLateCopy} on each of {@code owners}. */
+  /**
+   * See {@link WarmUp#copiedSince}: deletes on each of {@code owners} a copy that a read during a
+   * delete may have added. A copy that cannot be deleted now (its node is out, or the delete
+   * failed) is marked old there instead ({@link WarmUp#keptCopy}), and the write fails only if the
+   * mark cannot be recorded.
+   */
   CompletableFuture<Void> deleteLateCopies(Member[] owners, String key, long generation) {
     List<CompletableFuture<Void>> deletes = new ArrayList<>(owners.length);
     for (Member owner : owners) {
-      deletes.add(deleteLateCopy(owner, key, generation));
+      if (!warmUp.copiedSince(key, generation)) {
+        continue;
+      }
+      CompletableFuture<Throwable> failure =
+          owner.retired() || !owner.available()
+              ? CompletableFuture.completedFuture(new IllegalStateException(owner.node + " is out"))
+              : requests.send(owner, "moveDelete", c -> c.delete(key)).handle((r, f) -> f);
+      deletes.add(
+          failure.thenCompose(
+              f -> {
+                Throwable kept = f == null ? null : warmUp.keptCopy(owner, key, f);
+                return kept == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(kept);
+              }));
     }
     return Requests.allOf(deletes);
-  }
-
-  /**
-   * See {@link WarmUp#copiedSince}: deletes a copy that a read during a delete may have added. A
-   * copy that cannot be deleted now (its node is out, or the delete failed) is marked old there
-   * instead ({@link WarmUp#keptCopy}), and the write fails only if the mark cannot be recorded.
-   */
-  CompletableFuture<Void> deleteLateCopy(Member owner, String key, long generation) {
-    if (!warmUp.copiedSince(key, generation)) {
-      return CompletableFuture.completedFuture(null);
-    }
-    if (owner.retired() || !owner.available()) {
-      return keptLateCopy(owner, key, new IllegalStateException(owner.node + " is out"));
-    }
-    return requests
-        .send(owner, "moveDelete", c -> c.delete(key))
-        .handle((r, f) -> f)
-        .thenCompose(f -> f == null ? CompletableFuture.completedFuture(null) : keptLateCopy(owner, key, f));
-  }
-
-  private CompletableFuture<Void> keptLateCopy(Member owner, String key, Throwable failure) {
-    Throwable kept = warmUp.keptCopy(owner, key, failure);
-    return kept == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(kept);
   }
 
   /**

@@ -176,18 +176,13 @@ public final class ReplicaMoves {
   /**
    * Whether {@code m} takes writes of {@code key} on {@code t} or in a placement it still
    * remembers: one of its replicas there. A spilled copy is never deleted on such a node (see
-   * {@code BoundedReads#afterWrite}).
+   * {@code BoundedReads#afterWrites}).
    */
   public static boolean holds(Topology t, String key, Member m) {
     long hash = t.hash(key);
     String hasher = t.nodes.size() > 1 ? t.router.hasher().name() : null;
-    Member[] now = replicasOf(t, key, hash, hasher, t.hashTag);
-    if (Member.in(now, m)) {
-      return true;
-    }
-    for (Transition change : t.history) {
-      Member[] before = replicasOf(change.previous, key, hash, hasher, t.hashTag);
-      if (Member.in(before, m)) {
+    for (int i = -1; i < t.history.length; i++) {
+      if (Member.in(replicasOf(i < 0 ? t : t.history[i].previous, key, hash, hasher, t.hashTag), m)) {
         return true;
       }
     }

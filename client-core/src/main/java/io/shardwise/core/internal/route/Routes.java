@@ -10,7 +10,6 @@ import io.shardwise.core.internal.spill.BoundedReads;
 import io.shardwise.spi.KeyRules;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.LongSupplier;
 
 /**
  * Where a key's requests go on a topology snapshot: the decisions alone, with no I/O, over the key's
@@ -36,7 +35,6 @@ public final class Routes {
   private final ReplicaReads reads;
   private final FailureMode mode;
   private final ThreadLocal<Plan> plans;
-  private final LongSupplier nanoClock;
 
   /** A key's replicas on one topology. Per thread, reused: overwritten by the thread's next plan. */
   public static final class Plan {
@@ -71,17 +69,9 @@ public final class Routes {
 
   /** Routes for the replicas of each topology ({@link Topology#replicas}), under failure mode {@code mode}. */
   public Routes(ReplicaReads reads, FailureMode mode) {
-    this(reads, mode, System::nanoTime);
-  }
-
-  /**
-   * @param nanoClock the clock of the replicas' read counts ({@link Member#recentReads})
-   */
-  public Routes(ReplicaReads reads, FailureMode mode, LongSupplier nanoClock) {
     this.reads = reads;
     this.mode = mode;
     this.plans = ThreadLocal.withInitial(() -> new Plan(2));
-    this.nanoClock = nanoClock;
   }
 
   /** {@link #select}: no node is available for the key. */
@@ -126,7 +116,7 @@ public final class Routes {
   /** Counts a read sent to {@code m} in the load the power of two choices compares. */
   public void sent(Member m) {
     m.inFlight.incrementAndGet();
-    m.recentReads.record(nanoClock.getAsLong());
+    m.recentReads.record(System.nanoTime());
   }
 
   /**
@@ -225,7 +215,7 @@ public final class Routes {
     if (b >= a) {
       b++;
     }
-    long now = nanoClock.getAsLong();
+    long now = System.nanoTime();
     long loadA = load(t.members[p.reads[a]], now);
     long loadB = load(t.members[p.reads[b]], now);
     int chosen = loadA < loadB ? a : loadB < loadA ? b : (random.nextBoolean() ? a : b);
