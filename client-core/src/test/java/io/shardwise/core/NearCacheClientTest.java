@@ -10,13 +10,10 @@ import io.shardwise.client.Codecs;
 import io.shardwise.client.NodeState;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.KeyRules;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -107,7 +104,7 @@ class NearCacheClientTest {
     sync.set("k", "v1", Duration.ZERO);
     assertThat(sync.get("k")).isEqualTo("v1");
     writtenElsewhere("k", "v2");
-    await(() -> "v2".equals(sync.get("k")));
+    InMemoryClients.await(() -> "v2".equals(sync.get("k")));
   }
 
   @Test
@@ -120,12 +117,12 @@ class NearCacheClientTest {
     writtenElsewhere(onB, "v2");
     assertThat(sync.get(onB)).isEqualTo("v1");
 
-    eject(a);
+    InMemoryClients.eject(client, backend, a);
     assertThat(sync.get(onB)).as("dropped at the ejection").isEqualTo("v2");
     writtenElsewhere(onB, "v3");
     assertThat(sync.get(onB)).isEqualTo("v2");
     backend.store(a).failWith = null;
-    await(() -> client.nodeStates().get(a) == NodeState.HEALTHY);
+    InMemoryClients.await(() -> client.nodeStates().get(a) == NodeState.HEALTHY);
     assertThat(sync.get(onB)).as("dropped at the readmission").isEqualTo("v3");
 
     writtenElsewhere(onB, "v4");
@@ -157,28 +154,6 @@ class NearCacheClientTest {
       if (!client.nodeFor(key).equals(node) && !client.nodeFor(key).equals(last)) {
         return key;
       }
-    }
-  }
-
-  private void eject(Node node) throws InterruptedException {
-    backend.store(node).failWith = new IOException("connection refused");
-    for (int i = 0; i < FailoverOptions.DEFAULT_FAILURE_THRESHOLD; i++) {
-      try {
-        client.ping(node).get();
-      } catch (ExecutionException expected) {
-        // counted towards its ejection
-      }
-    }
-    await(() -> client.nodeStates().get(node) != NodeState.HEALTHY);
-  }
-
-  private static void await(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + 5_000_000_000L;
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within 5 s");
-      }
-      Thread.sleep(5);
     }
   }
 }

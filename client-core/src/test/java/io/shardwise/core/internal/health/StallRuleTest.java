@@ -6,6 +6,9 @@ import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.NodeState;
 import io.shardwise.core.FailoverOptions;
 import io.shardwise.routing.Node;
+import io.shardwise.spi.Backend;
+import io.shardwise.spi.KeyRules;
+import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
@@ -29,7 +32,7 @@ class StallRuleTest {
   private final DeadlineScanner scanner = new DeadlineScanner(TIMEOUT, nanos -> {}, clock::get);
   private final FleetHealth health =
       new FleetHealth(
-          new NoBackend(Duration.ofNanos(TIMEOUT)),
+          new NoBackend(),
           FailoverOptions.builder().failureThreshold(3).maxEjectedPercent(100).build(),
           List.of(),
           new ClientMetrics() {
@@ -85,5 +88,41 @@ class StallRuleTest {
     }
     assertThat(discounted.get()).isZero();
     assertThat(member.state()).isNotEqualTo(NodeState.HEALTHY);
+  }
+
+  /** Classifies failures as the default backend does; connects nothing. */
+  private static final class NoBackend implements Backend {
+    @Override
+    public String name() {
+      return "none";
+    }
+
+    @Override
+    public NodeConnection connect(Node node, Duration requestTimeout) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Duration defaultRequestTimeout() {
+      return Duration.ofNanos(TIMEOUT);
+    }
+
+    @Override
+    public KeyRules keyRules() {
+      return KeyRules.MEMCACHED;
+    }
+
+    @Override
+    public int defaultMaxValueBytes() {
+      return 1024;
+    }
+
+    @Override
+    public boolean storesFlags() {
+      return true;
+    }
+
+    @Override
+    public void close() {}
   }
 }
