@@ -365,46 +365,6 @@ class ReplicatedClientTest {
     assertThat(sync.incr("n", 1, 1, Duration.ZERO)).isEqualTo(7);
   }
 
-  /**
-   * A replica restarts empty while it is out, and is readmitted; then the replica that holds the
-   * count is ejected (timeouts under load, say). An update finds the counter absent on the only
-   * replica that answers: created there from its initial value and journaled against the holder,
-   * whose rejoin would then delete the real count (seen in CounterModelTest at load 20-30). The
-   * server's run is read before it serves again, so the update knows that replica may lack it.
-   */
-  @Test
-  void aReplicaThatCameBackEmptyFromAnOutageDoesNotStartACounterAgainWhileItsHolderIsOut() throws Exception {
-    repair = ReplicaRepair.defaults().withCheckInterval(Duration.ZERO); // no periodic check: the readmission's alone
-    build(2, ReplicaReads.PRIMARY);
-    RoutingClient<String> routing = (RoutingClient<String>) client;
-    List<Node> replicas = replicasOf("n", 2);
-    Node restarted = replicas.get(0);
-    Node holder = replicas.get(1);
-    for (int i = 0; i < 6; i++) {
-      sync.incr("n", 1, 1, Duration.ZERO);
-    }
-    routing.checkServerRuns(); // the run each server is in
-    InMemoryClients.await(() -> routing.serverRunsRead() == 5);
-
-    InMemoryClients.eject(client, backend, restarted);
-    store(restarted).data.clear(); // killed and started again, empty: a new run
-    store(restarted).flushes.incrementAndGet();
-    store(restarted).failWith = null;
-    InMemoryClients.await(() -> client.nodeStates().get(restarted) == NodeState.HEALTHY);
-    assertThat(client.nodeStatus().get(restarted).missingCopies()).as("known to be empty as it serves").isEqualTo(1);
-
-    InMemoryClients.eject(client, backend, holder);
-    assertThatThrownBy(() -> sync.incr("n", 1, 1, Duration.ZERO))
-        .hasMessageContaining("it is not started again from its initial value");
-    assertThat(value(restarted, "n")).as("not created on the replica that came back empty").isNull();
-
-    store(holder).failWith = null;
-    InMemoryClients.await(() -> client.nodeStates().get(holder) == NodeState.HEALTHY);
-    assertThat(value(holder, "n")).as("the count, kept through the holder's rejoin").isEqualTo("6");
-    assertThat(sync.incr("n", 1, 1, Duration.ZERO)).isEqualTo(7);
-    InMemoryClients.await(() -> "7".equals(value(restarted, "n"))); // handed over
-  }
-
   @Test
   void aRepairCopyThatLandsBeforeAnUpdateUnderWayIsUndoneNotCountedTwice() throws Exception {
     build(2, ReplicaReads.PRIMARY);

@@ -73,13 +73,17 @@ public final class Counters {
   }
 
   /**
-   * Whether replica {@code m} may lack the counter {@code key} while another replica holds it: its
-   * copy is marked old, or waits to be handed the count, or the server came back empty and is being
-   * refilled ({@link Member#refilling}, known before it serves again after an outage). An update
-   * that finds it absent there does not create it while a replica is out.
+   * Whether replica {@code m} is known to lack the counter {@code key} while another replica holds
+   * it: its copy is marked old, or waits to be handed the count. An update that finds it absent
+   * there does not create it while a replica is out. A server that came back empty and is being
+   * refilled is not counted as lacking it: it may hold the count again already, and refusing every
+   * update of a counter whose other replica is out during each refill (seconds after every restart)
+   * would make counters, and the Spring cache's generations, fail in a rolling restart; the count
+   * is then lost only if the other replica goes out before an update handed it over, a second
+   * failure after a server lost its data (docs/replicas.md).
    */
   private boolean mayLack(Member m, String key) {
-    return m.refilling || m.holdsOldCopy(key) || repairs.awaitsHandoff(m, key);
+    return m.holdsOldCopy(key) || repairs.awaitsHandoff(m, key);
   }
 
   /**

@@ -102,9 +102,8 @@ public final class Refills {
   /**
    * Reads the run {@code m} is in before it is readmitted after an outage (see {@link
    * io.shardwise.core.internal.health.Failback#checkBeforeRejoin}): a server that restarted or
-   * was flushed while it was out is refilling from the moment it serves, not from the next check,
-   * so that a counter update does not start the count again there while the replica that holds it
-   * is out ({@code Counters}). Completes on the health thread.
+   * was flushed while it was out is refilling from the moment it serves, not from the next check:
+   * its first reads already try it first and put its copies back. Completes on the health thread.
    */
   public CompletableFuture<Void> checkBeforeServing(Member m) {
     return m.connection
