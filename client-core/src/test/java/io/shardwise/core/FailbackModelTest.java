@@ -94,9 +94,13 @@ class FailbackModelTest {
     assertThat(outcome.stale()).as("the checker sees the failback hazard with replicas").isPositive();
   }
 
-  /** Replicas 1 and 2, seed 1; {@code -Dfailback.model.seeds=N} runs seeds 1..N of each. */
+  /**
+   * Replicas 1 and 2, seed 1; {@code -Dfailback.model.seeds=N} runs seeds 1..N of each, {@code
+   * -Dfailback.model.replicas=R} only replicas R.
+   */
   static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> boundedRuns() {
-    return java.util.stream.Stream.of(1, 2)
+    Integer only = Integer.getInteger("failback.model.replicas");
+    return (only == null ? java.util.stream.Stream.of(1, 2) : java.util.stream.Stream.of(only))
         .flatMap(
             replicas ->
                 java.util.stream.LongStream.rangeClosed(1, Long.getLong("failback.model.seeds", 1))
@@ -162,6 +166,7 @@ class FailbackModelTest {
 
   private Outcome run(long seed, RejoinPolicy policy, int replicas, BoundedOptions bounded, NearCacheOptions near) throws Exception {
     SimulatedFleet fleet = new SimulatedFleet();
+    SimulatedFleet.TRACE.clear();
     AtomicLong ejections = new AtomicLong();
     AtomicLong repairs = new AtomicLong();
     AsyncCacheClient<String> client =
@@ -220,6 +225,10 @@ class FailbackModelTest {
         "[failback model] policy %s replicas %d bounded %s near %s seed %d: %d reads (%d hits, %d near), %d writes, %d ejections, %d repairs, %d old, %d wrong%n",
         policy.id(), replicas, bounded.enabled(), near.enabled(), seed, outcome.reads(), outcome.hits(), outcome.nearHits(), outcome.writes(),
         outcome.ejections(), outcome.repairs(), outcome.stale(), outcome.wrong());
+    if (SimulatedFleet.TRACING && !outcome.examples().isEmpty()) {
+      String key = outcome.examples().get(0).split(" ", 2)[0];
+      System.out.println("trace of " + key + ":" + SimulatedFleet.traceOf(key));
+    }
     return outcome;
   }
 }
