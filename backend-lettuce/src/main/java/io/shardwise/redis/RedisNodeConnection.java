@@ -490,12 +490,9 @@ final class RedisNodeConnection implements NodeConnection {
     lastConnectFailure = recorded;
     SecurityFailure found = security.ofConnectFailure(cause);
     boolean diagnosing = found == null && security.mayBeTlsMismatch(cause) && diagnose(attempt, recorded);
-    boolean checking =
-        found == null
-            && recorded instanceof RedisTimeoutException
-            && awaitsConnection()
-            && checkAnswer(attempt, System.nanoTime() - startedNanos);
-    afterConnectFailure(attempt, recorded, found, diagnosing, checking);
+    boolean check = found == null && recorded instanceof RedisTimeoutException && awaitsConnection();
+    afterConnectFailure(
+        attempt, System.nanoTime() - startedNanos, recorded, found, diagnosing, check);
   }
 
   /**
@@ -506,18 +503,14 @@ final class RedisNodeConnection implements NodeConnection {
    * or starved of CPU): the next attempt is made at once with twice the handshake timeout (up to
    * {@link #MAX_ATTEMPT_TIMEOUT_FACTOR} times the connect timeout), and requests wait for it. If
    * not, or once an attempt with the longest timeout ran out too, the requests are let go and fail
-   * as not connected. Returns false if no check was started (the backend is closing).
+   * as not connected; so they are if no check can be started (the backend is closing).
+   *
+   * <p>Started by {@link #afterConnectFailure} once the attempt that ran out is no longer under
+   * way: a verdict that came while it still was would bring no attempt forward, and the requests
+   * would wait for the background attempt, a reconnect delay later (seen under load: a request
+   * waited past 30 s).
    */
-  private boolean checkAnswer(int attempt, long tookNanos) {
-    synchronized (this) {
-      if (closed) {
-        return false;
-      }
-      if (checkingAnswer) {
-        return true; // the check under way lets the requests go, or keeps them for the next attempt
-      }
-      checkingAnswer = true;
-    }
+  private void checkAnswer(int attempt, long tookNanos) {
     try {
       diagnosis.execute(
           () -> {
@@ -528,12 +521,13 @@ final class RedisNodeConnection implements NodeConnection {
               afterAnswerCheck(attempt, tookNanos, answered);
             }
           });
-      return true;
     } catch (RejectedExecutionException e) {
+      CompletableFuture<Void> waiting;
       synchronized (this) {
         checkingAnswer = false;
+        waiting = takeWaiters();
       }
-      return false;
+      complete(waiting);
     }
   }
 
@@ -662,11 +656,17 @@ final class RedisNodeConnection implements NodeConnection {
    * longest after a security failure), and whoever waited for this one is told. {@code
    * diagnosing}: a probe of a possible TLS mismatch is under way; it reports the failure and
    * completes {@link #ready()} when done, and a mismatch it confirmed before stands meanwhile.
-   * {@code checking}: a check that the server answers is under way ({@link #checkAnswer}); it
-   * tells whoever waits for an attempt instead.
+   * {@code check}: the attempt ran out its time while requests wait for a connection; a check
+   * that the server answers ({@link #checkAnswer}) tells them instead, the one under way or one
+   * started now.
    */
   private void afterConnectFailure(
-      int attempt, Throwable cause, SecurityFailure found, boolean diagnosing, boolean checking) {
+      int attempt,
+      long tookNanos,
+      Throwable cause,
+      SecurityFailure found,
+      boolean diagnosing,
+      boolean check) {
     if (found != null || !diagnosing) {
       securityFailure = found;
     }
@@ -675,6 +675,7 @@ final class RedisNodeConnection implements NodeConnection {
     }
     CompletableFuture<Void> waiting;
     CompletableFuture<Void> ended;
+    boolean startCheck = false;
     synchronized (this) {
       ended = attemptInFlight;
       attemptInFlight = null;
@@ -692,10 +693,18 @@ final class RedisNodeConnection implements NodeConnection {
         pendingAttempt = schedule(connectDelay.createDelay(delayFor).toNanos());
       }
       // While a check that the server answers is under way, it decides what the requests do.
+      boolean checking = check && !closed;
+      if (checking && !checkingAnswer) {
+        checkingAnswer = true;
+        startCheck = true;
+      }
       waiting = checking ? null : takeWaiters();
     }
     complete(ended);
     complete(waiting);
+    if (startCheck) {
+      checkAnswer(attempt, tookNanos);
+    }
     if (!closed && !diagnosing) {
       reportConnectFailure(attempt, cause, found);
     } else if (log.isDebugEnabled()) {

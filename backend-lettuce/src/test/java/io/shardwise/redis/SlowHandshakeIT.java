@@ -1,7 +1,12 @@
 package io.shardwise.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.shardwise.client.CachedValue;
 import io.shardwise.routing.Node;
 import io.shardwise.testing.RedisServer;
 import io.shardwise.testing.ServerFleet;
@@ -14,6 +19,7 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -68,6 +74,58 @@ class SlowHandshakeIT {
     assertThat(proxy.plainConnections.get()).isPositive();
   }
 
+  /**
+   * The check that the server answers may end before the attempt that ran out is cleared (its
+   * thread descheduled in between, as under load): here the check runs on the thread that ends the
+   * attempt, so its verdict always comes first. A request sent while that attempt was under way is
+   * answered by the longer attempt the verdict brings forward, not left waiting for the background
+   * one 60 s later.
+   */
+  @Test
+  void aVerdictThatComesBeforeTheAttemptIsClearedStillBringsTheLongerAttemptForward()
+      throws Exception {
+    // A longer connect timeout: the request must be sent while the first attempt is under way.
+    Duration connectTimeout = Duration.ofSeconds(3);
+    RedisServer server = fleet.server(0);
+    HoldingProxy proxy = new HoldingProxy(server.port(), connectTimeout);
+    closing.add(proxy);
+    RedisBackend backend =
+        RedisBackend.create(
+            RedisBackendOptions.builder()
+                .connectTimeout(connectTimeout)
+                .reconnectDelay(Duration.ofSeconds(60), Duration.ofSeconds(120))
+                .build());
+    closing.add(0, backend);
+    RedisClient client = RedisClient.create(backend.resources());
+    client.setOptions(ClientOptions.builder().autoReconnect(false).build());
+    closing.add(0, client::shutdown);
+    Node node = Node.of("127.0.0.1", proxy.port());
+    RedisNodeConnection connection =
+        new RedisNodeConnection(
+            node,
+            client,
+            RedisURI.builder()
+                .withHost("127.0.0.1")
+                .withPort(proxy.port())
+                .withTimeout(connectTimeout)
+                .build(),
+            Duration.ofSeconds(5),
+            backend.resources().reconnectDelay(),
+            backend.resources().eventExecutorGroup(),
+            new RedisSecurityDiagnosis(node, null, null, connectTimeout),
+            Runnable::run);
+    closing.add(0, connection);
+    connection.start();
+
+    // Sent while the first attempt is under way (it gets no reply for a whole connect timeout).
+    CompletableFuture<CachedValue> reply = connection.get("k");
+    assumeFalse(
+        connection.ready().isDone(), "the request came after the first attempt had ended");
+
+    assertThat(reply.get(30, TimeUnit.SECONDS)).isNull();
+    assertThat(connection.attempts()).isEqualTo(2);
+  }
+
   @Test
   void aRequestStillFailsAfterOneAttemptWhenTheServerDoesNotAnswer() throws Exception {
     RedisServer server = fleet.server(0);
@@ -108,10 +166,16 @@ class SlowHandshakeIT {
     volatile boolean holdPlain;
     private final ServerSocket listener;
     private final int serverPort;
+    private final long holdMillis;
     private final List<Socket> sockets = new ArrayList<>();
 
     HoldingProxy(int serverPort) throws IOException {
+      this(serverPort, CONNECT_TIMEOUT);
+    }
+
+    HoldingProxy(int serverPort, Duration connectTimeout) throws IOException {
       this.serverPort = serverPort;
+      this.holdMillis = connectTimeout.toMillis() * 3 / 2;
       this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
       Thread accept = new Thread(this::accept, "holding-proxy");
       accept.setDaemon(true);
@@ -147,22 +211,22 @@ class SlowHandshakeIT {
         if (first < 0) {
           return;
         }
-        long holdMillis;
+        long hold;
         if (first == '*') {
           int n = lettuceConnections.incrementAndGet();
-          holdMillis = n == 1 ? Long.MAX_VALUE : CONNECT_TIMEOUT.toMillis() * 3 / 2;
+          hold = n == 1 ? Long.MAX_VALUE : holdMillis;
         } else {
           plainConnections.incrementAndGet();
-          holdMillis = holdPlain ? Long.MAX_VALUE : 0;
+          hold = holdPlain ? Long.MAX_VALUE : 0;
         }
         upstream.getOutputStream().write(first);
         Thread up = new Thread(() -> pump(in, upstream), "holding-proxy-up");
         up.setDaemon(true);
         up.start();
-        if (holdMillis == Long.MAX_VALUE) {
+        if (hold == Long.MAX_VALUE) {
           return; // never a reply: closed with the proxy or by the client
         }
-        Thread.sleep(holdMillis);
+        Thread.sleep(hold);
         pump(upstream.getInputStream(), client);
       } catch (IOException | InterruptedException e) {
         // a side closed
