@@ -101,6 +101,8 @@ final class MultiWrites {
     boolean[] warm;
     /** With repair on, per key: the generation its write moved it to before it was sent. */
     long[] generations;
+    /** Per key written in a batch, its outcome once every batch has answered ({@link #settle}). */
+    Object[] outcomes;
     /** Per key: what its write waits for once the batches are answered, or null. */
     CompletableFuture<?>[] waits;
     /** Per side (0: the key's replicas, 1: where the failure mode sent it) and node, its batch's reply. */
@@ -127,7 +129,13 @@ final class MultiWrites {
           generations[k] = counts[k] == OWN ? -1 : writes.warmUp.bump(keys[k]);
         }
       }
-      CompletableFuture<Void> sent = send(bytes, op);
+      // Each key's outcome, and the marks of the replicas that failed it, as soon as every batch
+      // has answered: before the generation moves again (afterBatches) and before the copies that
+      // spilled reads left are deleted (afterWrites). Until its mark, a replica that failed the
+      // write still serves the older value, and a read repair, handoff or spilled read that began
+      // after those steps would copy it where it outlives the write (a single write marks first
+      // too: ToAll#settle).
+      CompletableFuture<Void> sent = send(bytes, op).thenRun(this::settle);
       parts.add(sent.thenCompose(x -> afterBatches()));
       if (t.bounded != null && !batched.isEmpty()) {
         // Done once the copies spilled reads left are gone; never deleted on a replica of the key.
@@ -292,6 +300,16 @@ final class MultiWrites {
       return Requests.allOf(all).handle((x, y) -> (Void) null);
     }
 
+    /** Notes each batched key's outcome ({@link #outcome}), marking the replicas that failed it. */
+    private void settle() {
+      outcomes = new Object[keys.length];
+      for (int k = 0; k < keys.length; k++) {
+        if (counts[k] != OWN) {
+          outcomes[k] = counts[k] == 0 ? errors[k] : outcome(k);
+        }
+      }
+    }
+
     /** Every key's outcome, in the caller's order. */
     private MultiResult<Boolean> result() {
       MultiResult.Builder<Boolean> result = MultiResult.builder(keys.length);
@@ -302,7 +320,7 @@ final class MultiWrites {
           Throwable failure = Requests.failureOf(own[k]);
           outcome = failure == null ? own[k].join() : requests.asShardwise(t.members[t.primary(key)], failure);
         } else {
-          outcome = counts[k] == 0 ? errors[k] : outcome(k);
+          outcome = outcomes[k];
           Throwable waited = waits == null || waits[k] == null ? null : Requests.failureOf(waits[k]);
           if (waited != null && outcome instanceof Boolean) {
             outcome = Requests.unwrap(waited);
