@@ -83,6 +83,29 @@ public final class WarmUp {
     return generations.get(stripe(key));
   }
 
+  /** What {@link #readGeneration} notes while copies of the key are under way: matches none. */
+  public static final long NO_COPY = Long.MIN_VALUE;
+
+  /**
+   * The generation a read notes before it reads a value it may copy ({@link #copy}); {@link
+   * #NO_COPY} while copies of the key are under way. A replica may then hold a copy that a write
+   * came in between and that is about to be undone: read and copied on to another replica after
+   * the write had moved the generation for the last time, it would outlive the write (seen in the
+   * failback model with replicas and bounded loads: a handoff read a read repair's copy that was
+   * undone a moment later, and copied it to the replica coming back). A copy that started after the
+   * generation was read noted the same generation or a later one, so the write that undoes it moves
+   * this read's generation too.
+   */
+  public long readGeneration(String key) {
+    long generation = generation(key);
+    return isCopying(key) ? NO_COPY : generation;
+  }
+
+  /** Whether copies of {@code key} are under way (registered, not yet finished or undone). */
+  public boolean isCopying(String key) {
+    return !copying.isEmpty() && copying.containsKey(key);
+  }
+
   /**
    * A counter update of {@code key} begins: until {@link #countingEnds}, a copy of the key that lands
    * is undone. The value a copy carries may already hold the update (read on a replica it reached

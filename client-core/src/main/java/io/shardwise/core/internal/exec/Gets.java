@@ -128,7 +128,7 @@ public final class Gets<V> {
    * every replica that arrived. A read of a key that moves does not spill (bounded loads).
    */
   CompletableFuture<CachedValue> moved(Topology t, ReplicaMoves.Move move, String key) {
-    long generation = warmUp.generation(key);
+    long generation = warmUp.readGeneration(key);
     Topology serving = move.serving();
     Routes.Plan p = routes.readPlan(serving, key, serving.hash(key));
     if (p.readCount == 0) {

@@ -118,9 +118,9 @@ public final class Repairs {
     return options.enabled() && t.replicated;
   }
 
-  /** The key's generation, noted before a read that may repair ({@link WarmUp#generation}). */
+  /** The key's generation, noted before a read that may repair ({@link WarmUp#readGeneration}). */
   public long generation(String key) {
-    return warmUp.generation(key);
+    return warmUp.readGeneration(key);
   }
 
   /**
@@ -129,6 +129,9 @@ public final class Repairs {
    * of them, unless a write of the key came in between or the rate is spent.
    */
   public void afterRead(String key, CachedValue value, long generation, Member source, List<Member> missedOn) {
+    if (generation == WarmUp.NO_COPY) {
+      return; // copies of the key were under way when the read began: a later read repairs
+    }
     for (Member target : missedOn) {
       if (!target.available() || target.retired() || source.holdsOldCopy(key)) {
         continue;
@@ -325,7 +328,7 @@ public final class Repairs {
     private CompletableFuture<Void> readAndCopy(Member source, List<String> keys) {
       long[] generations = new long[keys.size()];
       for (int i = 0; i < generations.length; i++) {
-        generations[i] = warmUp.generation(keys.get(i)); // before the read
+        generations[i] = warmUp.readGeneration(keys.get(i)); // before the read
       }
       return sender
           .send(source, "handoffGetMulti", c -> c.getMulti(keys))
