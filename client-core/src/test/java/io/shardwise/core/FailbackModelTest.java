@@ -176,6 +176,7 @@ class FailbackModelTest {
             .timeout(Duration.ofMillis(40))
             .failover(SimulatedFleet.fastFailover().rejoinPolicy(policy).build())
             .listener(e -> {
+              SimulatedFleet.trace("*", "event " + e);
               if (e.isEjection()) {
                 ejections.incrementAndGet();
               }
