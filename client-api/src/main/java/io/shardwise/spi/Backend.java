@@ -124,6 +124,26 @@ public interface Backend extends AutoCloseable {
     return false;
   }
 
+  /**
+   * Whether the servers can tell a client when a value it read may have changed ({@link
+   * #trackReads}). The default: false (memcached has no such notice).
+   */
+  default boolean tracksReads() {
+    return false;
+  }
+
+  /**
+   * Asks the servers to tell {@code invalidations} when a value read through a connection opened
+   * from now on may have changed, and has each connection tell it when notices may have been lost.
+   * Called, if at all, before the first connection is opened. The default refuses.
+   *
+   * @throws UnsupportedOperationException if {@link #tracksReads()} is false
+   * @throws IllegalStateException if connections are open already
+   */
+  default void trackReads(Invalidations invalidations) {
+    throw new UnsupportedOperationException(name() + " servers cannot tell a client that a value it read changed");
+  }
+
   @Override
   void close();
 }

@@ -10,6 +10,7 @@ import io.shardwise.core.internal.change.Placement;
 import io.shardwise.core.internal.change.Topologies;
 import io.shardwise.core.internal.health.FleetHealth;
 import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.near.NearCache;
 import io.shardwise.core.internal.route.ServerListChecks;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.routing.HashTag;
@@ -228,13 +229,14 @@ public final class ClientBuilder<V> {
 
   /**
    * Values read kept in this process (default {@link NearCacheOptions#off()}): a get of a key kept
-   * there is answered without a request. This client's own writes of the key drop its entry; the
-   * servers do not invalidate entries yet, so that another client's write is seen after at most
-   * {@link NearCacheOptions#maxStaleness()} (1 s by default, at most 1 minute), with every backend.
+   * there is answered without a request. This client's own writes of the key drop its entry. With
+   * a backend whose servers track reads (Redis, {@link Backend#tracksReads}), another client's
+   * write drops it as soon as the server's notice arrives, and an entry lives at most {@link
+   * NearCacheOptions#maxStaleness()} (1 min by default); with memcached, another client's write is
+   * seen after at most that bound (1 s by default, at most 1 min: {@link #build()} refuses more).
    */
   public ClientBuilder<V> nearCache(NearCacheOptions options) {
     this.nearCache = Objects.requireNonNull(options, "nearCache");
-    options.staleness(false); // refuses a bound the servers would have to keep by invalidating
     return this;
   }
 
@@ -350,6 +352,14 @@ public final class ClientBuilder<V> {
           "codec '" + codec.name() + "' needs the flags memcached stores beside a value, but "
               + backend.name() + " keeps no flags; use utf8, bytes, java or a codec of your own");
     }
+    NearCache near = null;
+    if (nearCache.enabled()) {
+      boolean tracked = backend.tracksReads();
+      near = new NearCache(nearCache, nearCache.staleness(tracked)); // refuses too long a bound untracked
+      if (tracked) {
+        backend.trackReads(near); // before the first connection: every read is tracked
+      }
+    }
     Router r = router.apply(servers);
     int max = maxValueBytes >= 0 ? maxValueBytes : backend.defaultMaxValueBytes();
     Duration requestTimeout = timeout != null ? timeout : backend.defaultRequestTimeout();
@@ -387,6 +397,6 @@ public final class ClientBuilder<V> {
             new LongestTtl(failover.failoverTtl(), topologyOptions.copyTtl(), bounded.spillTtl()));
     return new RoutingClient<>(
         backend, topology, health, codec, requestTimeout, max, batchSize, replicas, replicaReads, replicaRepair, routerSpec, metrics, settings,
-        nearCache);
+        near);
   }
 }

@@ -92,10 +92,9 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       RouterSpec routerSpec,
       ClientMetrics metrics,
       Topologies.Settings settings,
-      NearCacheOptions nearCache) {
+      NearCache near) {
     this.backend = backend;
-    // Servers do not invalidate yet: every backend has memcached's bound on staleness.
-    this.near = nearCache.enabled() ? new NearCache(nearCache, nearCache.staleness(false)) : null;
+    this.near = near;
     if (near != null) {
       health.onMemberChange(m -> near.dropAll());
     }

@@ -40,6 +40,16 @@ abstract class ForwardingBackend implements Backend {
   }
 
   @Override
+  public boolean tracksReads() {
+    return delegate.tracksReads();
+  }
+
+  @Override
+  public void trackReads(io.shardwise.spi.Invalidations invalidations) {
+    delegate.trackReads(invalidations);
+  }
+
+  @Override
   public int defaultMaxValueBytes() {
     return delegate.defaultMaxValueBytes();
   }

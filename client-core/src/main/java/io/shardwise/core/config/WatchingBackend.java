@@ -101,6 +101,16 @@ final class WatchingBackend implements Backend {
   }
 
   @Override
+  public boolean tracksReads() {
+    return backend.tracksReads();
+  }
+
+  @Override
+  public void trackReads(io.shardwise.spi.Invalidations invalidations) {
+    backend.trackReads(invalidations);
+  }
+
+  @Override
   public void close() {
     ServerListWatcher w;
     synchronized (this) {

@@ -6,7 +6,9 @@ import com.github.benmanes.caffeine.cache.Ticker;
 import io.shardwise.client.CachedValue;
 import io.shardwise.core.NearCacheOptions;
 import io.shardwise.core.internal.spill.FrequencySketch;
+import io.shardwise.spi.Invalidations;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,11 +34,12 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Dropping everything. {@link #dropAll} moves the epoch: no entry from before is served (checked
  * on each hit, in O(1)), no read under way installs its value, and a sweep frees the memory later.
- * The client drops everything when a server is ejected, readmitted or retired, and when the
- * placement changes: the entries do not remember which server answered, so that no event has to be
- * matched to the entries it concerns, and such events are rare.
+ * The client drops everything when a server is ejected, readmitted or retired, when the placement
+ * changes, and, with Redis tracking, when a tracked connection is lost or replaced or a server
+ * flushes: the entries do not remember which server answered, so that no event has to be matched to
+ * the entries it concerns, and such events are rare.
  */
-public final class NearCache {
+public final class NearCache implements Invalidations {
 
   /** Stripes of key generations: 65,536 longs, 512 KiB. */
   static final int STRIPES = 1 << 16;
@@ -145,6 +148,20 @@ public final class NearCache {
   public void invalidate(String key) {
     generations.incrementAndGet(stripe(key));
     entries.invalidate(key);
+  }
+
+  /** A server's notice that {@code keys} changed (Redis tracking): each is invalidated. */
+  @Override
+  public void keys(Collection<String> keys) {
+    for (String key : keys) {
+      invalidate(key);
+    }
+  }
+
+  /** A tracked connection lost or replaced, or a server flushed: everything is dropped. */
+  @Override
+  public void all(String reason) {
+    dropAll();
   }
 
   /**

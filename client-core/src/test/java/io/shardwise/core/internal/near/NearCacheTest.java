@@ -79,6 +79,21 @@ class NearCacheTest {
   }
 
   @Test
+  void aServersNoticesDropTheKeysTheyNameOrEverything() {
+    NearCache near = everyKey();
+    near.offer(near.ticket("a"), value("a"));
+    near.offer(near.ticket("b"), value("b"));
+    NearCache.Ticket underWay = near.ticket("c");
+    near.keys(List.of("a", "c")); // Redis: another client wrote a and c
+    assertThat(near.get("a")).isNull();
+    assertThat(text(near.get("b"))).isEqualTo("b");
+    near.offer(underWay, value("c"));
+    assertThat(near.get("c")).as("read before the notice").isNull();
+    near.all("connection lost");
+    assertThat(near.get("b")).isNull();
+  }
+
+  @Test
   void anEntryLivesAtMostTheStalenessBound() {
     NearCache near = everyKey();
     near.offer(near.ticket("k"), value("v"));
