@@ -19,6 +19,7 @@ import io.netty.handler.flush.FlushConsolidationHandler;
 import io.shardwise.client.NodeSecurityException;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
+import io.shardwise.spi.Invalidations;
 import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
@@ -108,6 +109,8 @@ public final class RedisBackend implements Backend {
   private final Map<NodeConnection, CompletableFuture<Void>> settingsReads = new ConcurrentHashMap<>();
   /** Reads each server's proto-max-bulk-len on a connection of its own; created with the first. */
   private RedisClient settingsClient;
+  /** Told of the invalidations of tracked reads ({@link #trackReads}), or null: none tracked. */
+  private volatile Invalidations tracking;
   private volatile boolean closed;
 
   private RedisBackend(RedisBackendOptions options) {
@@ -159,6 +162,30 @@ public final class RedisBackend implements Backend {
     return "redis";
   }
 
+  /** True: Redis 6 and later track the keys a connection read ({@code CLIENT TRACKING}). */
+  @Override
+  public boolean tracksReads() {
+    return true;
+  }
+
+  /**
+   * Each connection opened from now on speaks RESP3 and turns tracking on (default mode: the server
+   * remembers the keys the connection read) before it serves a request; the server's
+   * invalidations, and the loss of a connection, go to {@code invalidations}. A server that cannot
+   * track (older than Redis 6, or a proxy such as twemproxy, which refuses {@code HELLO} and {@code
+   * CLIENT}) fails every connection attempt with a message that says so.
+   *
+   * @throws IllegalStateException if a connection is open already
+   */
+  @Override
+  public synchronized void trackReads(Invalidations invalidations) {
+    Objects.requireNonNull(invalidations, "invalidations");
+    if (!clients.isEmpty()) {
+      throw new IllegalStateException("reads can be tracked only from the first connection on; connections are open");
+    }
+    tracking = invalidations;
+  }
+
   /**
    * Opens the connection to {@code node} in the background and returns at once.
    *
@@ -179,7 +206,7 @@ public final class RedisBackend implements Backend {
             requestTimeout,
             timeout -> {
               RedisClient c = RedisClient.create(resources);
-              c.setOptions(clientOptions(options, timeout, sslOptions));
+              c.setOptions(clientOptions(options, timeout, sslOptions, tracking != null));
               c.addListener(disconnections);
               return c;
             });
@@ -198,7 +225,8 @@ public final class RedisBackend implements Backend {
             resources.reconnectDelay(),
             resources.eventExecutorGroup(),
             security,
-            diagnosis);
+            diagnosis,
+            tracking);
     connections.add(connection);
     bulkLengthLimit.add(connection);
     connection
@@ -228,7 +256,7 @@ public final class RedisBackend implements Backend {
   private synchronized RedisClient settingsClient() {
     if (settingsClient == null) {
       settingsClient = RedisClient.create(resources);
-      settingsClient.setOptions(clientOptions(options, options.connectTimeout(), sslOptions));
+      settingsClient.setOptions(clientOptions(options, options.connectTimeout(), sslOptions, false));
     }
     return settingsClient;
   }
@@ -451,11 +479,18 @@ public final class RedisBackend implements Backend {
       };
 
   static ClientOptions clientOptions(RedisBackendOptions options, Duration commandTimeout) {
-    return clientOptions(options, commandTimeout, null);
+    return clientOptions(options, commandTimeout, null, false);
   }
 
+  /**
+   * Lettuce's options for this backend's connections; with {@code tracked}, in RESP3, set
+   * explicitly: the server sends the invalidations of tracked reads as push messages on the
+   * connection that read, in order with its replies, and RESP2 has no push messages (a server asked
+   * to track a RESP2 connection without a redirect sends nothing, silently). Left unset, Lettuce
+   * would fall back to RESP2 where {@code HELLO} is refused; set, that refusal fails the attempt.
+   */
   static ClientOptions clientOptions(
-      RedisBackendOptions options, Duration commandTimeout, SslOptions sslOptions) {
+      RedisBackendOptions options, Duration commandTimeout, SslOptions sslOptions, boolean tracked) {
     ClientOptions.Builder builder = ClientOptions.builder();
     if (sslOptions != null) {
       builder.sslOptions(sslOptions);
@@ -467,9 +502,9 @@ public final class RedisBackend implements Backend {
         // Fail requests at once while disconnected, and fail those in flight when the
         // connection drops, instead of buffering and replaying them after a reconnect.
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        // RESP2: one PING handshake, plain replies, and no HELLO that proxies and old servers
-        // refuse.
-        .protocolVersion(ProtocolVersion.RESP2)
+        // Untracked, RESP2: one PING handshake, plain replies, and no HELLO that proxies and old
+        // servers refuse.
+        .protocolVersion(tracked ? ProtocolVersion.RESP3 : ProtocolVersion.RESP2)
         .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
         .socketOptions(
             SocketOptions.builder()

@@ -8,8 +8,10 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
+import io.lettuce.core.TrackingArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.push.PushMessage;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.BooleanOutput;
 import io.lettuce.core.output.IntegerOutput;
@@ -27,6 +29,7 @@ import io.shardwise.client.CachedValue;
 import io.shardwise.client.NodeSecurityException;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.BatchReply;
+import io.shardwise.spi.Invalidations;
 import io.shardwise.spi.NodeConnection;
 import io.shardwise.spi.ServerRun;
 import java.nio.charset.StandardCharsets;
@@ -124,6 +127,11 @@ final class RedisNodeConnection implements NodeConnection {
   private final EventExecutorGroup scheduler;
   private final RedisSecurityDiagnosis security;
   private final Executor diagnosis;
+  /**
+   * Told of the server's invalidations of the keys read on this node's connections, and of each
+   * connection lost or replaced; null when reads are not tracked (see {@link #track}).
+   */
+  private final Invalidations tracking;
   private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
   /** Completes when the first connection attempt has finished, either way. */
   private final CompletableFuture<Void> firstAttempt = new CompletableFuture<>();
@@ -178,8 +186,10 @@ final class RedisNodeConnection implements NodeConnection {
       Delay connectDelay,
       EventExecutorGroup scheduler,
       RedisSecurityDiagnosis security,
-      Executor diagnosis) {
+      Executor diagnosis,
+      Invalidations tracking) {
     this.node = node;
+    this.tracking = tracking;
     this.server = "redis " + node.address();
     this.client = client;
     this.uri = uri;
@@ -264,13 +274,99 @@ final class RedisNodeConnection implements NodeConnection {
     future.whenComplete(
         (c, t) -> {
           if (t != null) {
-            onConnectFailure(attempt, started, t);
-          } else if (System.nanoTime() - started >= connectTimeout.toNanos()) {
-            confirmLate(attempt, started, c);
-          } else {
-            onConnected(attempt, started, c);
+            onConnectFailure(attempt, started, trackingRefused(t));
+            return;
           }
+          track(c).whenComplete(
+              (x, refused) -> {
+                if (refused != null) {
+                  c.closeAsync();
+                  onConnectFailure(attempt, started, refused);
+                } else if (System.nanoTime() - started >= connectTimeout.toNanos()) {
+                  confirmLate(attempt, started, c);
+                } else {
+                  onConnected(attempt, started, c);
+                }
+              });
         });
+  }
+
+  /**
+   * With reads tracked: listens for the server's invalidations on {@code c}, then turns tracking
+   * on, before {@code c} serves any request, so that every key read on it is tracked. Default mode
+   * (the server remembers the keys this connection read; BCAST would send every write of the
+   * fleet's keys to every process), without NOLOOP (this client's own writes come back as
+   * invalidations too, after their replies: one more drop of an entry the write dropped already)
+   * and without REDIRECT (a second connection, whose loss would have to be watched as well, and
+   * whose notices would come out of order with this connection's replies). The notices come in
+   * order with the replies, on the connection's I/O thread, before the reply that follows them
+   * completes its command. Fails with the reason if the server refuses.
+   */
+  private CompletableFuture<Void> track(StatefulRedisConnection<byte[], byte[]> c) {
+    if (tracking == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    c.addListener(this::onPush);
+    CompletableFuture<String> on;
+    try {
+      on = c.async().clientTracking(TrackingArgs.Builder.enabled()).toCompletableFuture();
+    } catch (RuntimeException e) {
+      on = CompletableFuture.failedFuture(e);
+    }
+    return on.handle(
+        (reply, t) -> {
+          if (t != null) {
+            throw new CompletionException(refusedTracking(RedisFailures.unwrap(t)));
+          }
+          return null;
+        });
+  }
+
+  /**
+   * A failed attempt of a tracked connection whose handshake the server refused for want of RESP3
+   * ({@code HELLO} unknown, or {@code NOPROTO}): as the failure of tracking that it is; others as
+   * they are.
+   */
+  private Throwable trackingRefused(Throwable failure) {
+    if (tracking == null) {
+      return failure;
+    }
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String m = t.getMessage();
+      if (m != null && (m.contains("NOPROTO") || m.contains("unknown command 'HELLO'") || m.contains("unknown command `HELLO`"))) {
+        return refusedTracking(t);
+      }
+    }
+    return failure;
+  }
+
+  private RedisTrackingException refusedTracking(Throwable cause) {
+    return new RedisTrackingException(
+        server
+            + ": the near cache needs the server to track this client's reads (RESP3 and CLIENT"
+            + " TRACKING: Redis 6 or later, reached directly, not through a proxy such as"
+            + " twemproxy), and the server refused: "
+            + describe(cause)
+            + "; turn the near cache off for this fleet",
+        cause);
+  }
+
+  /** A push message on a tracked connection: the server's invalidations. */
+  private void onPush(PushMessage message) {
+    if (!"invalidate".equals(message.getType())) {
+      return;
+    }
+    List<Object> content = message.getContent(b -> StandardCharsets.UTF_8.decode(b).toString());
+    Object keys = content.size() > 1 ? content.get(1) : null;
+    if (keys instanceof List<?> list) {
+      List<String> names = new ArrayList<>(list.size());
+      for (Object k : list) {
+        names.add(String.valueOf(k));
+      }
+      tracking.keys(names);
+    } else {
+      tracking.all("flush"); // a null list: the server flushed its data
+    }
   }
 
   /**
@@ -388,6 +484,10 @@ final class RedisNodeConnection implements NodeConnection {
     if (previous != null && previous != c) {
       previous.closeAsync(); // lost, and its loss not handled yet
     }
+    if (tracking != null && (everConnected || previous != null)) {
+      // The notices of the keys read on the connection before were lost with it.
+      tracking.all("reconnected");
+    }
     lostOutcomes.set(0);
     if (connectDelay instanceof Delay.StatefulDelay) {
       ((Delay.StatefulDelay) connectDelay).reset();
@@ -454,6 +554,9 @@ final class RedisNodeConnection implements NodeConnection {
       }
     }
     lost.closeAsync();
+    if (tracking != null) {
+      tracking.all("connection lost"); // the notices of the keys read on it would be lost
+    }
     if (atItsTimeout) {
       log.info(
           "{}: a connection made past the connect timeout ({} ms; this process was stopped or"

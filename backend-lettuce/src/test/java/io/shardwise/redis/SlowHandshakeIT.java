@@ -113,7 +113,8 @@ class SlowHandshakeIT {
             backend.resources().reconnectDelay(),
             backend.resources().eventExecutorGroup(),
             new RedisSecurityDiagnosis(node, null, null, connectTimeout),
-            Runnable::run);
+            Runnable::run,
+            null);
     closing.add(0, connection);
     connection.start();
 
