@@ -106,6 +106,13 @@ final class RedisNodeConnection implements NodeConnection {
   /** Attempts whose outcome Lettuce lost that are made again at once, before the usual delay. */
   private static final int MAX_LOST_OUTCOME_RETRIES = 3;
 
+  /**
+   * The longest handshake timeout, as a multiple of the connect timeout, of an attempt that
+   * follows attempts that ran out their time while the server answered (see {@link
+   * #checkAnswer}): each such attempt doubles it.
+   */
+  static final int MAX_ATTEMPT_TIMEOUT_FACTOR = 4;
+
   private final Node node;
   private final String server;
   private final RedisClient client;
@@ -138,6 +145,8 @@ final class RedisNodeConnection implements NodeConnection {
   private SecurityFailure loggedSecurityFailure;
   /** Whether a probe of a possible TLS mismatch is under way (see {@link #diagnose}). */
   private boolean diagnosing;
+  /** Whether a check that the server answers is under way (see {@link #checkAnswer}). */
+  private boolean checkingAnswer;
   /** The connection, if its attempt ran past the connect timeout (see {@link #onDisconnected}). */
   private StatefulRedisConnection<byte[], byte[]> lateConnection;
   private long connectedAtNanos;
@@ -147,6 +156,12 @@ final class RedisNodeConnection implements NodeConnection {
   /** Completes when the attempt under way, or the next one, has finished; null if none waits. */
   private CompletableFuture<Void> attemptWaiters;
   private long lastAttemptNanos;
+  /**
+   * The handshake timeout of the next attempt: the connect timeout, doubled after each attempt
+   * that ran out its time while the server answered, up to {@link #MAX_ATTEMPT_TIMEOUT_FACTOR}
+   * times it; back to the connect timeout once connected or once the server did not answer.
+   */
+  private long attemptTimeoutNanos;
   /** Failed attempts since the connection was last up: sets the next delay. */
   private int failedInARow;
   /** When the connection was lost; 0 while up or before the first connection. Read unguarded. */
@@ -177,6 +192,7 @@ final class RedisNodeConnection implements NodeConnection {
     long now = System.nanoTime();
     this.lastAttemptNanos = now - MIN_ATTEMPT_SPACING_NANOS;
     this.lastWarnNanos = now - STILL_DOWN_WARN_NANOS;
+    this.attemptTimeoutNanos = connectTimeout.toNanos();
   }
 
   // ---- connecting ----------------------------------------------------------------------------
@@ -208,8 +224,10 @@ final class RedisNodeConnection implements NodeConnection {
    */
   private void attemptConnect() {
     int attempt;
+    long timeoutNanos;
     CompletableFuture<Void> waiting = null;
     synchronized (this) {
+      timeoutNanos = attemptTimeoutNanos;
       if (attemptInFlight != null) {
         return;
       }
@@ -233,7 +251,12 @@ final class RedisNodeConnection implements NodeConnection {
     long started = System.nanoTime();
     ConnectionFuture<StatefulRedisConnection<byte[], byte[]>> future;
     try {
-      future = client.connectAsync(CODEC, uri);
+      future =
+          client.connectAsync(
+              CODEC,
+              timeoutNanos == connectTimeout.toNanos()
+                  ? uri
+                  : RedisURI.builder(uri).withTimeout(Duration.ofNanos(timeoutNanos)).build());
     } catch (RuntimeException e) {
       onConnectFailure(attempt, started, e);
       return;
@@ -344,6 +367,7 @@ final class RedisNodeConnection implements NodeConnection {
           pendingAttempt = null;
         }
         failedInARow = 0;
+        attemptTimeoutNanos = connectTimeout.toNanos();
         if (downSinceNanos != 0) {
           downNanos = System.nanoTime() - downSinceNanos;
         }
@@ -466,7 +490,83 @@ final class RedisNodeConnection implements NodeConnection {
     lastConnectFailure = recorded;
     SecurityFailure found = security.ofConnectFailure(cause);
     boolean diagnosing = found == null && security.mayBeTlsMismatch(cause) && diagnose(attempt, recorded);
-    afterConnectFailure(attempt, recorded, found, diagnosing);
+    boolean checking =
+        found == null
+            && recorded instanceof RedisTimeoutException
+            && awaitsConnection()
+            && checkAnswer(attempt, System.nanoTime() - startedNanos);
+    afterConnectFailure(attempt, recorded, found, diagnosing, checking);
+  }
+
+  /**
+   * After an attempt that ran out its time while requests wait for a connection: asks the server
+   * directly, on a thread of the diagnosis pool, whether it answers a {@code PING} (see {@link
+   * RedisSecurityDiagnosis#answersPing}). Requests keep waiting meanwhile. If it answers, the
+   * attempt ran out because this process was too slow to finish the handshake in time (stopped,
+   * or starved of CPU): the next attempt is made at once with twice the handshake timeout (up to
+   * {@link #MAX_ATTEMPT_TIMEOUT_FACTOR} times the connect timeout), and requests wait for it. If
+   * not, or once an attempt with the longest timeout ran out too, the requests are let go and fail
+   * as not connected. Returns false if no check was started (the backend is closing).
+   */
+  private boolean checkAnswer(int attempt, long tookNanos) {
+    synchronized (this) {
+      if (closed) {
+        return false;
+      }
+      if (checkingAnswer) {
+        return true; // the check under way lets the requests go, or keeps them for the next attempt
+      }
+      checkingAnswer = true;
+    }
+    try {
+      diagnosis.execute(
+          () -> {
+            boolean answered = false;
+            try {
+              answered = !closed && security.answersPing();
+            } finally {
+              afterAnswerCheck(attempt, tookNanos, answered);
+            }
+          });
+      return true;
+    } catch (RejectedExecutionException e) {
+      synchronized (this) {
+        checkingAnswer = false;
+      }
+      return false;
+    }
+  }
+
+  /** The verdict of {@link #checkAnswer}. */
+  private void afterAnswerCheck(int attempt, long tookNanos, boolean answered) {
+    CompletableFuture<Void> waiting = null;
+    long nextTimeoutNanos = 0;
+    synchronized (this) {
+      checkingAnswer = false;
+      if (closed || connection != null) {
+        return; // close() or onConnected() let the requests go
+      }
+      long longest = connectTimeout.toNanos() * MAX_ATTEMPT_TIMEOUT_FACTOR;
+      if (answered && attemptTimeoutNanos < longest) {
+        attemptTimeoutNanos = Math.min(longest, 2 * attemptTimeoutNanos);
+        nextTimeoutNanos = attemptTimeoutNanos;
+      } else {
+        attemptTimeoutNanos = connectTimeout.toNanos();
+        waiting = takeWaiters();
+      }
+    }
+    if (nextTimeoutNanos != 0) {
+      log.info(
+          "{}: connection attempt {} ran out its time ({} ms) while the server answers a PING:"
+              + " this process was too slow to finish the handshake (stopped or starved);"
+              + " reconnecting at once with a handshake timeout of {} ms, requests wait for it",
+          server,
+          attempt,
+          TimeUnit.NANOSECONDS.toMillis(tookNanos),
+          TimeUnit.NANOSECONDS.toMillis(nextTimeoutNanos));
+      attemptConnect();
+    }
+    complete(waiting);
   }
 
   /**
@@ -562,9 +662,11 @@ final class RedisNodeConnection implements NodeConnection {
    * longest after a security failure), and whoever waited for this one is told. {@code
    * diagnosing}: a probe of a possible TLS mismatch is under way; it reports the failure and
    * completes {@link #ready()} when done, and a mismatch it confirmed before stands meanwhile.
+   * {@code checking}: a check that the server answers is under way ({@link #checkAnswer}); it
+   * tells whoever waits for an attempt instead.
    */
   private void afterConnectFailure(
-      int attempt, Throwable cause, SecurityFailure found, boolean diagnosing) {
+      int attempt, Throwable cause, SecurityFailure found, boolean diagnosing, boolean checking) {
     if (found != null || !diagnosing) {
       securityFailure = found;
     }
@@ -589,7 +691,8 @@ final class RedisNodeConnection implements NodeConnection {
         }
         pendingAttempt = schedule(connectDelay.createDelay(delayFor).toNanos());
       }
-      waiting = takeWaiters();
+      // While a check that the server answers is under way, it decides what the requests do.
+      waiting = checking ? null : takeWaiters();
     }
     complete(ended);
     complete(waiting);

@@ -321,6 +321,17 @@ final class RedisSecurityDiagnosis {
     }
   }
 
+  /**
+   * Blocking: whether the server answers a {@code PING} sent on a socket of its own within the
+   * probe timeout (any RESP reply, {@code -NOAUTH} too). Needs little of this process: a socket
+   * that blocks until the reply is there, no event loop. So when a connection attempt ran out its
+   * time and this is answered, the attempt ran out because of this client (a starved or stopped
+   * process), not the server. Always false with TLS on, which this plaintext probe cannot tell.
+   */
+  boolean answersPing() {
+    return tls == null && answersPlaintextPing();
+  }
+
   /** Plaintext {@code PING}: a RESP reply ({@code +PONG}, {@code -NOAUTH ...}) means plaintext. */
   private boolean answersPlaintextPing() {
     try (Socket socket = connect()) {

@@ -60,6 +60,7 @@ public final class ClientBuilder<V> {
   private int replicas = 1;
   private ReplicaReads replicaReads = ReplicaReads.P2C;
   private ReplicaRepair replicaRepair = ReplicaRepair.defaults();
+  private NearCacheOptions nearCache = NearCacheOptions.off();
   private FailoverOptions failover = FailoverOptions.defaults();
   private final List<NodeEventListener> listeners = new ArrayList<>();
   private ClientMetrics metrics = ClientMetrics.NONE;
@@ -88,6 +89,7 @@ public final class ClientBuilder<V> {
     this.replicas = from.replicas;
     this.replicaReads = from.replicaReads;
     this.replicaRepair = from.replicaRepair;
+    this.nearCache = from.nearCache;
     this.failover = from.failover;
     this.listeners.addAll(from.listeners);
     this.metrics = from.metrics;
@@ -221,6 +223,18 @@ public final class ClientBuilder<V> {
    */
   public ClientBuilder<V> replicaRepair(ReplicaRepair repair) {
     this.replicaRepair = Objects.requireNonNull(repair, "replicaRepair");
+    return this;
+  }
+
+  /**
+   * Values read kept in this process (default {@link NearCacheOptions#off()}): a get of a key kept
+   * there is answered without a request. This client's own writes of the key drop its entry; the
+   * servers do not invalidate entries yet, so that another client's write is seen after at most
+   * {@link NearCacheOptions#maxStaleness()} (1 s by default, at most 1 minute), with every backend.
+   */
+  public ClientBuilder<V> nearCache(NearCacheOptions options) {
+    this.nearCache = Objects.requireNonNull(options, "nearCache");
+    options.staleness(false); // refuses a bound the servers would have to keep by invalidating
     return this;
   }
 
@@ -359,7 +373,7 @@ public final class ClientBuilder<V> {
       members[i] = new Member(r.nodes().get(i), connections[i]);
     }
     FleetHealth health = new FleetHealth(backend, failover, listeners, metrics);
-    Topology topology = Topologies.initial(r, hashTag, members, bounded, replicas, nanoClock, health.failback());
+    Topology topology = Topology.initial(r, hashTag, members, bounded, replicas, nanoClock, health.failback());
     for (Member m : members) {
       health.admit(m);
     }
@@ -372,6 +386,7 @@ public final class ClientBuilder<V> {
             topologyOptions,
             new LongestTtl(failover.failoverTtl(), topologyOptions.copyTtl(), bounded.spillTtl()));
     return new RoutingClient<>(
-        backend, topology, health, codec, requestTimeout, max, batchSize, replicas, replicaReads, replicaRepair, routerSpec, metrics, settings);
+        backend, topology, health, codec, requestTimeout, max, batchSize, replicas, replicaReads, replicaRepair, routerSpec, metrics, settings,
+        nearCache);
   }
 }

@@ -18,21 +18,19 @@ import io.shardwise.core.internal.exec.Counters;
 import io.shardwise.core.internal.heal.Refills;
 import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.exec.PendingGetMulti;
-import io.shardwise.core.internal.exec.Reads;
-import io.shardwise.core.internal.exec.ReplicaGets;
+import io.shardwise.core.internal.exec.Gets;
 import io.shardwise.core.internal.exec.ReplicaWrites;
 import io.shardwise.core.internal.exec.Requests;
 import io.shardwise.core.internal.exec.Writes;
 import io.shardwise.core.internal.health.DeadlineScanner;
 import io.shardwise.core.internal.health.FleetHealth;
 import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.near.NearCache;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
-import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
-import io.shardwise.spi.SettingsReader;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -47,7 +45,7 @@ import java.util.function.Function;
  * The routing client, the facade of the pieces in {@code io.shardwise.core.internal}: it checks
  * keys, values and TTLs, encodes and decodes values, holds the current topology (replaced whole by
  * {@link #updateServers} and {@link #updatePlacement}) and counts each operation on the snapshot it
- * uses, and hands the operation to its executor ({@link ReplicaGets}, {@link ReplicaWrites}), the
+ * uses, and hands the operation to its executor ({@link Gets}, {@link ReplicaWrites}), the
  * same for one replica and for N, which sends what {@link Routes} and {@code ReplicaMoves}
  * decide over the key's preference list. docs/architecture.md follows a get and a set through them.
  */
@@ -61,18 +59,20 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final ValueCodec<V> codec;
   /** {@link #decodeOrNull(CachedValue)}, made once: a method reference would be made per read. */
   private final Function<CachedValue, V> decodeOrNull = this::decodeOrNull;
-  private final KeyRules keyRules;
-  private final int maxValueBytes;
+  /** Keys, values, TTLs and deltas checked before anything is sent. */
+  private final RequestChecks<V> checks;
   private final DeadlineScanner deadlines;
   private final WarmUp warmUp;
   /** The longest TTL written, for how long a changed placement is remembered. */
   private final LongestTtl ttls;
   private final Requests requests;
   private final PlacementChanges placements;
-  private final ReplicaGets<V> replicaGets;
+  private final Gets<V> gets;
   private final ReplicaWrites replicaWrites;
   private final Repairs repairs;
   private final Refills refills;
+  /** Values read, kept in this process; null when the near cache is off. */
+  private final NearCache near;
   /** {@code shardwise(<backend>}: {@link #toString()} adds the router and the current fleet size. */
   private final String description;
   private final CacheClient<V> sync;
@@ -91,8 +91,14 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       ReplicaRepair repair,
       RouterSpec routerSpec,
       ClientMetrics metrics,
-      Topologies.Settings settings) {
+      Topologies.Settings settings,
+      NearCacheOptions nearCache) {
     this.backend = backend;
+    // Servers do not invalidate yet: every backend has memcached's bound on staleness.
+    this.near = nearCache.enabled() ? new NearCache(nearCache, nearCache.staleness(false)) : null;
+    if (near != null) {
+      health.onMemberChange(m -> near.dropAll());
+    }
     this.deadlines = new DeadlineScanner(timeout.toNanos(), metrics::clientStalled);
     health.watchStalls(deadlines);
     this.topology = topology;
@@ -105,24 +111,25 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         });
     this.warmUp = new WarmUp(settings.options().copyTtl(), metrics, health.failback());
     this.ttls = settings.ttls();
-    this.topologies = new Topologies(settings, backend, health, metrics, () -> this.topology, t -> this.topology = t);
+    this.topologies = new Topologies(settings, backend, health, metrics, () -> this.topology, this::install);
     this.codec = codec;
-    this.keyRules = backend.keyRules();
-    this.maxValueBytes = maxValueBytes;
+    this.checks = new RequestChecks<>(backend, codec, maxValueBytes);
     FailoverOptions failover = health.options();
     Routes routes = new Routes(replicaReads, failover.failureMode());
     int retries = failover.failureMode() == FailureMode.RETRY ? failover.retryAttempts() : 0;
     this.requests = new Requests(health, metrics, deadlines, timeout, retries, batchSize);
-    Reads reads = new Reads(requests, routes, metrics);
     Writes writes = new Writes(requests, routes, health.failback(), warmUp, metrics);
     this.refills = new Refills(health.healthThread(), metrics);
     if (repair.enabled() && !repair.checkInterval().isZero()) {
       // Only a key stored on several replicas can be put back on a server that came back empty.
       refills.start(health.healthThread(), repair.checkInterval(), () -> this.topology.replicated ? List.of(this.topology.members) : List.of());
     }
+    if (repair.enabled()) {
+      health.failback().checkBeforeRejoin(m -> this.topology.replicated ? refills.checkBeforeServing(m) : CompletableFuture.completedFuture(null));
+    }
     this.repairs = new Repairs(repair, warmUp, requests, metrics, () -> this.topology, health.healthThread(), refills);
     health.failback().onCopiesDeleted(repairs::handOff);
-    this.replicaGets = new ReplicaGets<>(requests, routes, reads, warmUp, repairs, metrics, codec);
+    this.gets = new Gets<>(requests, routes, warmUp, repairs, metrics, codec);
     this.replicaWrites = new ReplicaWrites(requests, routes, health.failback(), writes, repairs);
     this.placements = new PlacementChanges(topologies, replicas, routerSpec, topology.hashTag, topology.nodes);
     this.description = "shardwise(" + backend.name();
@@ -145,6 +152,17 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     }
   }
 
+  /**
+   * Puts {@code t} in force; then the near cache drops what it kept: a read that took its ticket
+   * before runs on the topology before (see {@link NearCache.Ticket}).
+   */
+  private void install(Topology t) {
+    topology = t;
+    if (near != null) {
+      near.dropAll();
+    }
+  }
+
   /** What sees this process's stalls (for the blocking view's safety net). */
   DeadlineScanner deadlines() {
     return deadlines;
@@ -155,23 +173,44 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<V> get(String key) {
     validate(key);
+    NearCache.Ticket ticket = null;
+    if (near != null) {
+      CachedValue kept = near.get(key);
+      if (kept != null) {
+        try {
+          return CompletableFuture.completedFuture(codec.decode(kept));
+        } catch (RuntimeException e) {
+          return CompletableFuture.failedFuture(e);
+        }
+      }
+      ticket = near.ticket(key); // before the topology is read: a change drops after it installs
+    }
     Topology t = enter();
-    return replicaGets.get(t, key, decodeOrNull);
+    if (ticket == null) {
+      return gets.get(t, key, decodeOrNull);
+    }
+    NearCache.Ticket read = ticket;
+    return gets.get(t, key, stored -> {
+      if (stored != null) {
+        near.offer(read, stored);
+      }
+      return decodeOrNull(stored);
+    });
   }
 
   @Override
   public CompletableFuture<Void> set(String key, V value, Duration ttl) {
     validate(key);
-    CachedValue encoded = encode(key, value);
-    checkTtl(ttl);
+    CachedValue encoded = checks.encode(key, value);
+    RequestChecks.ttl(ttl);
     return write(key, "set", ttl, (c, d) -> c.set(key, encoded, d), Writes.Kind.REPLACES, ReplicaWrites.Shape.ALL, (a, b) -> null);
   }
 
   @Override
   public CompletableFuture<Boolean> add(String key, V value, Duration ttl) {
     validate(key);
-    CachedValue encoded = encode(key, value);
-    checkTtl(ttl);
+    CachedValue encoded = checks.encode(key, value);
+    RequestChecks.ttl(ttl);
     return write(key, "add", ttl, (c, d) -> c.add(key, encoded, d), Writes.Kind.KEEPS, ReplicaWrites.Shape.DECIDE_THEN_DELETE, null);
   }
 
@@ -184,26 +223,41 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<Boolean> touch(String key, Duration ttl) {
     validate(key);
-    checkTtl(ttl);
+    RequestChecks.ttl(ttl);
     return write(key, "touch", ttl, (c, d) -> c.touch(key, d), Writes.Kind.TOUCHES, ReplicaWrites.Shape.ALL, Boolean::logicalOr);
   }
 
   @Override
   public CompletableFuture<Long> incr(String key, long delta, long initial, Duration ttl) {
-    return counter(key, checkDelta(delta), initial, ttl);
+    return counter(key, RequestChecks.delta(delta), initial, ttl);
   }
 
   @Override
   public CompletableFuture<Long> decr(String key, long delta, long initial, Duration ttl) {
-    return counter(key, -checkDelta(delta), initial, ttl);
+    return counter(key, -RequestChecks.delta(delta), initial, ttl);
   }
 
   private CompletableFuture<Long> counter(String key, long signedDelta, long initial, Duration ttl) {
     validate(key);
-    checkTtl(ttl);
+    RequestChecks.ttl(ttl);
     ttls.record(ttl);
-    return replicaWrites.write(
-        enter(), key, "incr", ttl, new Counters.CounterOp(key, signedDelta, initial), Writes.Kind.KEEPS, ReplicaWrites.Shape.COUNT, null);
+    return invalidated(
+        key, replicaWrites.write(enter(), key, "incr", ttl, new Counters.CounterOp(key, signedDelta, initial), Writes.Kind.KEEPS, ReplicaWrites.Shape.COUNT, null));
+  }
+
+  /**
+   * {@code written}, a write of {@code key}, done once the near cache's entry of the key is dropped,
+   * whatever the write's outcome: an entry kept before the write, or by a read that took its ticket
+   * before the write was done, is not served after it ({@link NearCache}). While the write is under
+   * way the value before it may still be served, as a read sent then may return it.
+   */
+  private <T> CompletableFuture<T> invalidated(String key, CompletableFuture<T> written) {
+    return near == null ? written : written.whenComplete((r, x) -> near.invalidate(key));
+  }
+
+  /** {@link #invalidated} for each key of a batch. */
+  private <T> CompletableFuture<T> invalidated(Collection<String> keys, CompletableFuture<T> written) {
+    return near == null ? written : written.whenComplete((r, x) -> keys.forEach(near::invalidate));
   }
 
   /**
@@ -221,7 +275,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     if (ttl != null) {
       ttls.record(ttl);
     }
-    return replicaWrites.write(enter(), key, operation, ttl, op, kind, shape, combine);
+    return invalidated(key, replicaWrites.write(enter(), key, operation, ttl, op, kind, shape, combine));
   }
 
   @Override
@@ -252,9 +306,10 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   /** Validates the keys, sends one request per node, and returns at once. */
   PendingGetMulti<V> startGetMulti(Collection<String> keys) {
-    Set<String> distinct = validated(keys);
+    checkOpen();
+    Set<String> distinct = checks.keys(keys);
     Topology t = enter();
-    return replicaGets.start(t, distinct);
+    return gets.start(t, distinct);
   }
 
   @Override
@@ -273,103 +328,33 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   /** Validates and encodes every entry, sends the batches, and returns at once. */
   PendingBatch<MultiResult<Boolean>> startSetMulti(Map<String, ? extends V> entries, Duration ttl) {
     checkOpen();
-    if (entries == null) {
-      throw new IllegalArgumentException("the map of values must not be null; pass an empty map for none");
-    }
-    checkTtl(ttl);
+    RequestChecks.ttl(ttl);
     ttls.record(ttl);
-    // Validate and encode everything before the first byte is sent.
-    Map<String, CachedValue> encoded = new LinkedHashMap<>();
+    Map<String, CachedValue> encoded = checks.values(entries); // all before the first byte is sent
     long bytes = 0;
-    for (Map.Entry<String, ? extends V> e : entries.entrySet()) {
-      if (e.getKey() == null) {
-        throw new IllegalArgumentException("the map of values must not hold a null key");
-      }
-      keyRules.validate(e.getKey());
-      CachedValue value = encode(e.getKey(), e.getValue());
+    for (CachedValue value : encoded.values()) {
       bytes += value.length();
-      encoded.put(e.getKey(), value);
     }
-    Topology t = enter();
-    CompletableFuture<MultiResult<Boolean>> done = replicaWrites.setMulti(t, encoded, ttl);
+    CompletableFuture<MultiResult<Boolean>> done = invalidated(encoded.keySet(), replicaWrites.setMulti(enter(), encoded, ttl));
     return new PendingBatch<>(done, requests.partsBound(encoded.size(), bytes));
   }
 
   @Override
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Collection<String> keys) {
-    Set<String> distinct = validated(keys);
-    Topology t = enter();
-    return replicaWrites.deleteMulti(t, distinct);
-  }
-
-  /** The distinct keys, in order, each validated before anything is sent. */
-  private Set<String> validated(Collection<String> keys) {
     checkOpen();
-    if (keys == null) {
-      throw new IllegalArgumentException("the collection of keys must not be null; pass an empty one for none");
-    }
-    String[] copy = keys.toArray(new String[0]);
-    for (int position = 0; position < copy.length; position++) {
-      String key = copy[position];
-      if (key == null) {
-        throw new IllegalArgumentException(
-            "the collection of keys must not hold null; got null at position " + position);
-      }
-      keyRules.validate(key);
-    }
-    return DistinctKeys.of(copy);
+    Set<String> distinct = checks.keys(keys);
+    return invalidated(distinct, replicaWrites.deleteMulti(enter(), distinct));
   }
 
   // ---- checks ------------------------------------------------------------------------------
 
   private void validate(String key) {
     checkOpen();
-    keyRules.validate(key);
+    checks.key(key);
   }
 
   private V decodeOrNull(CachedValue stored) {
     return stored == null ? null : codec.decode(stored);
-  }
-
-  private CachedValue encode(String key, V value) {
-    if (value == null) {
-      throw new IllegalArgumentException(
-          "values must not be null (use delete to remove a key): " + KeyRules.shorten(key));
-    }
-    CachedValue encoded = codec.encode(value);
-    if (encoded.length() > maxValueBytes) {
-      throw new IllegalArgumentException(
-          "values are at most "
-              + maxValueBytes
-              + " bytes after encoding; got "
-              + encoded.length()
-              + " for "
-              + KeyRules.shorten(key));
-    }
-    backend.checkValue(key, encoded);
-    return encoded;
-  }
-
-  private static void checkTtl(Duration ttl) {
-    if (ttl == null) {
-      throw new IllegalArgumentException("ttl must not be null; use Duration.ZERO for no expiry");
-    }
-    if (ttl.isNegative()) {
-      throw new IllegalArgumentException("ttl must be >= 0 but was " + ttl);
-    }
-    if (ttl.compareTo(SettingsReader.MAX_DURATION) > 0) {
-      // Redis refuses an expiry past 2^63-1 ms since 1970 ("invalid expire time"); 106751 days is
-      // far inside that and is what the configuration's durations allow.
-      throw new IllegalArgumentException(
-          "ttl must be at most 106751 days (" + SettingsReader.MAX_DURATION + ") but was " + ttl);
-    }
-  }
-
-  private static long checkDelta(long delta) {
-    if (delta < 0) {
-      throw new IllegalArgumentException("delta must be >= 0 but was " + delta);
-    }
-    return delta;
   }
 
   private void checkOpen() {
@@ -387,7 +372,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   @Override
   public Node nodeFor(String key) {
-    keyRules.validate(key);
+    checks.key(key);
     Topology t = topology;
     return t.nodes.get(t.primary(key));
   }
@@ -420,6 +405,11 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   /** How many servers' runs were read (for tests in this package). */
   int serverRunsRead() {
     return refills.watched();
+  }
+
+  /** Gets answered by the near cache (for tests in this package). */
+  long nearHits() {
+    return near == null ? 0 : near.hits();
   }
 
   /** The topology in force (for tests in this package). */

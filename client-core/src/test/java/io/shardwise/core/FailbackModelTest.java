@@ -35,12 +35,16 @@ class FailbackModelTest {
   /** Reads 50%, writes 50%: sets, deletes and batches. */
   private static final VersionedLoad.Mix MIX = new VersionedLoad.Mix(45, 5, 40, 0, 5, 5, 0);
 
+  /** With a near cache: mostly gets of few keys, so that many are answered from it, and every kind of write. */
+  private static final VersionedLoad.Mix NEAR_MIX = new VersionedLoad.Mix(80, 2, 8, 2, 4, 2, 2);
+  private static final int NEAR_KEYS = 200;
+
   /** Repair of lost replica copies, on unless {@code -Dmodel.repair=false}. */
   static final ReplicaRepair REPAIR = Boolean.parseBoolean(System.getProperty("model.repair", "true")) ? ReplicaRepair.defaults() : ReplicaRepair.off();
 
   /** The outcome of one run. */
   record Outcome(
-      long reads, long hits, long writes, long stale, long wrong, long ejections, long repairs, List<String> examples) {}
+      long reads, long hits, long writes, long stale, long wrong, long ejections, long repairs, long nearHits, List<String> examples) {}
 
   /** Seeds 1, 2, 3; {@code -Dfailback.model.seeds=N} runs seeds 1..N. */
   static java.util.stream.LongStream seeds() {
@@ -116,6 +120,25 @@ class FailbackModelTest {
   }
 
   /**
+   * With a near cache on every key whose entries live an hour: only this client's invalidations
+   * keep it from serving a value older than one it confirmed. Replicas 1 and 2, with and without
+   * bounded loads.
+   */
+  @ParameterizedTest(name = "replicas {0}, seed {1}")
+  @MethodSource("boundedRuns")
+  void withANearCacheNoReadReturnsAnOlderValueEither(int replicas, long seed) throws Exception {
+    NearCacheOptions near = NearCacheOptions.defaults().withHotOnly(false).withMaxStaleness(Duration.ofMinutes(1));
+    for (BoundedOptions bounded :
+        List.of(BoundedOptions.builder().build(), BoundedOptions.builder().enabled(true).scope(BoundedOptions.Scope.ALL).epsilon(0.05).build())) {
+      Outcome outcome = run(seed, RejoinPolicy.JOURNAL, replicas, bounded, near);
+      assertThat(outcome.ejections()).as("the chaos ejected nodes").isGreaterThan(5);
+      assertThat(outcome.nearHits()).as("reads served from the near cache").isGreaterThan(300);
+      assertThat(outcome.wrong()).as("values of other keys").isZero();
+      assertThat(outcome.stale()).as("old values read; examples: %s", outcome.examples()).isZero();
+    }
+  }
+
+  /**
    * With repair on (the default of these runs), repairs were made: a run with replicas must keep
    * exercising the repair's copies, whose generation check it must catch (docs/replicas.md).
    */
@@ -134,6 +157,10 @@ class FailbackModelTest {
   }
 
   private Outcome run(long seed, RejoinPolicy policy, int replicas, BoundedOptions bounded) throws Exception {
+    return run(seed, policy, replicas, bounded, NearCacheOptions.off());
+  }
+
+  private Outcome run(long seed, RejoinPolicy policy, int replicas, BoundedOptions bounded, NearCacheOptions near) throws Exception {
     SimulatedFleet fleet = new SimulatedFleet();
     AtomicLong ejections = new AtomicLong();
     AtomicLong repairs = new AtomicLong();
@@ -159,6 +186,7 @@ class FailbackModelTest {
                   }
                 })
             .bounded(bounded)
+            .nearCache(near)
             .build();
     for (Node n : client.nodes()) {
       fleet.node(n).lossRate = 0.02; // some deletes of old copies fail and must be retried
@@ -168,9 +196,11 @@ class FailbackModelTest {
       }
     }
     AtomicBoolean running = new AtomicBoolean(true);
-    VersionedLoad load = (replicas > 1
-            ? new VersionedLoad(client.sync(), "m:", REPAIR_KEYS, THREADS, HealingModelTest.MIX)
-            : new VersionedLoad(client.sync(), "m:", KEYS, THREADS, MIX)).start(seed);
+    VersionedLoad load = (near.enabled()
+            ? new VersionedLoad(client.sync(), "m:", NEAR_KEYS, THREADS, NEAR_MIX)
+            : replicas > 1
+                ? new VersionedLoad(client.sync(), "m:", REPAIR_KEYS, THREADS, HealingModelTest.MIX)
+                : new VersionedLoad(client.sync(), "m:", KEYS, THREADS, MIX)).start(seed);
     // Two chaos threads: a node's fallback may be failing too while it returns.
     List<Thread> chaos = List.of(
         new Thread(() -> fleet.chaos(client.nodes(), seed, running), "chaos-1"),
@@ -185,11 +215,11 @@ class FailbackModelTest {
     client.close();
     Outcome outcome =
         new Outcome(done.reads(), done.hits(), done.writes(), done.stale(), done.wrong(), ejections.get(), repairs.get(),
-            done.examples());
+            ((RoutingClient<String>) client).nearHits(), done.examples());
     System.out.printf(
-        "[failback model] policy %s replicas %d bounded %s seed %d: %d reads (%d hits), %d writes, %d ejections, %d repairs, %d old, %d wrong%n",
-        policy.id(), replicas, bounded.enabled(), seed, outcome.reads(), outcome.hits(), outcome.writes(), outcome.ejections(),
-        outcome.repairs(), outcome.stale(), outcome.wrong());
+        "[failback model] policy %s replicas %d bounded %s near %s seed %d: %d reads (%d hits, %d near), %d writes, %d ejections, %d repairs, %d old, %d wrong%n",
+        policy.id(), replicas, bounded.enabled(), near.enabled(), seed, outcome.reads(), outcome.hits(), outcome.nearHits(), outcome.writes(),
+        outcome.ejections(), outcome.repairs(), outcome.stale(), outcome.wrong());
     return outcome;
   }
 }

@@ -33,6 +33,8 @@ final class InMemoryBackend implements Backend {
     final AtomicInteger multiGets = new AtomicInteger();
     /** Single-key gets received (pings and other requests are not counted). */
     final AtomicInteger gets = new AtomicInteger();
+    /** Single-key sets received. */
+    final AtomicInteger sets = new AtomicInteger();
     final AtomicInteger flushes = new AtomicInteger();
     /** The TTL each key was last written with. */
     final Map<String, Duration> ttls = new ConcurrentHashMap<>();
@@ -158,6 +160,7 @@ final class InMemoryBackend implements Backend {
 
     @Override
     public CompletableFuture<Void> set(String key, CachedValue value, Duration ttl) {
+      sets.incrementAndGet();
       return reply(() -> {
         data.put(key, value);
         ttls.put(key, ttl);

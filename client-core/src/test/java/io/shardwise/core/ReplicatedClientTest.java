@@ -13,7 +13,6 @@ import io.shardwise.client.NodeStatus;
 import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
 import io.shardwise.spi.KeyRules;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,7 +23,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -172,7 +170,7 @@ class ReplicatedClientTest {
     Node primary = replicasOf("lost", 2).get(0);
     store(primary).data.remove("lost"); // the primary restarted empty, say
     assertThat(sync.get("lost")).isEqualTo("v");
-    await(() -> "v".equals(value(primary, "lost")));
+    InMemoryClients.await(() -> "v".equals(value(primary, "lost")));
     assertThat(store(primary).ttls.get("lost")).as("the warm-up copy TTL: the original's is unknown here").isEqualTo(Duration.ofSeconds(60));
     assertThat(count("repaired read")).isEqualTo(1);
     // getMulti repairs as well, in its rounds
@@ -183,7 +181,7 @@ class ReplicatedClientTest {
       store(replicasOf("g" + i, 2).get(0)).data.remove("g" + i);
     }
     assertThat(sync.getMulti(keys).values()).hasSize(50);
-    await(() -> keys.stream().allMatch(k -> value(replicasOf(k, 2).get(0), k) != null));
+    InMemoryClients.await(() -> keys.stream().allMatch(k -> value(replicasOf(k, 2).get(0), k) != null));
     assertThat(count("repaired read")).isEqualTo(51);
   }
 
@@ -209,7 +207,7 @@ class ReplicatedClientTest {
       sync.set("h" + i, "old", Duration.ZERO);
     }
     Node victim = client.nodes().get(2);
-    eject(victim);
+    InMemoryClients.eject(client, backend, victim);
     List<String> missed = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
       sync.set("h" + i, "new", Duration.ZERO);
@@ -218,9 +216,9 @@ class ReplicatedClientTest {
       }
     }
     store(victim).failWith = null;
-    await(() -> client.nodeStates().get(victim) == NodeState.HEALTHY);
+    InMemoryClients.await(() -> client.nodeStates().get(victim) == NodeState.HEALTHY);
     // Deleted before it served, then handed the new values without a read of them.
-    await(() -> missed.stream().allMatch(k -> "new".equals(value(victim, k))));
+    InMemoryClients.await(() -> missed.stream().allMatch(k -> "new".equals(value(victim, k))));
     assertThat(count("repaired handoff")).isEqualTo(missed.size());
     assertThat(count("repaired read")).isZero();
   }
@@ -232,7 +230,8 @@ class ReplicatedClientTest {
     Node second = replicasOf("f", 2).get(1);
     store(second).failNext.set(1);
     sync.set("f", "new", Duration.ZERO); // the second's copy is marked old, deleted by the sweep
-    await(() -> "new".equals(value(second, "f")));
+    InMemoryClients.await(() -> "new".equals(value(second, "f")));
+    InMemoryClients.await(() -> count("repaired handoff") > 0); // counted once the copy landed
     assertThat(count("repaired handoff")).isEqualTo(1);
     assertThat(sync.get("f")).isEqualTo("new");
   }
@@ -309,20 +308,20 @@ class ReplicatedClientTest {
     assertThat(value(replicas.get(1), "n")).isEqualTo("100");
     store(replicas.get(0)).data.remove("n"); // the primary restarted empty
     assertThat(sync.incr("n", 1, 100, Duration.ZERO)).as("counted on the replica that holds it").isEqualTo(101);
-    await(() -> "101".equals(value(replicas.get(0), "n"))); // handed over
+    InMemoryClients.await(() -> "101".equals(value(replicas.get(0), "n"))); // handed over
     assertThat(sync.decr("n", 2, 100, Duration.ZERO)).isEqualTo(99);
     assertThat(value(replicas.get(1), "n")).isEqualTo("99");
     // A replica that is out misses the increments; its copy is deleted before it serves, then the
     // count is handed back to it.
     Node first = replicas.get(0);
-    eject(first);
+    InMemoryClients.eject(client, backend, first);
     for (int i = 0; i < 10; i++) {
       sync.incr("n", 1, 100, Duration.ZERO);
     }
     assertThat(value(first, "n")).as("missed while out").isEqualTo("99");
     store(first).failWith = null;
-    await(() -> client.nodeStates().get(first) == NodeState.HEALTHY);
-    await(() -> "109".equals(value(first, "n")));
+    InMemoryClients.await(() -> client.nodeStates().get(first) == NodeState.HEALTHY);
+    InMemoryClients.await(() -> "109".equals(value(first, "n")));
     assertThat(sync.incr("n", 1, 100, Duration.ZERO)).isEqualTo(110);
     assertThat(value(replicas.get(1), "n")).isEqualTo("110");
   }
@@ -340,16 +339,16 @@ class ReplicatedClientTest {
     Node first = replicas.get(0);
     Node holder = replicas.get(1);
     assertThat(sync.incr("n", 1, 1, Duration.ZERO)).isEqualTo(1);
-    eject(first);
+    InMemoryClients.eject(client, backend, first);
     for (int i = 0; i < 5; i++) {
       sync.incr("n", 1, 1, Duration.ZERO); // counted on the holder alone: journaled against first
     }
     assertThat(value(holder, "n")).isEqualTo("6");
     // The holder fails before first is back: first's copy is deleted when it rejoins, and the count
     // waits to be handed back to it from the holder.
-    eject(holder);
+    InMemoryClients.eject(client, backend, holder);
     store(first).failWith = null;
-    await(() -> client.nodeStates().get(first) == NodeState.HEALTHY);
+    InMemoryClients.await(() -> client.nodeStates().get(first) == NodeState.HEALTHY);
     assertThat(value(first, "n")).as("deleted on first before it served").isNull();
     for (int i = 0; i < 50; i++) { // the handoff waits for a source: one key, counted once throughout
       assertThat(client.nodeStatus().get(first).copiesToRepair()).as("check %d", i).isEqualTo(1);
@@ -360,8 +359,8 @@ class ReplicatedClientTest {
         .hasMessageContaining("it is not started again from its initial value");
 
     store(holder).failWith = null;
-    await(() -> client.nodeStates().get(holder) == NodeState.HEALTHY);
-    await(() -> "6".equals(value(first, "n")));
+    InMemoryClients.await(() -> client.nodeStates().get(holder) == NodeState.HEALTHY);
+    InMemoryClients.await(() -> "6".equals(value(first, "n")));
     assertThat(value(holder, "n")).as("the holder's count, kept through its rejoin").isEqualTo("6");
     assertThat(sync.incr("n", 1, 1, Duration.ZERO)).isEqualTo(7);
   }
@@ -378,11 +377,11 @@ class ReplicatedClientTest {
     // repairs it with the holder's count, which holds the update already.
     store(first).incrDelayMillis = 300;
     CompletableFuture<Long> update = client.incr("n", 1, 1, Duration.ZERO);
-    await(() -> "2".equals(value(holder, "n")));
+    InMemoryClients.await(() -> "2".equals(value(holder, "n")));
     assertThat(sync.get("n")).isEqualTo("2");
     assertThat(update.get(5, TimeUnit.SECONDS)).isEqualTo(2);
     store(first).incrDelayMillis = 0;
-    await(() -> client.nodeStatus().get(first).copiesToRepair() == 0 && "2".equals(value(first, "n")));
+    InMemoryClients.await(() -> client.nodeStatus().get(first).copiesToRepair() == 0 && "2".equals(value(first, "n")));
     Thread.sleep(100); // nothing more lands
     assertThat(value(first, "n")).as("the copy, the update not counted on it a second time").isEqualTo("2");
     assertThat(value(holder, "n")).isEqualTo("2");
@@ -395,7 +394,7 @@ class ReplicatedClientTest {
       sync.set("k" + i, "old", Duration.ZERO);
     }
     Node victim = client.nodes().get(2);
-    eject(victim);
+    InMemoryClients.eject(client, backend, victim);
     Map<String, String> values = new LinkedHashMap<>();
     List<String> deleted = new ArrayList<>();
     int onVictim = 0;
@@ -411,7 +410,7 @@ class ReplicatedClientTest {
     assertThat(sync.deleteMulti(deleted).errors()).isEmpty();
     assertThat(client.nodeStatus().get(victim).journaledKeys()).as("keys written while their replica was out").isEqualTo(onVictim);
     store(victim).failWith = null; // back, still holding "old"
-    await(() -> client.nodeStates().get(victim) == NodeState.HEALTHY);
+    InMemoryClients.await(() -> client.nodeStates().get(victim) == NodeState.HEALTHY);
     assertThat(store(victim).data.values()).as("old values left on the victim").noneMatch(v -> "old".equals(new String(v.bytes(), java.nio.charset.StandardCharsets.UTF_8)));
     for (int round = 0; round < 5; round++) {
       for (int i = 0; i < 200; i++) {
@@ -447,7 +446,7 @@ class ReplicatedClientTest {
       sync.set("k" + i, "old", Duration.ZERO);
     }
     Node victim = client.nodes().get(2);
-    eject(victim);
+    InMemoryClients.eject(client, backend, victim);
     for (int i = 0; i < 200; i++) {
       assertThat(sync.get("k" + i)).as("k%d with a replica out", i).isEqualTo("old");
     }
@@ -459,7 +458,7 @@ class ReplicatedClientTest {
     NodeStatus status = client.nodeStatus().get(victim);
     assertThat(status.journaledKeys()).as("keys written while its replica was out").isEqualTo(onVictim);
     store(victim).failWith = null; // back, still holding "old"
-    await(() -> client.nodeStates().get(victim) == NodeState.HEALTHY);
+    InMemoryClients.await(() -> client.nodeStates().get(victim) == NodeState.HEALTHY);
     for (int round = 0; round < 5; round++) {
       for (int i = 0; i < 200; i++) {
         assertThat(sync.get("k" + i)).as("k%d after readmission", i).isEqualTo("new");
@@ -503,11 +502,11 @@ class ReplicatedClientTest {
     int held = store(emptied).data.size();
     assertThat(held).isGreaterThan(100);
     routing.checkServerRuns(); // the run each server is in
-    await(() -> routing.serverRunsRead() == 5);
+    InMemoryClients.await(() -> routing.serverRunsRead() == 5);
 
     store(emptied).flushAll().join(); // as a restart: a new run, no keys
     routing.checkServerRuns();
-    await(() -> client.nodeStatus().get(emptied).missingCopies() > 0);
+    InMemoryClients.await(() -> client.nodeStatus().get(emptied).missingCopies() > 0);
     assertThat(client.nodeStatus().get(emptied).missingCopies()).isEqualTo(held);
     assertThat(counted.get("emptied " + emptied.name())).hasValue(held);
     assertThat(client.nodeStatus().get(Node.of("a", 1)).missingCopies()).isZero();
@@ -519,14 +518,14 @@ class ReplicatedClientTest {
       }
       Thread.sleep(20);
     }
-    await(() -> store(emptied).data.size() == held);
+    InMemoryClients.await(() -> store(emptied).data.size() == held);
     assertThat(counted.get("repaired refill").get()).isEqualTo(held);
     assertThat(counted.get("repaired read")).as("repairs of other causes").isNull();
     for (String key : store(emptied).data.keySet()) {
       assertThat(replicasOf(key, 2)).as(key).contains(emptied);
     }
     routing.checkServerRuns(); // all back: the refill ends
-    await(() -> client.nodeStatus().get(emptied).missingCopies() == 0);
+    InMemoryClients.await(() -> client.nodeStatus().get(emptied).missingCopies() == 0);
 
     // After it ended, a repair into that server counts as a read repair again.
     store(emptied).data.remove(store(emptied).data.keySet().iterator().next());
@@ -535,7 +534,7 @@ class ReplicatedClientTest {
         sync.get("k" + i);
       }
     }
-    await(() -> counted.get("repaired read") != null);
+    InMemoryClients.await(() -> counted.get("repaired read") != null);
   }
 
   @Test
@@ -569,7 +568,7 @@ class ReplicatedClientTest {
     for (int i = 0; i < 300; i++) {
       String key = "k" + i;
       for (Node n : replicasOf(key, 2)) {
-        await(() -> store(n).data.containsKey(key));
+        InMemoryClients.await(() -> store(n).data.containsKey(key));
       }
     }
     // A write after the change goes to the new replicas and deletes the key on the old ones.
@@ -614,7 +613,7 @@ class ReplicatedClientTest {
     for (int i = 0; i < 200; i++) {
       String key = "k" + i;
       for (Node n : replicasOf(key, 2)) {
-        await(() -> store(n).data.containsKey(key));
+        InMemoryClients.await(() -> store(n).data.containsKey(key));
       }
     }
     assertThat(totalItems()).isEqualTo(400);
@@ -662,28 +661,5 @@ class ReplicatedClientTest {
       items += store(n).data.keySet().stream().filter(k -> k.startsWith("k")).count();
     }
     return items;
-  }
-
-  /** Makes {@code victim} refuse connections and waits until the client ejected it. */
-  private void eject(Node victim) throws InterruptedException {
-    store(victim).failWith = new IOException("connection refused");
-    for (int i = 0; i < FailoverOptions.DEFAULT_FAILURE_THRESHOLD; i++) {
-      try {
-        client.ping(victim).get();
-      } catch (ExecutionException expected) {
-        // counted towards its ejection
-      }
-    }
-    await(() -> client.nodeStates().get(victim) != NodeState.HEALTHY);
-  }
-
-  private static void await(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + 5_000_000_000L;
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within 5 s");
-      }
-      Thread.sleep(5);
-    }
   }
 }

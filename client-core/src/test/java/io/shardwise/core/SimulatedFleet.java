@@ -88,6 +88,8 @@ final class SimulatedFleet implements Backend {
     volatile boolean ignoresDeletes;
     /** Each request waits up to this many microseconds before it is served (in order): a busy server. */
     volatile int jitterMicros;
+    /** Starts of the server process: each restart is a new run, with or without its data ({@code serverRun}). */
+    volatile int runs;
 
     SimNode(Node node) {
       this.node = node;
@@ -144,6 +146,7 @@ final class SimulatedFleet implements Backend {
       if (!keepData) {
         data.clear();
       }
+      runs++;
       down = false;
     }
 
@@ -360,6 +363,12 @@ final class SimulatedFleet implements Backend {
         server.data.clear();
         return null;
       });
+    }
+
+    /** The server's run: a new one after each restart, as memcached's pid and start time or Redis's run_id. */
+    @Override
+    public CompletableFuture<io.shardwise.spi.ServerRun> serverRun() {
+      return submit(() -> new io.shardwise.spi.ServerRun("run " + server.runs, server.data.size()));
     }
 
     @Override

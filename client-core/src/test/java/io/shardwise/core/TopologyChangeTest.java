@@ -61,6 +61,32 @@ class TopologyChangeTest {
     return client.updateServers(ServerList.parse(servers)).join();
   }
 
+  /**
+   * A multi-key write while a change settles: the keys that moved are written one by one, the others
+   * in batches per node. The result still names every key, in the caller's order, each with what
+   * happened to that key alone: a key whose batch failed for it is that key's error, and no other's.
+   */
+  @Test
+  void aMultiKeyWriteDuringAChangeNamesEveryKeyWithItsOwnOutcomeInTheCallersOrder() {
+    update("a:1,b:2,c:3,d:4,e:5,f:6");
+    assertThat(client.topologyStatus().phase()).isEqualTo(TopologyStatus.Phase.SETTLING);
+    java.util.function.Predicate<String> failing = k -> Integer.parseInt(k.substring(1)) % 7 == 0;
+    backend.stores.values().forEach(store -> store.failInBatch = failing);
+    java.util.Map<String, String> values = new java.util.LinkedHashMap<>();
+    for (int i = 299; i >= 0; i--) {
+      values.put("m" + i, "v" + i);
+    }
+    io.shardwise.client.MultiResult<Boolean> result = client.setMulti(values, Duration.ZERO).join();
+
+    List<String> written = new ArrayList<>(values.keySet());
+    written.removeAll(result.errors().keySet());
+    assertThat(new ArrayList<>(result.values().keySet())).as("the keys written, in the caller's order").isEqualTo(written);
+    assertThat(result.misses()).isEmpty();
+    assertThat(result.errors()).isNotEmpty();
+    assertThat(result.errors().keySet()).as("only keys whose batch failed for them").allMatch(failing);
+    assertThat(result.values()).hasSize(values.size() - result.errors().size()).doesNotContainValue(false);
+  }
+
   @Test
   void addingANodeMovesAboutItsShareAndKeepsEveryValueReadable() throws Exception {
     for (int i = 0; i < 2000; i++) {

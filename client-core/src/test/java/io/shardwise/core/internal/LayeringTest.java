@@ -15,15 +15,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The pieces of the routing client import only the pieces below them: health, spill, route,
- * change, heal, exec, from the bottom up; from {@code io.shardwise.core} only the option types, never
+ * change, heal, near, exec, from the bottom up; from {@code io.shardwise.core} only the option types, never
  * the client, its builder or the configuration. Read from the sources, so that an import that
  * breaks the order fails the build.
  */
 class LayeringTest {
 
-  private static final List<String> ORDER = List.of("health", "spill", "route", "change", "heal", "exec");
+  private static final List<String> ORDER = List.of("health", "spill", "route", "change", "heal", "near", "exec");
   private static final Set<String> OPTIONS =
-      Set.of("FailoverOptions", "TopologyOptions", "BoundedOptions", "FailureMode", "RejoinPolicy", "ReplicaReads", "ReplicaRepair");
+      Set.of("FailoverOptions", "TopologyOptions", "BoundedOptions", "FailureMode", "RejoinPolicy", "ReplicaReads", "ReplicaRepair", "NearCacheOptions");
   private static final Pattern IMPORT = Pattern.compile("^import (?:static )?io\\.shardwise\\.core\\.([\\w.]+);", Pattern.MULTILINE);
   private static final Path INTERNAL = Path.of("src/main/java/io/shardwise/core/internal");
 

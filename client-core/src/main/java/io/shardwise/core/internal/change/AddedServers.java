@@ -1,5 +1,6 @@
 package io.shardwise.core.internal.change;
 
+import io.shardwise.core.internal.health.Failures;
 import io.shardwise.core.internal.health.FleetHealth;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.Topology;
@@ -122,7 +123,7 @@ final class AddedServers {
               .handle(
                   (rtt, failure) -> {
                     if (failure != null) {
-                      health.startEjected(m, Topologies.unwrap(failure));
+                      health.startEjected(m, Failures.unwrap(failure));
                     }
                     return null;
                   }));

@@ -4,14 +4,13 @@ import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.TopologyChange;
 import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.TopologyOptions;
+import io.shardwise.core.internal.health.Failures;
 import io.shardwise.core.internal.health.FleetHealth;
-import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ServerListChecks;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.core.internal.route.Transition;
 import io.shardwise.core.internal.spill.BoundedReads;
-import io.shardwise.routing.HashTag;
 import io.shardwise.routing.Node;
 import io.shardwise.routing.Router;
 import io.shardwise.routing.ServerList;
@@ -110,20 +109,6 @@ public final class Topologies implements AutoCloseable {
     }
   }
 
-  /** The first topology of a client: one member per server, connected and admitted. */
-  public static Topology initial(
-      Router router,
-      HashTag hashTag,
-      Member[] members,
-      BoundedOptions bounded,
-      int replicas,
-      LongSupplier clock,
-      Failback failback) {
-    BoundedReads reads =
-        bounded.enabled() ? new BoundedReads(router, bounded, clock, i -> members[i].available(), failback) : null;
-    return new Topology(router, hashTag, members, reads, replicas);
-  }
-
   public TopologyChange lastChange() {
     return lastChange;
   }
@@ -182,7 +167,7 @@ public final class Topologies implements AutoCloseable {
             (prepared, failure) -> {
               replaced.preparing(new Member[0]);
               if (failure != null) {
-                result.completeExceptionally(unwrap(failure));
+                result.completeExceptionally(Failures.unwrap(failure));
               } else {
                 try {
                   result.complete(apply(prepared));
@@ -212,13 +197,6 @@ public final class Topologies implements AutoCloseable {
   private static IllegalArgumentException refused(List<Node> servers, RuntimeException e) {
     return new IllegalArgumentException(
         "new server list " + servers + " refused, the current list stays in force: " + e.getMessage(), e);
-  }
-
-  static Throwable unwrap(Throwable t) {
-    while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
   }
 
   /** Completes when the current topology's moved keys have left their settling phase. */
@@ -288,7 +266,7 @@ public final class Topologies implements AutoCloseable {
     }
     Transition latest = next.topology().latest();
     if (next.moves() && latest != null) {
-      thread.schedule(this::review, Math.max(0, latest.warmUntilNanos() - System.nanoTime()), TimeUnit.NANOSECONDS);
+      later(this::review, latest.warmUntilNanos() - System.nanoTime());
     }
     scheduleDrain();
     return change;
@@ -317,7 +295,7 @@ public final class Topologies implements AutoCloseable {
     }
     next = ChangeHistory.forgetTimes(current.get().history, System.nanoTime(), settings.ttls().longestNanos());
     if (next != Long.MAX_VALUE) {
-      thread.schedule(this::review, next, TimeUnit.NANOSECONDS);
+      later(this::review, next);
     }
     scheduleDrain();
   }
@@ -331,11 +309,7 @@ public final class Topologies implements AutoCloseable {
    */
   private void scheduleCopyRegistryCheck(Duration after) {
     long delayNanos = after.plus(settings.requestTimeout()).toNanos();
-    try {
-      thread.schedule(() -> checkCopyRegistry(delayNanos), delayNanos, TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException e) {
-      // closed
-    }
+    later(() -> checkCopyRegistry(delayNanos), delayNanos);
   }
 
   private void checkCopyRegistry(long delayNanos) {
@@ -347,11 +321,7 @@ public final class Topologies implements AutoCloseable {
       return; // dropped already, or on again: the registry goes on with it
     }
     if (!replaced.isEmpty() || !t.bounded.copiesExpired(settings.requestTimeout().toNanos())) {
-      try {
-        thread.schedule(() -> checkCopyRegistry(delayNanos), delayNanos, TimeUnit.NANOSECONDS);
-      } catch (RejectedExecutionException e) {
-        // closed
-      }
+      later(() -> checkCopyRegistry(delayNanos), delayNanos);
       return;
     }
     install.accept(new Topology(t.router, t.hashTag, t.members, null, t.replicas).withHistory(t.history));
@@ -361,8 +331,13 @@ public final class Topologies implements AutoCloseable {
   }
 
   private void scheduleDrain() {
+    later(this::drain, TimeUnit.MILLISECONDS.toNanos(DRAIN_POLL_MILLIS));
+  }
+
+  /** Runs {@code task} on the topology thread {@code nanos} from now, unless the client is closed. */
+  private void later(Runnable task, long nanos) {
     try {
-      thread.schedule(this::drain, DRAIN_POLL_MILLIS, TimeUnit.MILLISECONDS);
+      thread.schedule(task, Math.max(0, nanos), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       // closed
     }

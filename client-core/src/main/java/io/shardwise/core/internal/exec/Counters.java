@@ -49,17 +49,41 @@ public final class Counters {
   }
 
   /**
-   * Whether every available replica of {@code p} is known to lack the counter {@code key}: its copy
-   * is marked old, or waits to be handed over from another replica.
+   * Why an update of the counter {@code key} planned as {@code p}, with replicas out, is refused
+   * before anything is journaled; null if it is not. A counter is not counted on another server
+   * when every replica is out: it would start again there from its initial value. Nor when every
+   * replica that answers may lack it ({@link #mayLack}): the count may be on a replica that is out
+   * alone, the update could count nowhere, and its journal entry would have that copy, the only one,
+   * deleted when the replica returns.
    */
-  boolean lackedByEveryAnswering(Topology t, String key, Routes.Plan p) {
+  NodeUnavailableException refused(Topology t, String key, Routes.Plan p) {
+    if (p.writeCount == 0) {
+      return new NodeUnavailableException(
+          t.members[p.replicas[0]].node,
+          "every replica of the counter is out; it is not counted on another server, where it would start again from its initial value");
+    }
     for (int i = 0; i < p.writeCount; i++) {
-      Member m = t.members[p.writes[i]];
-      if (!m.holdsOldCopy(key) && !repairs.awaitsHandoff(m, key)) {
-        return false;
+      if (!mayLack(t.members[p.writes[i]], key)) {
+        return null;
       }
     }
-    return true;
+    return new NodeUnavailableException(
+        t.members[p.out[0]].node,
+        "the counter's replicas that answer lost their copy and the replica that holds it is out; it is not started again from its initial value");
+  }
+
+  /**
+   * Whether replica {@code m} is known to lack the counter {@code key} while another replica holds
+   * it: its copy is marked old, or waits to be handed the count. An update that finds it absent
+   * there does not create it while a replica is out. A server that came back empty and is being
+   * refilled is not counted as lacking it: it may hold the count again already, and refusing every
+   * update of a counter whose other replica is out during each refill (seconds after every restart)
+   * would make counters, and the Spring cache's generations, fail in a rolling restart; the count
+   * is then lost only if the other replica goes out before an update handed it over, a second
+   * failure after a server lost its data (docs/replicas.md).
+   */
+  private boolean mayLack(Member m, String key) {
+    return m.holdsOldCopy(key) || repairs.awaitsHandoff(m, key);
   }
 
   /**
@@ -94,23 +118,23 @@ public final class Counters {
    * marked.
    */
   CompletableFuture<Long> count(Topology t, String key, int[] targets, CounterOp op, Duration ttl, long generation) {
-    writes.warmUp().countingBegins(key);
+    writes.warmUp.countingBegins(key);
     CompletableFuture<Long> f;
     try {
       f = countOnce(t, key, targets, op, ttl, generation);
     } catch (RuntimeException | Error e) {
-      writes.warmUp().countingEnds(key);
+      writes.warmUp.countingEnds(key);
       throw e;
     }
-    return f.whenComplete((v, x) -> writes.warmUp().countingEnds(key));
+    return f.whenComplete((v, x) -> writes.warmUp.countingEnds(key));
   }
 
   private CompletableFuture<Long> countOnce(Topology t, String key, int[] targets, CounterOp op, Duration ttl, long generation) {
-    // A replica whose copy is marked old, or waits to be handed the count, lost it: the count is
-    // on another replica, and must not be started again here if that one is out.
+    // A replica that may have lost its copy: the count may be on another replica alone, and must
+    // not be started again here if that one is out.
     boolean lostHere = false;
     for (int node : targets) {
-      lostHere |= t.members[node].holdsOldCopy(key) || repairs.awaitsHandoff(t.members[node], key);
+      lostHere |= mayLack(t.members[node], key);
     }
     boolean allAnswer = targets.length == t.replicas;
     boolean mayCreate = allAnswer || !lostHere;

@@ -13,10 +13,7 @@ import io.shardwise.core.internal.route.Topology;
 import io.shardwise.core.internal.spill.BoundedReads;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
@@ -24,19 +21,13 @@ import java.util.concurrent.CompletableFuture;
  * getMulti over the keys' preference lists, for any replica count. Each key has a read order: its
  * replicas that serve and hold no copy marked old, in the order a read tries them ({@link
  * Routes#readPlan}), after the node it spills to under bounded loads; or, when every replica is
- * out, the one node the failure mode sends it to ({@link Reads#failoverNode}). Round r sends each key
+ * out, the one node the failure mode sends it to ({@link Gets#unreadable}). Round r sends each key
  * still unanswered to the r-th node of its order, one request per node: with one replica a single
  * round, with N at most N (and one more for a spill), the keys that missed or failed going on to
  * their next replica. Keys whose replicas changed in a change being taken over are read one by one,
- * as a get of each is ({@link ReplicaGets#moved}). Every key's outcome is what happened to that key.
+ * as a get of each is ({@link Gets#moved}). Every key's outcome is what happened to that key.
  */
 final class MultiGets<V> {
-
-  /** A read of a key that moves, as {@link ReplicaGets} does it. */
-  @FunctionalInterface
-  interface MovedRead {
-    CompletableFuture<CachedValue> read(Topology t, ReplicaMoves.Move move, String key);
-  }
 
   /** {@link Multi#ranks}: the node a read spills to, ahead of the replicas. */
   private static final int SPILL = -1;
@@ -49,21 +40,19 @@ final class MultiGets<V> {
 
   private final Requests requests;
   private final Routes routes;
-  private final Reads reads;
+  private final Gets<V> gets;
   private final Repairs repairs;
   private final ClientMetrics metrics;
   private final ValueCodec<V> codec;
-  private final MovedRead moved;
 
   MultiGets(
-      Requests requests, Routes routes, Reads reads, Repairs repairs, ClientMetrics metrics, ValueCodec<V> codec, MovedRead moved) {
+      Requests requests, Routes routes, Gets<V> gets, Repairs repairs, ClientMetrics metrics, ValueCodec<V> codec) {
     this.requests = requests;
     this.routes = routes;
-    this.reads = reads;
+    this.gets = gets;
     this.repairs = repairs;
     this.metrics = metrics;
     this.codec = codec;
-    this.moved = moved;
   }
 
   /**
@@ -72,60 +61,14 @@ final class MultiGets<V> {
    */
   PendingGetMulti<V> start(Topology t, Set<String> distinct) {
     Multi run;
-    Map<String, CompletableFuture<CachedValue>> moving = null;
     try {
-      Set<String> rest = distinct;
-      if (t.readsHistory()) {
-        long now = System.nanoTime();
-        for (String key : distinct) {
-          ReplicaMoves.Move move = ReplicaMoves.route(t, key, now);
-          if (move != null && move.readsElsewhere(t)) {
-            if (moving == null) {
-              moving = new LinkedHashMap<>();
-              rest = new LinkedHashSet<>(distinct);
-            }
-            moving.put(key, moved.read(t, move, key));
-            rest.remove(key);
-          }
-        }
-      }
-      run = new Multi(t, rest);
+      run = new Multi(t, distinct);
     } catch (RuntimeException | Error e) {
       t.exit();
       throw e;
     }
-    if (moving == null) {
-      run.done.whenComplete((x, y) -> t.exit());
-      return new PendingGetMulti<>(run.done, run::result);
-    }
-    List<CompletableFuture<?>> parts = new ArrayList<>(moving.values());
-    parts.add(run.done);
-    CompletableFuture<Void> done = Requests.allOf(parts).handle((x, y) -> (Void) null);
-    done.whenComplete((x, y) -> t.exit());
-    Map<String, CompletableFuture<CachedValue>> movingReads = moving;
-    return new PendingGetMulti<>(done, () -> merge(t, distinct, run.result(), movingReads));
-  }
-
-  /** The outcome of each of {@code keys}, in order: from the rounds, or from its own read. */
-  private MultiResult<V> merge(
-      Topology t, Set<String> keys, MultiResult<V> rounds, Map<String, CompletableFuture<CachedValue>> moving) {
-    MultiResult.Builder<V> out = MultiResult.builder(keys.size());
-    for (String key : keys) {
-      CompletableFuture<CachedValue> read = moving.get(key);
-      if (read == null) {
-        if (rounds.values().containsKey(key)) {
-          out.hit(key, rounds.values().get(key));
-        } else if (rounds.errors().containsKey(key)) {
-          out.error(key, rounds.errors().get(key));
-        } else {
-          out.miss(key);
-        }
-        continue;
-      }
-      Throwable failure = Requests.failureOf(read);
-      add(out, key, failure == null ? read.join() : requests.asShardwise(t.members[t.primary(key)], failure), t.members[t.primary(key)]);
-    }
-    return out.build();
+    run.done.whenComplete((x, y) -> t.exit());
+    return new PendingGetMulti<>(run.done, run::result);
   }
 
   /** Adds {@code key}'s outcome to {@code out}: a value read on {@code source} is decoded there. */
@@ -161,15 +104,15 @@ final class MultiGets<V> {
     final int[] from;
     /**
      * With bounded loads, per key whose replicas were all over their caps: the record of the copy
-     * its read leaves on the node it spilled to, once that missed; and the record and its
-     * generation taken when the read was planned.
+     * its read leaves on the node it spilled to, and its generation, taken when the read was planned.
      */
-    final BoundedReads.Spill[] spills;
     final BoundedReads.Spill[] planned;
     final long[] generations;
     /** With repair: per key, its generation noted before it was read, and the replicas that missed. */
     final long[] repairGenerations;
     final List<Member>[] missedOn;
+    /** On a topology with a history: per key whose replicas changed, its own read ({@link Gets#moved}). */
+    final CompletableFuture<CachedValue>[] moving;
     final CompletableFuture<Void> done;
 
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -184,20 +127,31 @@ final class MultiGets<V> {
       lengths = new int[n];
       outcome = new Object[n];
       from = width == 1 ? order : new int[n]; // with one node per key, the node answered is the one read
-      spills = t.bounded == null ? null : new BoundedReads.Spill[n];
       planned = t.bounded == null ? null : new BoundedReads.Spill[n];
       generations = t.bounded == null ? null : new long[n];
       boolean repair = repairs.enabled(t);
       repairGenerations = repair ? new long[n] : null;
       missedOn = repair ? new List[n] : null;
+      moving = t.readsHistory() ? new CompletableFuture[n] : null;
+      List<CompletableFuture<?>> own = moving == null ? null : new ArrayList<>();
+      long now = moving == null ? 0 : System.nanoTime();
       int[] first = new int[n];
       int count = 0;
       for (int k = 0; k < n; k++) {
-        if (plan(k)) {
+        ReplicaMoves.Move move = moving == null ? null : ReplicaMoves.route(t, keys[k], now);
+        if (move != null && move.readsElsewhere(t)) {
+          own.add(moving[k] = gets.moved(t, move, keys[k]));
+        } else if (plan(k)) {
           first[count++] = k;
         }
       }
-      done = round(first, count, 0);
+      CompletableFuture<Void> rounds = round(first, count, 0);
+      if (own == null || own.isEmpty()) {
+        done = rounds;
+      } else {
+        own.add(rounds);
+        done = Requests.allOf(own).handle((x, y) -> (Void) null);
+      }
     }
 
     /** Fills in key {@code k}'s read order; false for a key decided without reading. */
@@ -206,14 +160,8 @@ final class MultiGets<V> {
       long hash = t.hash(key);
       Routes.Plan p = routes.readPlan(t, key, hash);
       int row = k * width;
-      if (p.readCount == 0 && p.writeCount > 0) {
-        metrics.oldCopySkipped(t.nodes.get(p.writes[0])); // every replica up holds a copy marked old
-        outcome[k] = MISS;
-        return false;
-      }
       if (p.readCount == 0) {
-        // Every replica out: where the failure mode sends the key, if anywhere.
-        int node = reads.failoverNode(t, key, hash);
+        int node = gets.unreadable(t, key, hash, p);
         if (node == Routes.NONE || node == Routes.OLD_COPY) {
           outcome[k] = node == Routes.NONE ? routes.unavailable(t, t.router.primary(hash), key) : MISS;
           return false;
@@ -337,17 +285,14 @@ final class MultiGets<V> {
         if (missedOn != null && missedOn[k] != null) {
           repairs.afterRead(key, cv, repairGenerations[k], m, missedOn[k]);
         }
-        // Not from a replica whose copy was marked old since the plan: the write that marked it
-        // may be done, and a copy of this value would outlive it.
-        if (spills != null && spills[k] != null && !m.holdsOldCopy(key)) {
-          t.bounded.leaveCopy(spills[k], generations[k], key, t.members[order[k * width]], cv, requests);
+        int row = k * width;
+        if (r > 0 && ranks != null && ranks[row] == SPILL) { // read past the spill node, which missed
+          gets.leaveSpillCopy(t, key, cv, order[row], planned[k], generations[k], order, row + 1, row + lengths[k]);
         }
         return true;
       }
       if (ranks != null && ranks[at] == SPILL) {
-        // No copy on the spill node (or it failed): the replicas next, then a copy there.
-        spills[k] = planned[k];
-        return false;
+        return false; // no copy on the spill node (or it failed): the replicas next, then a copy there
       }
       if (failure == null) {
         outcome[k] = MISS; // a miss stays the outcome whatever the replicas after it fail with
@@ -370,7 +315,14 @@ final class MultiGets<V> {
     MultiResult<V> result() {
       MultiResult.Builder<V> result = MultiResult.builder(keys.length);
       for (int k = 0; k < keys.length; k++) {
-        add(result, keys[k], outcome[k], t.members[from[k]]);
+        CompletableFuture<CachedValue> read = moving == null ? null : moving[k];
+        if (read == null) {
+          add(result, keys[k], outcome[k], t.members[from[k]]);
+          continue;
+        }
+        Member primary = t.members[t.primary(keys[k])];
+        Throwable failure = Requests.failureOf(read);
+        add(result, keys[k], failure == null ? read.join() : requests.asShardwise(primary, failure), primary);
       }
       return result.build();
     }

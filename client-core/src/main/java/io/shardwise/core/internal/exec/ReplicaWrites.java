@@ -2,7 +2,7 @@ package io.shardwise.core.internal.exec;
 
 import io.shardwise.client.CachedValue;
 import io.shardwise.client.MultiResult;
-import io.shardwise.client.NodeUnavailableException;
+import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Fence;
@@ -14,6 +14,7 @@ import io.shardwise.spi.KeyRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,8 +33,8 @@ import java.util.function.Function;
  *       past it does, see {@link Failback}): it drops its copy before it serves again.
  *   <li>A replica whose request fails, while another replica's succeeds, gets its copy marked old:
  *       it is not read there until a delete or a later write of it there is confirmed. The write
- *       succeeds. If the mark cannot be recorded (the marks are full), the write fails with that
- *       replica's error.
+ *       succeeds, or if the mark cannot be recorded (the marks are full) fails with that
+ *       replica's error ({@link ToAll#outcome}).
  *   <li>With no replica available, the write goes where the failure mode sends a write whose
  *       node is out ({@link Writes}).
  * </ul>
@@ -62,7 +63,7 @@ public final class ReplicaWrites {
   }
 
   /** One write of one key, as the caller asked for it. */
-  private record Write<T>(
+  record Write<T>(
       String key, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind, Shape shape, BinaryOperator<T> combine) {}
 
   private final Requests requests;
@@ -82,7 +83,7 @@ public final class ReplicaWrites {
     this.failback = failback;
     this.writes = writes;
     this.repairs = repairs;
-    this.multi = new MultiWrites(requests, routes, failback, writes, repairs);
+    this.multi = new MultiWrites(requests, failback, writes, repairs);
   }
 
   /**
@@ -107,43 +108,32 @@ public final class ReplicaWrites {
       op = create;
       shape = Shape.ALL;
     }
-    if (t.replicas == 1 && t.history.length == 0 && t.bounded == null && !requests.retrying() && !writes.copying()) {
-      // The common case of one replica, up and not marked: one request, the topology released in
-      // the stage of its reply. The plan below decides the same with more work.
-      Member m = t.members[t.router.primary(t.hash(key))];
-      if (m.available() && !m.holdsOldCopy(key)) {
-        Writes.WriteOp<T> one = op;
-        try {
-          return requests.call(m, operation, c -> one.send(c, ttl), false, Function.identity(), t);
-        } catch (RuntimeException | Error e) {
-          t.exit();
-          throw e;
-        }
-      }
-    }
-    Write<T> w = new Write<>(key, operation, ttl, op, kind, shape, combine);
-    // With repair on, before anything is sent: a repair copy of an older value read meanwhile is
-    // not kept (see Repairs).
-    long generation = repairs.enabled(t) ? writes.bump(key) : -1;
-    if (shape == Shape.ALL && t.history.length == 0 && t.bounded == null && !requests.retrying() && !writes.copying()) {
-      try {
-        CompletableFuture<T> f = toEveryReplica(t, w, generation);
-        if (f != null) {
-          return f; // releases t in the stage of the last reply
-        }
-      } catch (RuntimeException | Error e) {
-        t.exit();
-        throw e;
-      }
-    }
     CompletableFuture<T> f;
     try {
-      f = t.history.length == 0 && !writes.copying()
-          ? route(t, w, null, generation)
-          : moving(t, w, generation);
+      boolean plain = t.history.length == 0 && !writes.warmUp.copying();
+      // No spill or retry: nothing follows the replies, and the topology is released in the stage
+      // of the last one.
+      Topology release = plain && t.bounded == null && !requests.retrying() ? t : null;
+      if (release != null && t.replicas == 1) {
+        // The common case of one replica, up and not marked: one request, the topology released in
+        // the stage of its reply. The plan below decides the same with more work.
+        Member m = t.members[t.router.primary(t.hash(key))];
+        if (m.available() && !m.holdsOldCopy(key)) {
+          Writes.WriteOp<T> one = op;
+          return requests.call(m, operation, c -> one.send(c, ttl), false, Function.identity(), t);
+        }
+      }
+      Write<T> w = new Write<>(key, operation, ttl, op, kind, shape, combine);
+      // With repair on, before anything is sent: a repair copy of an older value read meanwhile is
+      // not kept (see Repairs).
+      long generation = repairs.enabled(t) ? writes.warmUp.bump(key) : -1;
+      if (release != null && shape == Shape.ALL) {
+        return route(t, w, null, generation, release);
+      }
+      f = plain ? route(t, w, null, generation, null) : moving(t, w, generation);
       if (t.bounded != null && kind != Writes.Kind.TOUCHES) {
         // Done once the copies spilled reads left are gone; never deleted on a replica of the key.
-        f = t.bounded.afterWrite(key, f, requests, (k, m) -> ReplicaMoves.holds(t, k, m));
+        f = t.bounded.afterWrites(List.of(key), f, requests, (k, m) -> ReplicaMoves.holds(t, k, m));
       }
     } catch (RuntimeException | Error e) {
       t.exit();
@@ -151,35 +141,6 @@ public final class ReplicaWrites {
     }
     f.whenComplete((v, x) -> t.exit());
     return f;
-  }
-
-  /**
-   * The common case of a set, delete or touch: every replica available, no change, spill or retry
-   * to take into account. Sent to each replica with one stage per request, the topology released
-   * in the stage of the last reply; null, with nothing sent, if a replica is out.
-   */
-  private <T> CompletableFuture<T> toEveryReplica(Topology t, Write<T> w, long generation) {
-    Routes.Plan p = routes.plan(t, w.key(), t.hash(w.key()));
-    if (p.outCount > 0) {
-      return null;
-    }
-    int[] targets = Arrays.copyOf(p.writes, p.writeCount);
-    ToAll<T> all =
-        new ToAll<>(requests, writes, failback, t, w.key(), targets, marks(t, w.kind()), w.combine(), t, generation, w.kind() == Writes.Kind.REMOVES);
-    for (int i = 0; i < targets.length; i++) {
-      all.send(i, w.operation(), w.ttl(), w.op(), w.kind());
-    }
-    return all.result;
-  }
-
-  /**
-   * Whether a replica whose write of kind {@code kind} failed gets its copy marked old: with other
-   * copies of the key, which reads would otherwise alternate with (a touch changes no value). A
-   * key's only copy is not marked: its reader sees the value before the write or the written one,
-   * as after any write whose outcome is unknown.
-   */
-  static boolean marks(Topology t, Writes.Kind kind) {
-    return kind != Writes.Kind.TOUCHES && t.replicated;
   }
 
   /**
@@ -191,28 +152,28 @@ public final class ReplicaWrites {
   private <T> CompletableFuture<T> moving(Topology t, Write<T> w, long repairGeneration) {
     ReplicaMoves.Move move = ReplicaMoves.route(t, w.key(), System.nanoTime());
     if (move == null || move.plain(t)) {
-      CompletableFuture<T> written = route(t, w, null, repairGeneration);
-      if (repairGeneration >= 0 || !writes.copying()) {
+      CompletableFuture<T> written = route(t, w, null, repairGeneration, null);
+      if (repairGeneration >= 0 || !writes.warmUp.copying()) {
         return written; // with repair on, the write waited for the copies under way itself
       }
       return written.handle((r, x) -> (Void) null).thenCompose(x -> writes.afterWarmUpWrite(w.key())).thenCompose(x -> written);
     }
     // Before anything is sent: a copy made from an older read is not kept. Also when the key's
     // change is only remembered now: a read routed while it was still warming may be about to copy.
-    long generation = writes.bump(w.key());
+    long generation = writes.warmUp.bump(w.key());
     Member[][] took = new Member[1][];
-    CompletableFuture<T> written = route(move.serving, w, took, -1);
+    CompletableFuture<T> written = route(move.serving(), w, took, -1, null);
     Member[] targets = took[0];
     Member first = targets.length == 0 ? null : targets[0];
-    for (Member former : move.formerOwners) {
-      if (!contains(targets, former)) {
+    for (Member former : move.formerOwners()) {
+      if (!Member.in(targets, former)) {
         failback.markOldCopy(former, w.key(), first);
       }
     }
     List<CompletableFuture<Boolean>> clears = new ArrayList<>();
     List<Member> cleared = new ArrayList<>();
-    for (Member stale : move.clears) {
-      if (contains(targets, stale)) {
+    for (Member stale : move.clears()) {
+      if (Member.in(targets, stale)) {
         continue; // a write never deletes what it writes
       }
       if (stale.retired() || !stale.available()) {
@@ -227,7 +188,7 @@ public final class ReplicaWrites {
     return Requests.allOf(all)
         .handle((x, y) -> (Void) null)
         .thenCompose(x -> writes.afterWarmUpWrite(w.key()))
-        .thenCompose(x -> w.kind() == Writes.Kind.REMOVES ? deleteLateCopies(move.owners, w.key(), generation) : CompletableFuture.completedFuture(null))
+        .thenCompose(x -> w.kind() == Writes.Kind.REMOVES ? writes.deleteLateCopies(move.owners(), w.key(), generation) : CompletableFuture.completedFuture(null))
         .thenCompose(
             x -> {
               for (int i = 0; i < clears.size(); i++) {
@@ -240,110 +201,69 @@ public final class ReplicaWrites {
             });
   }
 
-  /** {@link Writes#deleteLateCopy} on each of the key's replicas. */
-  private CompletableFuture<Void> deleteLateCopies(Member[] owners, String key, long generation) {
-    List<CompletableFuture<Void>> late = new ArrayList<>(owners.length);
-    for (Member owner : owners) {
-      late.add(writes.deleteLateCopy(owner, key, generation));
-    }
-    return Requests.allOf(late);
-  }
-
-  private static boolean contains(Member[] a, Member m) {
-    for (Member x : a) {
-      if (x == m) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static final Member[] NO_TARGET = new Member[0];
-
   /**
    * Routes a write of {@code key} on {@code t} to its replicas and sends it; with {@code took} not
    * null, {@code took[0]} receives the members that take it (none if it went nowhere). With {@code
    * generation} at 0 or above (repair on: the generation the write moved the key to), the write
-   * ends as {@link Writes#afterReplicatedWrite} says.
+   * ends as {@link Writes#afterReplicatedWrite} says. {@code release}, if not null (a write of
+   * {@link Shape#ALL} that nothing follows), is released when the write is done: by {@link ToAll}
+   * in the stage of the last reply.
    */
-  private <T> CompletableFuture<T> route(Topology t, Write<T> w, Member[][] took, long generation) {
+  private <T> CompletableFuture<T> route(Topology t, Write<T> w, Member[][] took, long generation, Topology release) {
     if (took != null) {
-      took[0] = NO_TARGET;
+      took[0] = Member.NONE;
     }
     long hash = t.hash(w.key());
     Routes.Plan first = routes.plan(t, w.key(), hash);
     if (first.outCount == 0) {
       // Every replica available: nothing to journal, so no fence (as a single write to an
       // available node takes none); a replica that fails meanwhile gets its copy marked.
-      return sendTo(t, w, first, took, generation);
+      return send(t, w, Arrays.copyOf(first.writes, first.writeCount), took, generation, release);
     }
+    int[] targets = new int[t.replicas];
     try (Fence fence = failback.fence()) {
-      for (int attempt = 0; attempt <= t.replicas; attempt++) {
-        Routes.Plan p = routes.plan(t, w.key(), hash);
-        if (p.outCount > 0) {
-          if (!fence.enter(t.members, p.out, p.outCount)) {
-            continue; // a replica came back meanwhile: plan again
-          }
-          if (p.writeCount == 0) {
-            if (w.op() instanceof Counters.CounterOp) {
-              // A counter is not counted elsewhere, where it would start again from its initial value.
-              return CompletableFuture.failedFuture(
-                  new NodeUnavailableException(
-                      t.members[p.replicas[0]].node,
-                      "every replica of the counter is out; it is not counted on another server, where it would start again from its initial value"));
-            }
-            // Every replica is out, and stays out while their fences are held: the failure mode
-            // decides, journaling the write against each of them.
-            Writes.Sent<T> one = writes.routed(t, w.key(), hash, p.replicas[0], w.operation(), w.ttl(), w.op(), w.kind());
-            if (took != null && one.target() != null) {
-              took[0] = new Member[] {one.target()};
-            }
-            return generation < 0 ? one.reply() : writes.healed(w.key(), generation, NO_TARGET, one.reply());
-          }
-          if (w.op() instanceof Counters.CounterOp && counters.lackedByEveryAnswering(t, w.key(), p)) {
-            // The count is on a replica that is out: this update could count nowhere, and its
-            // journal entry would have that replica's copy, the only one, deleted when it returns.
-            return CompletableFuture.failedFuture(
-                new NodeUnavailableException(
-                    t.members[p.out[0]].node,
-                    "the counter's replicas that answer lost their copy and the replica that holds it is out;"
-                        + " it is not started again from its initial value"));
-          }
-          NodeUnavailableException full = fence.recordMissed(t.members, w.key(), p.out, p.outCount);
-          if (full != null) {
-            return CompletableFuture.failedFuture(full);
-          }
-        }
+      int count;
+      try {
+        count = writes.targets(t, w.key(), hash, fence, targets, 0, w.op() instanceof Counters.CounterOp ? p -> counters.refused(t, w.key(), p) : null);
+      } catch (ShardwiseException e) {
+        return released(CompletableFuture.failedFuture(e), release);
+      }
+      if (count == 0) {
+        throw new IllegalStateException("replicas of " + KeyRules.shorten(w.key()) + " kept coming back while it was routed");
+      }
+      if (count > 0) {
         // Sent inside the fence: a replica readmitted meanwhile sees the key journaled, or is written.
-        return sendTo(t, w, p, took, generation);
+        return send(t, w, Arrays.copyOf(targets, count), took, generation, release);
       }
+      // Every replica out: where the failure mode sends it, journaled against them, with the failover TTL.
+      if (took != null) {
+        took[0] = new Member[] {t.members[targets[0]]};
+      }
+      Duration ttl = w.ttl() == null ? null : failback.cap(w.ttl());
+      CompletableFuture<T> one = writes.send(t, targets[0], w.key(), w.operation(), ttl, w.op(), w.kind());
+      return released(generation < 0 ? one : writes.healed(w.key(), generation, Member.NONE, one), release);
     }
-    throw new IllegalStateException("replicas of " + KeyRules.shorten(w.key()) + " kept coming back while it was routed");
   }
 
-  /** Sends the write to the available replicas of {@code p}, noting them in {@code took}. */
-  private <T> CompletableFuture<T> sendTo(Topology t, Write<T> w, Routes.Plan p, Member[][] took, long generation) {
-    int[] targets = Arrays.copyOf(p.writes, p.writeCount);
+  /** {@code f}, and {@code release}, if not null, released once it completes. */
+  private static <T> CompletableFuture<T> released(CompletableFuture<T> f, Topology release) {
+    if (release != null) {
+      f.whenComplete((v, x) -> release.exit());
+    }
+    return f;
+  }
+
+  /**
+   * Sends the write to the available replicas {@code targets}, noting them in {@code took} (if not
+   * null); {@code release} as {@link #route} says (only with {@link Shape#ALL}).
+   */
+  private <T> CompletableFuture<T> send(Topology t, Write<T> w, int[] targets, Member[][] took, long generation, Topology release) {
     if (took != null) {
-      took[0] = new Member[targets.length];
-      for (int i = 0; i < targets.length; i++) {
-        took[0][i] = t.members[targets[i]];
-      }
+      took[0] = t.members(targets, 0, targets.length);
     }
-    return send(t, w, targets, generation);
-  }
-
-  private <T> CompletableFuture<T> send(Topology t, Write<T> w, int[] targets, long generation) {
     switch (w.shape()) {
       case ALL:
-        {
-          ToAll<T> all =
-              new ToAll<>(requests, writes, failback, t, w.key(), targets, marks(t, w.kind()), w.combine(), null, generation, w.kind() == Writes.Kind.REMOVES);
-          for (int i = 0; i < targets.length; i++) {
-            all.send(i, w.operation(), w.ttl(), w.op(), w.kind());
-          }
-          return all.result;
-        }
+        return ToAll.send(requests, writes, failback, t, w, targets, release, generation);
       case COUNT:
         {
           @SuppressWarnings("unchecked")
@@ -358,20 +278,11 @@ public final class ReplicaWrites {
                       stored -> Boolean.TRUE.equals(stored)
                           ? deleteOthers(t, w.key(), targets).thenApply(x -> stored)
                           : CompletableFuture.completedFuture(stored));
-          return generation < 0 ? written : writes.healed(w.key(), generation, others(t, targets), written);
+          return generation < 0 ? written : writes.healed(w.key(), generation, t.members(targets, 1, targets.length), written);
         }
       default:
         throw new AssertionError(w.shape());
     }
-  }
-
-  /** The members of {@code targets} after the first: where a write that decides on the first deletes. */
-  private static Member[] others(Topology t, int[] targets) {
-    Member[] out = new Member[Math.max(0, targets.length - 1)];
-    for (int i = 1; i < targets.length; i++) {
-      out[i - 1] = t.members[targets[i]];
-    }
-    return out;
   }
 
   /**
@@ -405,19 +316,32 @@ public final class ReplicaWrites {
 
   /** Stores {@code encoded} on every available replica of each key; releases {@code t} when done. */
   public CompletableFuture<MultiResult<Boolean>> setMulti(Topology t, Map<String, CachedValue> encoded, Duration ttl) {
-    return multi.setMulti(
+    Duration capped = failback.cap(ttl);
+    return multi.write(
         t,
-        encoded,
-        ttl,
+        encoded.keySet(),
+        false,
+        key -> encoded.get(key).length(),
+        (part, redirected) -> {
+          Map<String, CachedValue> batch = new LinkedHashMap<>();
+          for (String key : part) {
+            batch.put(key, encoded.get(key));
+          }
+          Duration d = redirected ? capped : ttl;
+          return c -> c.setMulti(batch, d);
+        },
         key -> write(t, key, "set", ttl, (c, d) -> c.set(key, encoded.get(key), d), Writes.Kind.REPLACES, Shape.ALL, (a, b) -> null)
             .thenApply(x -> Boolean.TRUE));
   }
 
   /** Deletes {@code distinct} on every available replica of each key; releases {@code t} when done. */
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Topology t, Set<String> distinct) {
-    return multi.deleteMulti(
+    return multi.write(
         t,
         distinct,
+        true,
+        null,
+        (part, redirected) -> c -> c.deleteMulti(part),
         key -> write(t, key, "delete", null, (c, d) -> c.delete(key), Writes.Kind.REMOVES, Shape.ALL, Boolean::logicalOr));
   }
 }

@@ -3,82 +3,111 @@ package io.shardwise.core.internal.exec;
 import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.Topology;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BinaryOperator;
 
 /**
- * For {@link ReplicaWrites}: a write sent to every replica in {@code targets}, and its outcome once each has answered: the
- * replies of those that succeeded, combined; the copies of those that failed marked old (with
- * {@code mark}); the first failure if none succeeded or a mark could not be recorded. One
- * callback per replica and no other stage: a set to two replicas costs one more request, and
- * little besides.
+ * For {@link ReplicaWrites}: a write sent to every replica in {@code targets}, and its outcome once
+ * each has answered ({@link #outcome}). One callback per replica and no other stage: a set to two
+ * replicas costs one more request, and little besides.
  */
 final class ToAll<T> {
   private final Requests requests;
   private final Writes writes;
   private final Failback failback;
-  final Topology t;
-  final String key;
-  final int[] targets;
-  final boolean mark;
-  final BinaryOperator<T> combine;
+  private final Topology t;
+  private final ReplicaWrites.Write<T> w;
+  private final int[] targets;
   /** Released before the result completes, or null (the caller releases the topology). */
-  final Topology release;
-  /**
-   * With repair on, the key's generation the write moved it to before it was sent, else -1; then
-   * {@code removes} says whether a repair copy that raced it is deleted again.
-   */
-  final long generation;
-  final boolean removes;
-  final Object[] values;
-  final Throwable[] failures;
-  final AtomicInteger left;
-  final CompletableFuture<T> result = new CompletableFuture<>();
+  private final Topology release;
+  /** With repair on, the key's generation the write moved it to before it was sent, else -1. */
+  private final long generation;
+  /** Per target, its reply or its failure. */
+  private final Object[] replies;
+  private final AtomicInteger left;
+  private final CompletableFuture<T> result = new CompletableFuture<>();
 
-  ToAll(
-      Requests requests,
-      Writes writes,
-      Failback failback,
-      Topology t,
-      String key,
-      int[] targets,
-      boolean mark,
-      BinaryOperator<T> combine,
-      Topology release,
-      long generation,
-      boolean removes) {
-    this.generation = generation;
-    this.removes = removes;
+  private ToAll(
+      Requests requests, Writes writes, Failback failback, Topology t, ReplicaWrites.Write<T> w, int[] targets, Topology release, long generation) {
     this.requests = requests;
     this.writes = writes;
     this.failback = failback;
     this.t = t;
-    this.key = key;
+    this.w = w;
     this.targets = targets;
-    this.mark = mark;
-    this.combine = combine;
     this.release = release;
-    this.values = new Object[targets.length];
-    this.failures = new Throwable[targets.length];
+    this.generation = generation;
+    this.replies = new Object[targets.length];
     this.left = new AtomicInteger(targets.length);
+  }
+
+  /**
+   * Sends {@code w} to each of {@code targets}; {@code release}, if not null, is released in the
+   * stage of the last reply.
+   */
+  static <T> CompletableFuture<T> send(
+      Requests requests, Writes writes, Failback failback, Topology t, ReplicaWrites.Write<T> w, int[] targets, Topology release, long generation) {
+    ToAll<T> all = new ToAll<>(requests, writes, failback, t, w, targets, release, generation);
+    for (int i = 0; i < targets.length; i++) {
+      all.send(i);
+    }
+    return all.result;
+  }
+
+  /**
+   * Whether a replica whose write of kind {@code kind} failed gets its copy marked old: with other
+   * copies of the key, which reads would otherwise alternate with (a touch changes no value). A
+   * key's only copy is not marked: its reader sees the value before the write or the written one,
+   * as after any write whose outcome is unknown.
+   */
+  static boolean marks(Topology t, Writes.Kind kind) {
+    return kind != Writes.Kind.TOUCHES && t.replicated;
+  }
+
+  /**
+   * The outcome of a write of {@code key} once each of the {@code count} nodes from {@code
+   * nodes[at]} has answered, {@code replies[i]} being the reply of the i-th or its failure (a
+   * {@link Throwable}; no reply is one): the replies of those that succeeded, combined; the copies
+   * of those that failed marked old, with {@code marks} ({@link #marks}); the first failure if none
+   * succeeded or a mark could not be recorded. For a write of one key, and for each key of a
+   * multi-key write ({@link MultiWrites}).
+   */
+  @SuppressWarnings("unchecked")
+  static <T> Object outcome(
+      Failback failback, Topology t, String key, int[] nodes, int at, int count, Object[] replies, boolean marks, BinaryOperator<T> combine) {
+    T combined = null;
+    boolean any = false;
+    Throwable first = null;
+    Throwable unmarked = null;
+    for (int i = 0; i < count; i++) {
+      if (!(replies[i] instanceof Throwable failure)) {
+        combined = any ? combine.apply(combined, (T) replies[i]) : (T) replies[i];
+        any = true;
+        continue;
+      }
+      first = first == null ? failure : first;
+      if (marks && !failback.markFailedCopy(t.members[nodes[at + i]], key) && unmarked == null) {
+        unmarked = failure;
+      }
+    }
+    return !any ? first : unmarked != null ? unmarked : combined;
   }
 
   /**
    * Sends replica {@code i}'s request. Without bounded loads or retries, and with no old copy of
    * the key marked on the replica, straight to {@link Requests#callThen}: one stage per request.
    */
-  void send(int i, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind) {
+  private void send(int i) {
     Member m = t.members[targets[i]];
     m.inFlight.incrementAndGet();
-    if (release != null && m.oldCopies().stamp(key) == null) {
-      requests.callThen(m, operation, c -> op.send(c, ttl), (value, failure) -> done(i, m, value, failure));
+    if (release != null && m.oldCopies().stamp(w.key()) == null) {
+      requests.callThen(m, w.operation(), c -> w.op().send(c, w.ttl()), (value, failure) -> done(i, m, value, failure));
       return;
     }
     CompletableFuture<T> f;
     try {
-      f = writes.send(t, targets[i], key, operation, ttl, op, kind);
+      f = writes.send(t, targets[i], w.key(), w.operation(), w.ttl(), w.op(), w.kind());
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
@@ -87,62 +116,33 @@ final class ToAll<T> {
 
   private void done(int i, Member m, T value, Throwable failure) {
     m.inFlight.decrementAndGet();
-    values[i] = value;
-    failures[i] = failure;
+    replies[i] = failure != null ? failure : value;
     if (left.decrementAndGet() == 0) { // the last reply: every other one is visible here
       settle();
     }
   }
 
-  @SuppressWarnings("unchecked")
   private void settle() {
-    T combined = null;
-    boolean any = false;
-    Throwable firstFailure = null;
-    Throwable unmarked = null;
-    for (int i = 0; i < targets.length; i++) {
-      Throwable failure = failures[i];
-      if (failure == null) {
-        T value = (T) values[i];
-        combined = any ? combine.apply(combined, value) : value;
-        any = true;
-        continue;
-      }
-      if (firstFailure == null) {
-        firstFailure = failure;
-      }
-      if (mark && !failback.markFailedCopy(t.members[targets[i]], key) && unmarked == null) {
-        unmarked = failure;
-      }
-    }
+    Object outcome = outcome(failback, t, w.key(), targets, 0, targets.length, replies, marks(t, w.kind()), w.combine());
     if (release != null) {
       release.exit();
     }
-    Throwable failed = !any ? firstFailure : unmarked;
-    CompletableFuture<Void> copies = generation < 0 ? null : writes.afterReplicatedWrite(key, generation, removes ? members() : NONE);
+    CompletableFuture<Void> copies = generation < 0 ? null : writes.afterReplicatedWrite(w.key(), generation, w.kind() == Writes.Kind.REMOVES ? t.members(targets, 0, targets.length) : Member.NONE);
     if (copies == null) {
-      complete(combined, failed);
-      return;
+      complete(outcome, null);
+    } else {
+      copies.whenComplete((x, copyFailure) -> complete(outcome, copyFailure));
     }
-    T value = combined;
-    copies.whenComplete((x, copyFailure) -> complete(value, failed != null ? failed : copyFailure));
   }
 
-  private void complete(T value, Throwable failure) {
+  /** Completes the result with {@code outcome}, or with {@code copyFailure} if that is not a failure. */
+  @SuppressWarnings("unchecked")
+  private void complete(Object outcome, Throwable copyFailure) {
+    Throwable failure = outcome instanceof Throwable x ? x : copyFailure;
     if (failure != null) {
       result.completeExceptionally(failure);
     } else {
-      result.complete(value);
+      result.complete((T) outcome);
     }
-  }
-
-  private static final Member[] NONE = new Member[0];
-
-  private Member[] members() {
-    Member[] out = new Member[targets.length];
-    for (int i = 0; i < targets.length; i++) {
-      out[i] = t.members[targets[i]];
-    }
-    return out;
   }
 }

@@ -1,6 +1,7 @@
 package io.shardwise.core.internal.exec;
 
 import io.shardwise.client.ClientMetrics;
+import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.internal.change.WarmUp;
 import io.shardwise.core.internal.health.DirtyCopies;
@@ -16,14 +17,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
- * The pieces of a write of one key that {@link ReplicaWrites} and the multi-key writes share: the
- * write of a key whose replicas are all out, to the next node of its order through the {@link
- * Failback} fence, journaled against the nodes skipped and with the failover TTL ({@link #routed});
+ * The pieces of a write of one key that {@link ReplicaWrites} and the multi-key writes share: its
+ * route through the {@link Failback} fence ({@link #targets}), and for a key whose replicas are
+ * all out the next node of its order, journaled against the nodes skipped ({@link #redirect});
  * the hand-over of a write to a node where the key's copy is marked old ({@link #send}); and the
  * end of a write that warm-up or repair copies may race ({@link #afterWarmUpWrite}, {@link
- * #afterReplicatedWrite}, {@link #deleteLateCopy}).
+ * #afterReplicatedWrite}, {@link #deleteLateCopies}).
  */
 public final class Writes {
 
@@ -33,7 +35,7 @@ public final class Writes {
     CompletableFuture<T> send(NodeConnection connection, Duration ttl);
   }
 
-  /** What a write does besides storing: see {@link Writes#write}. */
+  /** What a write does besides storing: see {@link ReplicaWrites#write}. */
   public enum Kind {
     /** Leaves no older value on its node (set): an old copy marked there needs no delete first. */
     REPLACES,
@@ -48,7 +50,12 @@ public final class Writes {
   private final Requests requests;
   private final Routes routes;
   private final Failback failback;
-  private final WarmUp warmUp;
+  /**
+   * The warm-up copies under way: a write moves a key's generation ({@link WarmUp#bump}) before it
+   * is sent where a copy may race it, and waits for the copies while they are written ({@link
+   * WarmUp#copying}); a counter update notes itself ({@link WarmUp#countingBegins}).
+   */
+  final WarmUp warmUp;
   private final ClientMetrics metrics;
 
   public Writes(Requests requests, Routes routes, Failback failback, WarmUp warmUp, ClientMetrics metrics) {
@@ -75,7 +82,7 @@ public final class Writes {
    * moved the key's generation to {@code generation} before it was sent: the generation moves again,
    * and when a repair copy of the key may be racing the write (one under way, or for a write that
    * removed the key from {@code deleteLateOn}, one sent since the write began), the returned future
-   * completes once the copies under way are done and the late ones deleted ({@link #deleteLateCopy});
+   * completes once the copies under way are done and the late ones deleted ({@link #deleteLateCopies});
    * null when none can be, which is the common case and costs no stage.
    */
   CompletableFuture<Void> afterReplicatedWrite(String key, long generation, Member[] deleteLateOn) {
@@ -88,101 +95,87 @@ public final class Writes {
     if (deleteLateOn.length == 0) {
       return copies;
     }
-    return copies.thenCompose(
-        x -> {
-          List<CompletableFuture<Void>> deletes = new ArrayList<>(deleteLateOn.length);
-          for (Member owner : deleteLateOn) {
-            deletes.add(deleteLateCopy(owner, key, generation));
-          }
-          return Requests.allOf(deletes);
-        });
+    return copies.thenCompose(x -> deleteLateCopies(deleteLateOn, key, generation));
   }
 
   /**
-   * See {@link WarmUp#copiedSince}: deletes a copy that a read during a delete may have added. A
-   * copy that cannot be deleted now (its node is out, or the delete failed) is marked old there
-   * instead ({@link WarmUp#keptCopy}), and the write fails only if the mark cannot be recorded.
+   * See {@link WarmUp#copiedSince}: deletes on each of {@code owners} a copy that a read during a
+   * delete may have added. A copy that cannot be deleted now (its node is out, or the delete
+   * failed) is marked old there instead ({@link WarmUp#keptCopy}), and the write fails only if the
+   * mark cannot be recorded.
    */
-  CompletableFuture<Void> deleteLateCopy(Member owner, String key, long generation) {
-    if (!warmUp.copiedSince(key, generation)) {
-      return CompletableFuture.completedFuture(null);
-    }
-    if (owner.retired() || !owner.available()) {
-      return keptLateCopy(owner, key, new IllegalStateException(owner.node + " is out"));
-    }
-    return requests
-        .send(owner, "moveDelete", c -> c.delete(key))
-        .handle((r, f) -> f)
-        .thenCompose(f -> f == null ? CompletableFuture.completedFuture(null) : keptLateCopy(owner, key, f));
-  }
-
-  private CompletableFuture<Void> keptLateCopy(Member owner, String key, Throwable failure) {
-    Throwable kept = warmUp.keptCopy(owner, key, failure);
-    return kept == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(kept);
-  }
-
-  /**
-   * A write of {@code key} routed on {@code t} as a single-copy write whose node may be out: to
-   * {@code primary} if it is available, else where the failure mode sends it (for a key whose
-   * replicas are all out, {@code primary} being the first of them).
-   */
-  <T> Sent<T> routed(
-      Topology t, String key, long hash, int primary, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
-    return route(t, key, hash, primary, operation, ttl, op, kind);
-  }
-
-  /** A write handed to a node: the node that takes it (null if none was found) and its reply. */
-  record Sent<T>(Member target, CompletableFuture<T> reply) {}
-
-  /**
-   * Moves the warm-up generation of {@code key} on before a write of it that moved is sent (see
-   * {@link WarmUp}); returns the new generation.
-   */
-  long bump(String key) {
-    return warmUp.bump(key);
-  }
-
-  /** Whether warm-up copies are being written now: writes of any key then wait for them. */
-  boolean copying() {
-    return warmUp.copying();
-  }
-
-  /**
-   * Routes a write of one key on {@code t} and sends it. While the key's node is out the write goes
-   * to the next available node of its order, through the {@link Failback} fence: journaled against
-   * the nodes it skips and with its TTL capped at the failover TTL.
-   */
-  private <T> Sent<T> route(
-      Topology t, String key, long hash, int primary, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
-    if (t.members[primary].available()) {
-      return new Sent<>(t.members[primary], send(t, primary, key, operation, ttl, op, kind));
-    }
-    if (!routes.redistributes()) {
-      return new Sent<>(null, CompletableFuture.failedFuture(routes.unavailable(t, primary, key)));
-    }
-    try (Fence fence = failback.fence()) {
-      int target;
-      try {
-        target = redirect(t, key, hash, primary, fence);
-      } catch (ShardwiseException e) {
-        return new Sent<>(null, CompletableFuture.failedFuture(e));
+  CompletableFuture<Void> deleteLateCopies(Member[] owners, String key, long generation) {
+    List<CompletableFuture<Void>> deletes = new ArrayList<>(owners.length);
+    for (Member owner : owners) {
+      if (!warmUp.copiedSince(key, generation)) {
+        continue;
       }
-      // Sent inside the fence: a readmission sees this write journaled and queued, or not at all.
-      Duration capped = ttl == null || target == primary ? ttl : failback.cap(ttl);
-      return new Sent<>(t.members[target], send(t, target, key, operation, capped, op, kind));
+      CompletableFuture<Throwable> failure =
+          owner.retired() || !owner.available()
+              ? CompletableFuture.completedFuture(new IllegalStateException(owner.node + " is out"))
+              : requests.send(owner, "moveDelete", c -> c.delete(key)).handle((r, f) -> f);
+      deletes.add(
+          failure.thenCompose(
+              f -> {
+                Throwable kept = f == null ? null : warmUp.keptCopy(owner, key, f);
+                return kept == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(kept);
+              }));
     }
+    return Requests.allOf(deletes);
+  }
+
+  /**
+   * Routes a write of {@code key} on {@code t} inside {@code fence}, as every write of one key is
+   * routed, alone or in a batch: its write targets (its available replicas, in preference order)
+   * into {@code into} from {@code at}, journaled against its replicas that are out; returns how
+   * many, or -1 for the one node the failure mode sends it to when every replica is out ({@link
+   * #redirect}; the write then takes the failover TTL), or 0 if its replicas kept coming back.
+   * {@code refuse} (may be null), asked once the replicas out are held, may refuse the write before
+   * anything is journaled.
+   *
+   * @throws ShardwiseException refused, a journal is full, or the failure mode sends the key nowhere
+   */
+  int targets(Topology t, String key, long hash, Fence fence, int[] into, int at, Function<Routes.Plan, ShardwiseException> refuse) {
+    for (int attempt = 0; attempt <= t.replicas; attempt++) {
+      Routes.Plan p = routes.plan(t, key, hash);
+      if (p.outCount > 0) {
+        if (!fence.enter(t.members, p.out, p.outCount)) {
+          continue; // a replica came back meanwhile: plan again
+        }
+        ShardwiseException refused = refuse == null ? null : refuse.apply(p);
+        if (refused != null) {
+          throw refused;
+        }
+        if (p.writeCount == 0) {
+          // Every replica out, and kept out by the fences held: where the failure mode says.
+          int primary = p.replicas[0];
+          if (!routes.redistributes()) {
+            throw routes.unavailable(t, primary, key);
+          }
+          into[at] = redirect(t, key, hash, primary, fence);
+          return into[at] == primary ? 1 : -1;
+        }
+        NodeUnavailableException full = fence.recordMissed(t.members, key, p.out, p.outCount);
+        if (full != null) {
+          throw full;
+        }
+      }
+      System.arraycopy(p.writes, 0, into, at, p.writeCount);
+      return p.writeCount;
+    }
+    return 0;
   }
 
   /**
    * Where a write of {@code key}, whose primary is out, goes under the redistribute failure mode:
-   * the next available node of its order ({@link Routes#writeWalk}), journaled through {@code
+   * the next available node of its order ({@link FailoverOrder}), journaled through {@code
    * fence} against the nodes it skips (and counted as a redirect), or the primary if it is back.
    *
    * @throws ShardwiseException no node is available, or the journal of a skipped node is full
    */
   int redirect(Topology t, String key, long hash, int primary, Fence fence) {
     for (int attempt = 0; attempt <= t.nodes.size(); attempt++) {
-      FailoverOrder.Route route = Routes.writeWalk(t, hash);
+      FailoverOrder.Route route = t.order.route(hash, t.available);
       int target = route.target;
       if (target == Routes.NONE) {
         throw routes.unavailable(t, primary, key);
@@ -247,11 +240,6 @@ public final class Writes {
               CompletableFuture<Void> copies = afterReplicatedWrite(key, generation, deleteLateOn);
               return copies == null ? written : copies.thenCompose(y -> written);
             });
-  }
-
-  /** The copies under way and the counter updates they must not race ({@link WarmUp#countingBegins}). */
-  WarmUp warmUp() {
-    return warmUp;
   }
 
   /** {@link #send}, the request counted as under way on its node while it is ({@link Member#inFlight}). */

@@ -6,6 +6,7 @@ import io.shardwise.spi.ServerRun;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
@@ -96,6 +97,24 @@ public final class Refills {
                 }
               });
     }
+  }
+
+  /**
+   * Reads the run {@code m} is in before it is readmitted after an outage (see {@link
+   * io.shardwise.core.internal.health.Failback#checkBeforeRejoin}): a server that restarted or
+   * was flushed while it was out is refilling from the moment it serves, not from the next check:
+   * its first reads already try it first and put its copies back. Completes on the health thread.
+   */
+  public CompletableFuture<Void> checkBeforeServing(Member m) {
+    return m.connection
+        .serverRun()
+        .thenAcceptAsync(
+            run -> {
+              if (run != null) {
+                observe(m, run);
+              }
+            },
+            healthThread);
   }
 
   /** {@code m} answered {@code run}: a new run starts a refill; a refill under way is updated. */

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /**
  * The failback protocol: what keeps a node that comes back, and the nodes that took its keys while
@@ -65,6 +66,8 @@ public final class Failback {
   private final AtomicLong stamps = new AtomicLong();
   private final Executor healthThread;
   private final OldCopyDeletes deletes;
+  /** Asked first in a rejoin step: {@link #checkBeforeRejoin}. */
+  private volatile Function<Member, CompletableFuture<Void>> beforeRejoin = m -> CompletableFuture.completedFuture(null);
   /** Told of the keys whose copies a member lost, by a rejoin or a sweep: see {@link #onCopiesDeleted}. */
   private volatile BiConsumer<Member, Collection<String>> copiesDeleted = (m, keys) -> {};
 
@@ -235,12 +238,29 @@ public final class Failback {
   // ---- readmission -----------------------------------------------------------------------------
 
   /**
-   * The rejoin step of node {@code x}, which answered its probe: removes from it what it may hold
-   * that is older than this client's writes, then turns it healthy with {@code flip} under its
-   * fence, on the health thread. Completes with what was done, in words; fails (the node stays
-   * out) if a delete or flush was refused or timed out.
+   * {@code check} runs first in the rejoin step of a node that answered its probe; the node stays
+   * out, and is probed again, if it fails or takes longer than the probe timeout. The replicas'
+   * healing reads there which run of its data the server is in, so that a server that came back
+   * empty is known to be before it serves again ({@code heal.Refills}).
+   */
+  public void checkBeforeRejoin(Function<Member, CompletableFuture<Void>> check) {
+    beforeRejoin = check;
+  }
+
+  /**
+   * The rejoin step of node {@code x}, which answered its probe: the check before it, then removes
+   * from it what it may hold that is older than this client's writes, then turns it healthy with
+   * {@code flip} under its fence, on the health thread. Completes with what was done, in words;
+   * fails (the node stays out) if the check, a delete or a flush failed or timed out.
    */
   CompletableFuture<String> rejoin(Member x, Runnable flip) {
+    return CompletableFuture.completedFuture(x)
+        .thenCompose(beforeRejoin)
+        .orTimeout(options.probeTimeout().toNanos(), TimeUnit.NANOSECONDS)
+        .thenCompose(ok -> rejoinStep(x, flip));
+  }
+
+  private CompletableFuture<String> rejoinStep(Member x, Runnable flip) {
     Journal journal = x.failback.journal;
     switch (options.rejoinPolicy()) {
       case KEEP:

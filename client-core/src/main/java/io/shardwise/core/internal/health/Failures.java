@@ -15,7 +15,7 @@ import java.util.concurrent.TimeoutException;
  * replies look the same) and lost or refused connections (hard), as the backend classifies its
  * own exceptions; not misses, error replies, requests not sent, or configuration errors.
  */
-final class Failures {
+public final class Failures {
 
   private final Backend backend;
 
@@ -69,7 +69,7 @@ final class Failures {
     return backend.isTimeout(t);
   }
 
-  static Throwable unwrap(Throwable failure) {
+  public static Throwable unwrap(Throwable failure) {
     Throwable t = failure;
     while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
       t = t.getCause();

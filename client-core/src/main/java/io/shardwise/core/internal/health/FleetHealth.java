@@ -20,6 +20,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,7 +59,9 @@ public final class FleetHealth implements AutoCloseable {
   private int out;
 
   private DeadlineScanner stalls;
-  private volatile Supplier<Collection<Member>> members = java.util.List::of;
+  private volatile Supplier<Collection<Member>> members = List::of;
+  /** Told, on the thread that changes it, of each member ejected, readmitted or retired: {@link #onMemberChange}. */
+  private volatile Consumer<Member> memberChanged = m -> {};
   private volatile boolean closed;
 
   public FleetHealth(
@@ -81,13 +84,16 @@ public final class FleetHealth implements AutoCloseable {
     this.events = new NodeEvents(listeners, scheduler);
     // Old copies are deleted, and deletes that failed retried, about once a second.
     long sweep = Math.max(1_000_000_000L, options.probeInterval().toNanos() * 5);
-    scheduler.scheduleWithFixedDelay(
-        () -> {
-          failback.sweep(members.get());
-        },
-        sweep,
-        sweep,
-        TimeUnit.NANOSECONDS);
+    scheduler.scheduleWithFixedDelay(() -> failback.sweep(members.get()), sweep, sweep, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * {@code listener} is told of each member ejected (once it is out), readmitted (before it turns
+   * healthy, inside its fence) and retired, on the thread that changes it: it must be quick and
+   * must not block. The near cache drops what it read before.
+   */
+  public void onMemberChange(Consumer<Member> listener) {
+    memberChanged = listener;
   }
 
   /** Starts keeping the health of a new member, healthy. */
@@ -126,15 +132,7 @@ public final class FleetHealth implements AutoCloseable {
     }
     h.breaker.transitionToOpenState();
     h.lastFailure = cause;
-    h.ejectedAtNanos = System.nanoTime();
-    h.since = Instant.now();
-    synchronized (h) {
-      h.probeDelayNanos = options.probeInterval().toNanos();
-    }
-    String detail = "joins the fleet out: it did not answer when it was added: " + Failures.describe(cause);
-    h.detail = detail;
-    events.transition(h, NodeState.HEALTHY, NodeState.EJECTED, detail, cause);
-    scheduleProbe(h);
+    ejected(h, "joins the fleet out: it did not answer when it was added: " + Failures.describe(cause));
   }
 
   /** The fleet now has {@code size} nodes: the ejection cap follows. */
@@ -154,14 +152,11 @@ public final class FleetHealth implements AutoCloseable {
         out--;
       }
     }
+    memberChanged.accept(m);
   }
 
   /** The health thread: probes, rejoins, sweeps; for short tasks that must not block. */
   public ScheduledExecutorService healthThread() {
-    return scheduler;
-  }
-
-  ScheduledExecutorService scheduler() {
     return scheduler;
   }
 
@@ -182,7 +177,6 @@ public final class FleetHealth implements AutoCloseable {
   public Failback failback() {
     return failback;
   }
-
 
   // ---- detection -------------------------------------------------------------------------------
 
@@ -257,15 +251,19 @@ public final class FleetHealth implements AutoCloseable {
       h.state = NodeState.EJECTED;
       h.keptIn = null;
     }
+    ejected(h, "ejected after " + options.failureThreshold() + " consecutive failures; last: " + Failures.describe(h.lastFailure));
+  }
+
+  /** {@code h}, now counted out, was ejected for {@code detail}: said, and probed from now on. */
+  private void ejected(NodeHealth h, String detail) {
+    memberChanged.accept(h.member);
     h.ejectedAtNanos = System.nanoTime();
     h.since = Instant.now();
     synchronized (h) {
       h.probeDelayNanos = options.probeInterval().toNanos();
     }
-    Throwable cause = h.lastFailure;
-    String detail = "ejected after " + options.failureThreshold() + " consecutive failures; last: " + Failures.describe(cause);
     h.detail = detail;
-    events.transition(h, NodeState.HEALTHY, NodeState.EJECTED, detail, cause);
+    events.transition(h, NodeState.HEALTHY, NodeState.EJECTED, detail, h.lastFailure);
     scheduleProbe(h);
   }
 
@@ -357,6 +355,7 @@ public final class FleetHealth implements AutoCloseable {
 
   /** Flips a node to healthy; called by the rejoin step inside the node's fence. */
   private void readmitted(NodeHealth h) {
+    memberChanged.accept(h.member); // before it serves again
     h.breaker.transitionToClosedState();
     h.successesSinceFailure = Integer.MAX_VALUE; // a closed breaker starts with an empty window
     synchronized (this) {
@@ -365,6 +364,7 @@ public final class FleetHealth implements AutoCloseable {
       }
       h.state = NodeState.HEALTHY;
     }
+    memberChanged.accept(h.member); // and after: a read routed before the flip may end after the first
     h.since = Instant.now();
     h.detail = "";
   }

@@ -45,7 +45,7 @@ public final class Journal {
         size.decrementAndGet();
         return false;
       }
-      Member[] raced = targets.putIfAbsent(key, target == null ? NONE : new Member[] {target});
+      Member[] raced = targets.putIfAbsent(key, target == null ? Member.NONE : new Member[] {target});
       if (raced != null) {
         size.decrementAndGet();
         known = raced;
@@ -56,14 +56,13 @@ public final class Journal {
         return true;
       }
     }
-    if (target != null && !contains(known, target)) {
+    if (target != null && !Member.in(known, target)) {
       targets.merge(key, new Member[] {target}, Journal::union);
     }
     return true;
   }
 
   /** No node besides the replicas written: a key recorded with no target. */
-  private static final Member[] NONE = new Member[0];
 
   /** The nodes writes of {@code key} went to instead of this journal's node, or null. */
   Member[] targetsOf(String key) {
@@ -106,20 +105,11 @@ public final class Journal {
     return all;
   }
 
-  private static boolean contains(Member[] nodes, Member node) {
-    for (Member n : nodes) {
-      if (n == node) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   private static Member[] union(Member[] a, Member[] b) {
     Member[] out = Arrays.copyOf(a, a.length + b.length);
     int n = a.length;
     for (Member x : b) {
-      if (!contains(a, x)) {
+      if (!Member.in(a, x)) {
         out[n++] = x;
       }
     }

@@ -44,6 +44,9 @@ public final class Member {
   /** Closed: no longer in any topology in use. Its connection is closed and it is not probed. */
   public volatile boolean retired;
 
+  /** No member: an empty list of members, shared. */
+  public static final Member[] NONE = new Member[0];
+
   public Member(Node node, NodeConnection connection) {
     this.node = node;
     this.connection = connection;
@@ -56,6 +59,21 @@ public final class Member {
    */
   public static String identity(Node node) {
     return node.host().toLowerCase(Locale.ROOT) + "#" + node.port();
+  }
+
+  /** Whether {@code m} is one of {@code members}. */
+  public static boolean in(Member[] members, Member m) {
+    return in(members, members.length, m);
+  }
+
+  /** Whether {@code m} is one of the first {@code count} of {@code members}. */
+  public static boolean in(Member[] members, int count, Member m) {
+    for (int i = 0; i < Math.min(count, members.length); i++) {
+      if (members[i] == m) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether requests may be routed to it: healthy, not ejected or being probed. */

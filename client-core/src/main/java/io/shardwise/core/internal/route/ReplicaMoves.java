@@ -38,43 +38,21 @@ public final class ReplicaMoves {
 
   private ReplicaMoves() {}
 
-  /** The decision for one key. */
-  public static final class Move {
-    /** The placement the key is read and written on now. */
-    public final Topology serving;
-    /** The key's replicas in the current topology, primary first. */
-    public final Member[] owners;
-    /** Previous replicas read after a miss on every serving replica, in order. */
-    public final Member[] sources;
-    /** Nodes a write of the key deletes it on, besides the replicas that take the write. */
-    public final Member[] clears;
-    /** Remembered previous replicas a write of the key marks old. */
-    public final Member[] formerOwners;
-    /**
-     * The owners that were not replicas of the key before the most recent change, while that change
-     * settles or warms (none after): a read may copy the key to them, so a write of the key takes
-     * the warm-up protocol ({@code WarmUp}) even if it touches no other node.
-     */
-    public final Member[] arrived;
-    /** Whether a hit on a source may be copied to the owners now. */
-    public final boolean copies;
-
-    Move(
-        Topology serving,
-        Member[] owners,
-        Member[] arrived,
-        Member[] sources,
-        Member[] clears,
-        Member[] formerOwners,
-        boolean copies) {
-      this.serving = serving;
-      this.owners = owners;
-      this.arrived = arrived;
-      this.sources = sources;
-      this.clears = clears;
-      this.formerOwners = formerOwners;
-      this.copies = copies;
-    }
+  /**
+   * The decision for one key.
+   *
+   * @param serving the placement the key is read and written on now
+   * @param owners the key's replicas in the current topology, primary first
+   * @param arrived the owners that were not replicas of the key before the most recent change, while
+   *     that change settles or warms (none after): a read may copy the key to them, so a write of the
+   *     key takes the warm-up protocol ({@code WarmUp}) even if it touches no other node
+   * @param sources previous replicas read after a miss on every serving replica, in order
+   * @param clears nodes a write of the key deletes it on, besides the replicas that take the write
+   * @param formerOwners remembered previous replicas a write of the key marks old
+   * @param copies whether a hit on a source may be copied to the owners now
+   */
+  public record Move(
+      Topology serving, Member[] owners, Member[] arrived, Member[] sources, Member[] clears, Member[] formerOwners, boolean copies) {
 
     /** Whether the key is served by the placement before the most recent change (it is settling). */
     public boolean settling(Topology current) {
@@ -96,6 +74,11 @@ public final class ReplicaMoves {
       return serving == current && !touchesOthers() && arrived.length == 0;
     }
 
+    /** Whether a write of the key touches nothing but its serving replicas and the marks of its former owners. */
+    public boolean marksOnly(Topology current) {
+      return serving == current && sources.length == 0 && clears.length == 0 && arrived.length == 0;
+    }
+
     /**
      * Whether a read of the key takes the moving route: it may look beyond its serving replicas, is
      * served by another placement, or has replicas that arrived in the change (read first, so that
@@ -105,8 +88,6 @@ public final class ReplicaMoves {
       return sources.length != 0 || serving != current || arrived.length != 0;
     }
   }
-
-  private static final Member[] NONE = new Member[0];
 
   /**
    * The route of {@code key} on {@code t} at {@code nowNanos}, or null when {@code t} has no history
@@ -140,7 +121,7 @@ public final class ReplicaMoves {
     int formerCount = 0;
     if (settling) {
       for (Member m : owners) {
-        if (!contains(servingSet, servingSet.length, m)) {
+        if (!Member.in(servingSet, m)) {
           clears[clearCount++] = m; // read first by clients already warming
           if (heldBefore(before, m)) {
             sources[sourceCount++] = m; // the key moves back to it: see heldBefore
@@ -151,17 +132,17 @@ public final class ReplicaMoves {
     for (int i = settling ? 1 : 0; i < history.length; i++) {
       boolean warming = history[i].phase(nowNanos) == Transition.Phase.WARMING;
       for (Member m : before[i]) {
-        if (contains(servingSet, servingSet.length, m) || contains(owners, owners.length, m)) {
+        if (Member.in(servingSet, m) || Member.in(owners, m)) {
           continue;
         }
         if (warming) {
-          if (!contains(sources, sourceCount, m)) {
+          if (!Member.in(sources, sourceCount, m)) {
             sources[sourceCount++] = m;
           }
-          if (!contains(clears, clearCount, m)) {
+          if (!Member.in(clears, clearCount, m)) {
             clears[clearCount++] = m;
           }
-        } else if (!contains(formers, formerCount, m)) {
+        } else if (!Member.in(formers, formerCount, m)) {
           formers[formerCount++] = m;
         }
       }
@@ -169,7 +150,7 @@ public final class ReplicaMoves {
     // A former owner that is also a source or a clear (of a later change) is deleted at once.
     int kept = 0;
     for (int i = 0; i < formerCount; i++) {
-      if (!contains(sources, sourceCount, formers[i]) && !contains(clears, clearCount, formers[i])) {
+      if (!Member.in(sources, sourceCount, formers[i]) && !Member.in(clears, clearCount, formers[i])) {
         formers[kept++] = formers[i];
       }
     }
@@ -177,7 +158,7 @@ public final class ReplicaMoves {
     int arrivedCount = 0;
     if (latest.inWindow(nowNanos)) {
       for (Member m : owners) {
-        if (!contains(before[0], before[0].length, m)) {
+        if (!Member.in(before[0], m)) {
           arrived[arrivedCount++] = m;
         }
       }
@@ -195,18 +176,13 @@ public final class ReplicaMoves {
   /**
    * Whether {@code m} takes writes of {@code key} on {@code t} or in a placement it still
    * remembers: one of its replicas there. A spilled copy is never deleted on such a node (see
-   * {@code BoundedReads#afterWrite}).
+   * {@code BoundedReads#afterWrites}).
    */
   public static boolean holds(Topology t, String key, Member m) {
     long hash = t.hash(key);
     String hasher = t.nodes.size() > 1 ? t.router.hasher().name() : null;
-    Member[] now = replicasOf(t, key, hash, hasher, t.hashTag);
-    if (contains(now, now.length, m)) {
-      return true;
-    }
-    for (Transition change : t.history) {
-      Member[] before = replicasOf(change.previous, key, hash, hasher, t.hashTag);
-      if (contains(before, before.length, m)) {
+    for (int i = -1; i < t.history.length; i++) {
+      if (Member.in(replicasOf(i < 0 ? t : t.history[i].previous, key, hash, hasher, t.hashTag), m)) {
         return true;
       }
     }
@@ -219,15 +195,7 @@ public final class ReplicaMoves {
    * another part of the key).
    */
   private static Member[] replicasOf(Topology p, String key, long hash, String hasher, HashTag tag) {
-    int n = p.replicas;
-    long h = hasher != null && hasher.equals(p.router.hasher().name()) && tag.equals(p.hashTag) ? hash : p.hash(key);
-    int[] indexes = new int[Math.min(n, p.nodes.size())];
-    int count = p.router.replicas(h, n, indexes);
-    Member[] out = new Member[count];
-    for (int i = 0; i < count; i++) {
-      out[i] = p.members[indexes[i]];
-    }
-    return out;
+    return p.replicaMembers(hasher != null && hasher.equals(p.router.hasher().name()) && tag.equals(p.hashTag) ? hash : p.hash(key));
   }
 
   /**
@@ -240,7 +208,7 @@ public final class ReplicaMoves {
    */
   private static boolean heldBefore(Member[][] before, Member m) {
     for (int i = 1; i < before.length; i++) {
-      if (contains(before[i], before[i].length, m)) {
+      if (Member.in(before[i], before[i].length, m)) {
         return true;
       }
     }
@@ -252,23 +220,14 @@ public final class ReplicaMoves {
       return false;
     }
     for (Member m : a) {
-      if (!contains(b, b.length, m)) {
+      if (!Member.in(b, m)) {
         return false;
       }
     }
     return true;
   }
 
-  private static boolean contains(Member[] a, int count, Member m) {
-    for (int i = 0; i < Math.min(count, a.length); i++) {
-      if (a[i] == m) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   private static Member[] trim(Member[] a, int n) {
-    return n == 0 ? NONE : Arrays.copyOf(a, n);
+    return n == 0 ? Member.NONE : Arrays.copyOf(a, n);
   }
 }

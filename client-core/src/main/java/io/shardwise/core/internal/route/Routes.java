@@ -10,7 +10,6 @@ import io.shardwise.core.internal.spill.BoundedReads;
 import io.shardwise.spi.KeyRules;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.LongSupplier;
 
 /**
  * Where a key's requests go on a topology snapshot: the decisions alone, with no I/O, over the key's
@@ -19,8 +18,8 @@ import java.util.function.LongSupplier;
  * preference list (DeCandia et al., SOSP 2007, section 4.3) and mcrouter's replicated pools; the
  * failure mode's walk goes on past them. {@link #plan} and {@link #readPlan} name the replicas out
  * (a write is journaled against them), the ones that hold a copy marked old (not read), the write
- * targets and the order a read tries the others in; when every replica is out, {@link #readNode} and
- * {@link #writeWalk} say where the failure mode sends the key ({@link #NONE} when nowhere), and
+ * targets and the order a read tries the others in; when every replica is out, {@link #select} says
+ * where the failure mode sends the key ({@link #NONE} when nowhere), and
  * {@link #unavailable} the error. Single-key and multi-key operations decide through the same
  * methods; the executors send what they decide ({@code io.shardwise.core.internal.exec}).
  *
@@ -36,7 +35,6 @@ public final class Routes {
   private final ReplicaReads reads;
   private final FailureMode mode;
   private final ThreadLocal<Plan> plans;
-  private final LongSupplier nanoClock;
 
   /** A key's replicas on one topology. Per thread, reused: overwritten by the thread's next plan. */
   public static final class Plan {
@@ -71,23 +69,15 @@ public final class Routes {
 
   /** Routes for the replicas of each topology ({@link Topology#replicas}), under failure mode {@code mode}. */
   public Routes(ReplicaReads reads, FailureMode mode) {
-    this(reads, mode, System::nanoTime);
-  }
-
-  /**
-   * @param nanoClock the clock of the replicas' read counts ({@link Member#recentReads})
-   */
-  public Routes(ReplicaReads reads, FailureMode mode, LongSupplier nanoClock) {
     this.reads = reads;
     this.mode = mode;
     this.plans = ThreadLocal.withInitial(() -> new Plan(2));
-    this.nanoClock = nanoClock;
   }
 
-  /** {@link #readNode}: no node is available for the key. */
+  /** {@link #select}: no node is available for the key. */
   public static final int NONE = FailoverOrder.NONE;
 
-  /** {@link #readNode}: the only node left holds a copy that may be old; the read is a miss. */
+  /** A read's node, when the only node left holds a copy that may be old: the read is a miss. */
   public static final int OLD_COPY = -2;
 
   /** Whether writes and reads of a key whose node is out go to the next node of its order. */
@@ -110,24 +100,6 @@ public final class Routes {
     return t.order.route(hash, t.available).target;
   }
 
-  /**
-   * The node a read of {@code key} goes to: {@link #select}'s, {@link #NONE}, or {@link #OLD_COPY}
-   * when that node's copy of the key is marked old.
-   */
-  public int readNode(Topology t, long hash, int primary, String key) {
-    int node = select(t, hash, primary);
-    return node >= 0 && t.members[node].holdsOldCopy(key) ? OLD_COPY : node;
-  }
-
-  /**
-   * Where a write of a key with this hash goes while its node is out: the first available node of
-   * its order and the unavailable nodes it skips. The result belongs to the calling thread and is
-   * overwritten by its next call (see {@link FailoverOrder}).
-   */
-  public static FailoverOrder.Route writeWalk(Topology t, long hash) {
-    return t.order.route(hash, t.available);
-  }
-
   /** The error for a request of {@code key} that found no node (see {@link #select}). */
   public ShardwiseException unavailable(Topology t, int primary, String key) {
     if (mode != FailureMode.REDISTRIBUTE) {
@@ -140,10 +112,11 @@ public final class Routes {
     return new NoNodeAvailableException(
         "no node is available for " + KeyRules.shorten(key) + ": all " + t.members.length + " nodes are ejected");
   }
+
   /** Counts a read sent to {@code m} in the load the power of two choices compares. */
   public void sent(Member m) {
     m.inFlight.incrementAndGet();
-    m.recentReads.record(nanoClock.getAsLong());
+    m.recentReads.record(System.nanoTime());
   }
 
   /**
@@ -242,7 +215,7 @@ public final class Routes {
     if (b >= a) {
       b++;
     }
-    long now = nanoClock.getAsLong();
+    long now = System.nanoTime();
     long loadA = load(t.members[p.reads[a]], now);
     long loadB = load(t.members[p.reads[b]], now);
     int chosen = loadA < loadB ? a : loadB < loadA ? b : (random.nextBoolean() ? a : b);

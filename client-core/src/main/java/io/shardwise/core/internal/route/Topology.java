@@ -3,6 +3,8 @@ package io.shardwise.core.internal.route;
 import io.shardwise.client.LoadReport;
 import io.shardwise.client.TopologyChange;
 import io.shardwise.client.TopologyStatus;
+import io.shardwise.core.BoundedOptions;
+import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.spill.BoundedReads;
 import io.shardwise.routing.HashTag;
@@ -14,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntPredicate;
+import java.util.function.LongSupplier;
 
 /**
  * A snapshot of the fleet: the nodes, the router built for them and the {@link Member} at each
@@ -62,6 +65,14 @@ public final class Topology {
   private static final Transition[] NO_HISTORY = new Transition[0];
 
   /** A placement with one copy of each key and no history. */
+  /** The first topology of a client: one member per server, connected and admitted. */
+  public static Topology initial(
+      Router router, HashTag hashTag, Member[] members, BoundedOptions bounded, int replicas, LongSupplier clock, Failback failback) {
+    BoundedReads reads =
+        bounded.enabled() ? new BoundedReads(router, bounded, clock, i -> members[i].available(), failback) : null;
+    return new Topology(router, hashTag, members, reads, replicas);
+  }
+
   public Topology(Router router, HashTag hashTag, Member[] members, BoundedReads bounded) {
     this(router, hashTag, members, bounded, 1);
   }
@@ -154,6 +165,24 @@ public final class Topology {
   /** Index of the node {@code key} is routed to when every node is healthy. Allocation free. */
   public int primary(String key) {
     return router.primary(hash(key));
+  }
+
+  /** The members at {@code nodes[from]} to {@code nodes[to - 1]}, in that order. */
+  public Member[] members(int[] nodes, int from, int to) {
+    if (to <= from) {
+      return Member.NONE;
+    }
+    Member[] out = new Member[to - from];
+    for (int i = from; i < to; i++) {
+      out[i - from] = members[nodes[i]];
+    }
+    return out;
+  }
+
+  /** The members that are the replicas of a key with this hash, primary first. */
+  public Member[] replicaMembers(long hash) {
+    int[] nodes = new int[Math.min(replicas, this.nodes.size())];
+    return members(nodes, 0, router.replicas(hash, replicas, nodes));
   }
 
   public int indexOf(Node node) {

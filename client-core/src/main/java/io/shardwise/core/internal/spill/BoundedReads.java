@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -88,48 +89,38 @@ public final class BoundedReads {
 
   public BoundedReads(
       Router router, BoundedOptions options, LongSupplier nanoClock, IntPredicate available, Failback failback) {
-    this.options = options;
-    this.failback = failback;
-    this.nanoClock = nanoClock;
-    this.loads = new LoadWindow(router.size(), options, nanoClock, available);
-    this.selector = BoundedLoadSelector.of(router, options.epsilon(), options.probeLimit());
-    this.sketch = options.scope() == BoundedOptions.Scope.HOT ? new FrequencySketch(options.sketchCapacity()) : null;
-    this.spilled = new ConcurrentHashMap<>();
-    this.hotKeys = new ConcurrentHashMap<>();
-    this.spilledFrom = new AtomicLongArray(router.size());
-    this.spilledTo = new AtomicLongArray(router.size());
-    this.spillTtlNanos = options.spillTtl().toNanos();
-    this.spills = true;
+    this(null, router, new int[0], available, options, nanoClock, failback);
   }
 
   /**
-   * The bounded-load state for a new placement or new options, carried over from this one: node
-   * {@code i} of {@code router} had index {@code previous[i]} here (-1 for a new node). The copy
-   * registry is always shared, so that writes still delete the copies made under this state. Loads
-   * and spill counts of the nodes that stay carry over, unless the window changes; the hot-key
-   * sketch is shared unless the scope or its size changes. {@code options} off makes a state that
-   * spills no read ({@link #spills()}) and only deletes the registered copies.
+   * The bounded-load state for a placement and options; for a new placement or new options,
+   * carried over from {@code from} (null for the first state): node {@code i} of {@code router}
+   * had index {@code previous[i]} there (-1 for a new node). The copy registry is always shared, so
+   * that writes still delete the copies made under that state. Loads and spill counts of the nodes
+   * that stay carry over, unless the window changes; the hot-key sketch is shared unless the scope
+   * or its size changes. {@code options} off makes a state that spills no read ({@link #spills()})
+   * and only deletes the registered copies.
    */
   private BoundedReads(
-      BoundedReads from, Router router, int[] previous, IntPredicate available, BoundedOptions options) {
+      BoundedReads from, Router router, int[] previous, IntPredicate available, BoundedOptions options, LongSupplier nanoClock, Failback failback) {
     this.options = options;
-    this.spills = options.enabled();
-    this.failback = from.failback;
-    this.nanoClock = from.nanoClock;
+    this.spills = from == null || options.enabled();
+    this.failback = failback;
+    this.nanoClock = nanoClock;
     boolean sameWindow =
-        options.window().equals(from.options.window()) && options.resolution().equals(from.options.resolution());
+        from != null && options.window().equals(from.options.window()) && options.resolution().equals(from.options.resolution());
     this.loads =
         sameWindow
             ? from.loads.remapped(previous, options, available)
             : new LoadWindow(router.size(), options, nanoClock, available);
     this.selector = BoundedLoadSelector.of(router, options.epsilon(), options.probeLimit());
     boolean sameSketch =
-        options.scope() == from.options.scope() && options.sketchCapacity() == from.options.sketchCapacity();
+        from != null && options.scope() == from.options.scope() && options.sketchCapacity() == from.options.sketchCapacity();
     this.sketch =
         sameSketch
             ? from.sketch
             : options.scope() == BoundedOptions.Scope.HOT ? new FrequencySketch(options.sketchCapacity()) : null;
-    this.spilled = from.spilled;
+    this.spilled = from == null ? new ConcurrentHashMap<>() : from.spilled;
     this.hotKeys = sameSketch ? from.hotKeys : new ConcurrentHashMap<>();
     this.spilledFrom = new AtomicLongArray(router.size());
     this.spilledTo = new AtomicLongArray(router.size());
@@ -147,7 +138,7 @@ public final class BoundedReads {
    * options} off, the state that only deletes the copies registered so far (see {@link #spills()}).
    */
   public BoundedReads remapped(Router router, int[] previous, IntPredicate available, BoundedOptions options) {
-    return new BoundedReads(this, router, previous, available, options);
+    return new BoundedReads(this, router, previous, available, options, nanoClock, failback);
   }
 
   /**
@@ -216,18 +207,14 @@ public final class BoundedReads {
         return -1;
       }
     }
-    countSpill(from, node);
+    spilledFrom.incrementAndGet(from);
+    spilledTo.incrementAndGet(node);
     return node;
   }
 
   /** Whether {@code node} may take one more request: its load in the window is below its cap. */
   public boolean underCap(int node, long total) {
     return loads.load(node) < selector.cap(node, total);
-  }
-
-  private void countSpill(int from, int to) {
-    spilledFrom.incrementAndGet(from);
-    spilledTo.incrementAndGet(to);
   }
 
   /**
@@ -263,7 +250,7 @@ public final class BoundedReads {
       return s;
     }
     if (spilled.size() >= options.maxSpilledKeys()) {
-      sweep();
+      forgetExpired(nanoClock.getAsLong());
       if (spilled.size() >= options.maxSpilledKeys()) {
         return null;
       }
@@ -274,11 +261,6 @@ public final class BoundedReads {
   /** The copy record of a key being written, if it may have copies. */
   public Spill spilled(String key) {
     return spilled.isEmpty() ? null : spilled.get(key);
-  }
-
-  /** Forgets keys whose copies have all expired and that nothing is working on. */
-  private void sweep() {
-    forgetExpired(nanoClock.getAsLong());
   }
 
   /**
@@ -314,14 +296,6 @@ public final class BoundedReads {
     return new LoadReport(true, total, lines, hot);
   }
 
-  long spillTtlNanos() {
-    return spillTtlNanos;
-  }
-
-  public long now() {
-    return nanoClock.getAsLong();
-  }
-
   // ---- copies ----------------------------------------------------------------------------------
 
   /** Writes a copy for a spilled read on {@code node}, unless a write of the key came in between. */
@@ -348,7 +322,7 @@ public final class BoundedReads {
       return;
     }
     spill.copies.add(node);
-    spill.copied(now(), spillTtlNanos);
+    spill.copied(nanoClock.getAsLong(), spillTtlNanos);
     sender
         .send(node, "addCopy", c -> c.add(key, value, options.spillTtl()))
         .whenComplete(
@@ -367,20 +341,15 @@ public final class BoundedReads {
   }
 
   /**
-   * Completes {@code write} only after the copies of its key, if reads of it spilled, are gone:
-   * the generation moves on, the copy creations under way finish, the copies are deleted.
+   * Completes {@code writes} (of one key or of several) only after the copies of its keys, if reads
+   * of them spilled, are gone: the generation of each moves on, the copy creations under way
+   * finish, the copies are deleted.
    *
    * <p>Never on a node that {@code owns} says takes or took writes of the key: after a server-list
    * or placement change a node that held a copy may be the key's server, and the delete would
    * remove the write itself. The copy there is replaced by the write, or handled as any old copy
    * of a moved key is (deleted or marked by the change).
    */
-  public <T> CompletableFuture<T> afterWrite(
-      String key, CompletableFuture<T> write, Sender sender, BiPredicate<String, Member> owns) {
-    return write.handle((v, x) -> (Void) null).thenCompose(x -> dropCopies(key, sender, owns)).thenCompose(x -> write);
-  }
-
-  /** {@link #afterWrite} for every key of a multi-key write. */
   public <T> CompletableFuture<T> afterWrites(
       Collection<String> keys, CompletableFuture<T> writes, Sender sender, BiPredicate<String, Member> owns) {
     return writes
@@ -430,9 +399,7 @@ public final class BoundedReads {
         .handle(
             (deleted, failure) -> {
               if (failure != null && !failback.markFailedCopy(node, key)) {
-                throw failure instanceof java.util.concurrent.CompletionException ce
-                    ? ce
-                    : new java.util.concurrent.CompletionException(failure);
+                throw failure instanceof CompletionException ce ? ce : new CompletionException(failure);
               }
               return null;
             });

@@ -57,8 +57,8 @@ class ReplicaMovesTest {
 
   /** The key's only replica in the placement that serves it. */
   private static Member servingNode(ReplicaMoves.Move move, String key) {
-    assertThat(move.serving.replicas).isEqualTo(1);
-    return owner(move.serving, key);
+    assertThat(move.serving().replicas).isEqualTo(1);
+    return owner(move.serving(), key);
   }
 
   /** {@code members} without {@code m}: the nodes a write taken by {@code m} deletes or marks. */
@@ -87,9 +87,9 @@ class ReplicaMovesTest {
     ReplicaMoves.Move move = ReplicaMoves.route(t, key, SETTLE - 1);
     assertThat(move.settling(t)).isTrue();
     assertThat(servingNode(move, key)).isSameAs(owner(five, key));
-    assertThat(move.sources).isEmpty();
-    assertThat(move.clears).containsExactly(owner(six, key));
-    assertThat(move.copies).isFalse();
+    assertThat(move.sources()).isEmpty();
+    assertThat(move.clears()).containsExactly(owner(six, key));
+    assertThat(move.copies()).isFalse();
   }
 
   @Test
@@ -99,11 +99,11 @@ class ReplicaMovesTest {
     ReplicaMoves.Move early = ReplicaMoves.route(t, key, SETTLE);
     assertThat(early.settling(t)).isFalse();
     assertThat(servingNode(early, key)).isSameAs(owner(six, key));
-    assertThat(early.sources).containsExactly(owner(five, key));
-    assertThat(early.clears).containsExactly(owner(five, key));
-    assertThat(early.formerOwners).isEmpty();
-    assertThat(early.copies).as("no copy in the first settle of warming").isFalse();
-    assertThat(ReplicaMoves.route(t, key, 2 * SETTLE).copies).isTrue();
+    assertThat(early.sources()).containsExactly(owner(five, key));
+    assertThat(early.clears()).containsExactly(owner(five, key));
+    assertThat(early.formerOwners()).isEmpty();
+    assertThat(early.copies()).as("no copy in the first settle of warming").isFalse();
+    assertThat(ReplicaMoves.route(t, key, 2 * SETTLE).copies()).isTrue();
   }
 
   @Test
@@ -111,9 +111,9 @@ class ReplicaMovesTest {
     Topology t = added;
     String key = moved;
     ReplicaMoves.Move move = ReplicaMoves.route(t, key, SETTLE + WARM);
-    assertThat(move.sources).isEmpty();
-    assertThat(move.clears).isEmpty();
-    assertThat(move.formerOwners).containsExactly(owner(five, key));
+    assertThat(move.sources()).isEmpty();
+    assertThat(move.clears()).isEmpty();
+    assertThat(move.formerOwners()).containsExactly(owner(five, key));
     assertThat(t.readsHistory(SETTLE + WARM)).isFalse();
     assertThat(t.readsHistory(SETTLE + WARM - 1)).isTrue();
   }
@@ -128,7 +128,7 @@ class ReplicaMovesTest {
     for (long now : new long[] {0, SETTLE, SETTLE + WARM}) {
       ReplicaMoves.Move move = ReplicaMoves.route(t, key, now);
       assertThat(move.touchesOthers()).as("at %d", now).isFalse();
-      assertThat(move.serving).isSameAs(t);
+      assertThat(move.serving()).isSameAs(t);
     }
   }
 
@@ -146,17 +146,17 @@ class ReplicaMovesTest {
     // b came 2 SETTLE after a -> b; both warm at 3 SETTLE.
     Topology t = c.withHistory(new Transition[] {change(b, c, 2 * SETTLE), change(a, b, 0)});
     ReplicaMoves.Move move = ReplicaMoves.route(t, key, 3 * SETTLE);
-    assertThat(move.sources).containsExactly(owner(b, key), owner(a, key));
-    assertThat(move.clears).containsExactly(owner(b, key), owner(a, key));
+    assertThat(move.sources()).containsExactly(owner(b, key), owner(a, key));
+    assertThat(move.clears()).containsExactly(owner(b, key), owner(a, key));
     // While the second change settles, the key is served as under b, warmed from a, and cleared on c.
     ReplicaMoves.Move settling = ReplicaMoves.route(t, key, 2 * SETTLE);
     assertThat(servingNode(settling, key)).isSameAs(owner(b, key));
-    assertThat(settling.sources).containsExactly(owner(a, key));
-    assertThat(settling.clears).containsExactly(owner(c, key), owner(a, key));
+    assertThat(settling.sources()).containsExactly(owner(a, key));
+    assertThat(settling.clears()).containsExactly(owner(c, key), owner(a, key));
     // Once the first change is only remembered, its previous owner is marked.
     ReplicaMoves.Move later = ReplicaMoves.route(t, key, SETTLE + WARM + 1);
-    assertThat(later.sources).containsExactly(owner(b, key));
-    assertThat(later.formerOwners).containsExactly(owner(a, key));
+    assertThat(later.sources()).containsExactly(owner(b, key));
+    assertThat(later.formerOwners()).containsExactly(owner(a, key));
   }
 
   @Test
@@ -165,9 +165,9 @@ class ReplicaMovesTest {
     // five -> six at 0, six -> five (the same placement as before) at 100 WARM.
     Topology back = five.withHistory(new Transition[] {change(six, five, 100 * WARM)});
     ReplicaMoves.Move move = ReplicaMoves.route(back, key, 100 * WARM + SETTLE + WARM);
-    assertThat(move.formerOwners).containsExactly(owner(six, key));
+    assertThat(move.formerOwners()).containsExactly(owner(six, key));
     ReplicaMoves.Move warming = ReplicaMoves.route(back, key, 100 * WARM + SETTLE);
-    assertThat(warming.sources).containsExactly(owner(six, key));
+    assertThat(warming.sources()).containsExactly(owner(six, key));
   }
 
   @Test
@@ -180,15 +180,15 @@ class ReplicaMovesTest {
       ReplicaMoves.Move settling = ReplicaMoves.route(back, key, at + SETTLE - 1);
       assertThat(settling.settling(back)).as("at %d", at).isTrue();
       assertThat(servingNode(settling, key)).isSameAs(owner(six, key));
-      assertThat(settling.sources).as("at %d", at).containsExactly(owner(five, key));
-      assertThat(settling.clears).containsExactly(owner(five, key));
-      assertThat(settling.copies).isFalse();
+      assertThat(settling.sources()).as("at %d", at).containsExactly(owner(five, key));
+      assertThat(settling.clears()).containsExactly(owner(five, key));
+      assertThat(settling.copies()).isFalse();
       ReplicaMoves.Move warming = ReplicaMoves.route(back, key, at + SETTLE);
       assertThat(servingNode(warming, key)).isSameAs(owner(five, key));
-      assertThat(warming.sources).containsExactly(owner(six, key));
+      assertThat(warming.sources()).containsExactly(owner(six, key));
     }
     // A change that only adds a server: its new owner held nothing before and is not read.
-    assertThat(ReplicaMoves.route(added, key, SETTLE - 1).sources).isEmpty();
+    assertThat(ReplicaMoves.route(added, key, SETTLE - 1).sources()).isEmpty();
   }
 
   @Test
@@ -198,9 +198,9 @@ class ReplicaMovesTest {
     ReplicaMoves.Move move = ReplicaMoves.route(t, key, SETTLE);
     Member previous = owner(five, key);
     // The new owner is out and the write fails over to the previous owner: nothing is deleted there.
-    assertThat(besides(move.clears, previous)).isEmpty();
-    assertThat(besides(move.clears, owner(six, key))).containsExactly(previous);
+    assertThat(besides(move.clears(), previous)).isEmpty();
+    assertThat(besides(move.clears(), owner(six, key))).containsExactly(previous);
     ReplicaMoves.Move remembered = ReplicaMoves.route(t, key, SETTLE + WARM);
-    assertThat(besides(remembered.formerOwners, previous)).isEmpty();
+    assertThat(besides(remembered.formerOwners(), previous)).isEmpty();
   }
 }

@@ -1,0 +1,122 @@
+package io.shardwise.core;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A near cache: values read from the servers kept in this process, so that a hot key's reads are
+ * served from local memory (issue 34; docs/near-cache.md once it serves). Its entries are dropped
+ * by this client's own writes of the key and by every event after which the server's copy may no
+ * longer be the one read (an ejection, a readmission, a mark of the copy as old, a change of
+ * placement); across processes an entry lives at most {@link #maxStaleness()}.
+ *
+ * @param enabled whether reads are served locally at all (default false)
+ * @param maxBytes the most memory the entries may take, each weighed by its key, its value and a
+ *     fixed overhead ({@link #ENTRY_OVERHEAD_BYTES}); 0 when {@code maxEntries} bounds it instead
+ * @param maxEntries the most entries, whatever their size; 0 when {@code maxBytes} bounds it
+ * @param hotOnly whether only the keys read often recently are kept (the hot-key sketch of bounded
+ *     loads, {@code hotThreshold} reads), or every key read (default true: a cold key's entry costs
+ *     memory, and a Redis tracking-table entry, for reads that do not come again)
+ * @param hotThreshold the recent reads from which a key is hot (1 to 15; default {@value
+ *     BoundedOptions#DEFAULT_HOT_THRESHOLD}, as bounded loads)
+ * @param maxStaleness the longest an entry is served without its server's sign (default 1 s for
+ *     memcached, which sends none, and 60 s for Redis, where invalidations drop entries and this
+ *     is a safety bound); null for the backend's default
+ */
+public record NearCacheOptions(
+    boolean enabled, long maxBytes, long maxEntries, boolean hotOnly, int hotThreshold, Duration maxStaleness) {
+
+  /** Default {@link #maxBytes()}: 64 MiB. */
+  public static final long DEFAULT_MAX_BYTES = 64L << 20;
+
+  /**
+   * What an entry is weighed at besides its key's characters and its value's bytes, on a 64-bit JVM
+   * with compressed pointers, counted by hand: Caffeine's node with its weight, write time and
+   * order links (about 64), the map's node (32), the entry (40), the value's wrapper and array
+   * header (40), the key's string and array headers (40). The memory test of issue 34 is to check
+   * it against a heap measured after GC.
+   */
+  public static final int ENTRY_OVERHEAD_BYTES = 216;
+
+  /** Default {@link #maxStaleness()} with memcached: 1 second. */
+  public static final Duration DEFAULT_MEMCACHED_STALENESS = Duration.ofSeconds(1);
+
+  /** Default {@link #maxStaleness()} with Redis: 60 seconds. */
+  public static final Duration DEFAULT_REDIS_STALENESS = Duration.ofSeconds(60);
+
+  /** The longest {@link #maxStaleness()} memcached takes: it has no invalidation to rely on. */
+  public static final Duration MAX_MEMCACHED_STALENESS = Duration.ofMinutes(1);
+
+  public NearCacheOptions {
+    if (maxBytes < 0) {
+      throw new IllegalArgumentException("near cache max bytes must be >= 0 but was " + maxBytes);
+    }
+    if (maxEntries < 0) {
+      throw new IllegalArgumentException("near cache max entries must be >= 0 but was " + maxEntries);
+    }
+    if ((maxBytes == 0) == (maxEntries == 0)) {
+      throw new IllegalArgumentException(
+          "near cache needs exactly one bound, max bytes or max entries, but max bytes was " + maxBytes + " and max entries " + maxEntries);
+    }
+    if (hotThreshold < 1 || hotThreshold > 15) {
+      throw new IllegalArgumentException("near cache hot threshold must be 1..15 but was " + hotThreshold);
+    }
+    if (maxStaleness != null && (maxStaleness.isNegative() || maxStaleness.isZero())) {
+      throw new IllegalArgumentException("near cache max staleness must be > 0 but was " + maxStaleness);
+    }
+  }
+
+  /** Off: every read goes to the servers. */
+  public static NearCacheOptions off() {
+    return new NearCacheOptions(false, DEFAULT_MAX_BYTES, 0, true, BoundedOptions.DEFAULT_HOT_THRESHOLD, null);
+  }
+
+  /** On, with the defaults: 64 MiB, hot keys only, the backend's staleness bound. */
+  public static NearCacheOptions defaults() {
+    return off().withEnabled(true);
+  }
+
+  public NearCacheOptions withEnabled(boolean on) {
+    return new NearCacheOptions(on, maxBytes, maxEntries, hotOnly, hotThreshold, maxStaleness);
+  }
+
+  /** Bounded by memory: {@code bytes} in all. */
+  public NearCacheOptions withMaxBytes(long bytes) {
+    return new NearCacheOptions(enabled, bytes, 0, hotOnly, hotThreshold, maxStaleness);
+  }
+
+  /** Bounded by entries: {@code entries} at most, whatever their size. */
+  public NearCacheOptions withMaxEntries(long entries) {
+    return new NearCacheOptions(enabled, 0, entries, hotOnly, hotThreshold, maxStaleness);
+  }
+
+  public NearCacheOptions withHotOnly(boolean hot) {
+    return new NearCacheOptions(enabled, maxBytes, maxEntries, hot, hotThreshold, maxStaleness);
+  }
+
+  public NearCacheOptions withHotThreshold(int reads) {
+    return new NearCacheOptions(enabled, maxBytes, maxEntries, hotOnly, reads, maxStaleness);
+  }
+
+  public NearCacheOptions withMaxStaleness(Duration d) {
+    return new NearCacheOptions(enabled, maxBytes, maxEntries, hotOnly, hotThreshold, Objects.requireNonNull(d, "maxStaleness"));
+  }
+
+  /**
+   * {@link #maxStaleness()}, or the default for a backend that invalidates ({@code invalidates}:
+   * Redis with tracking) or does not (memcached).
+   *
+   * @throws IllegalArgumentException a bound over {@link #MAX_MEMCACHED_STALENESS} for a backend
+   *     that does not invalidate
+   */
+  public Duration staleness(boolean invalidates) {
+    if (maxStaleness == null) {
+      return invalidates ? DEFAULT_REDIS_STALENESS : DEFAULT_MEMCACHED_STALENESS;
+    }
+    if (!invalidates && maxStaleness.compareTo(MAX_MEMCACHED_STALENESS) > 0) {
+      throw new IllegalArgumentException(
+          "near cache max staleness must be <= 1m with a backend whose servers do not invalidate (memcached) but was " + maxStaleness);
+    }
+    return maxStaleness;
+  }
+}

@@ -1,0 +1,309 @@
+package io.shardwise.core.internal.exec;
+
+import io.shardwise.client.CachedValue;
+import io.shardwise.client.ClientMetrics;
+import io.shardwise.client.ValueCodec;
+import io.shardwise.core.internal.change.WarmUp;
+import io.shardwise.core.internal.heal.Repairs;
+import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.ReplicaMoves;
+import io.shardwise.core.internal.route.Routes;
+import io.shardwise.core.internal.route.Topology;
+import io.shardwise.core.internal.spill.BoundedReads;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * Executes reads over a key's preference list, for any replica count ({@link Routes}): a read goes
+ * to one available replica whose copy is not marked old, and on a miss, an error or a timeout to
+ * the next, before the caller sees a miss (as mcrouter's {@code MissFailoverRoute}). getMulti does
+ * this per key, in rounds of one request per node ({@link MultiGets}). With every replica out the
+ * read goes where the failure mode sends it ({@link #unreadable}); under bounded loads a read may
+ * spill past the replicas ({@link #spilled}).
+ */
+public final class Gets<V> {
+
+  private final Requests requests;
+  private final Routes routes;
+  private final WarmUp warmUp;
+  private final ClientMetrics metrics;
+  private final MultiGets<V> multi;
+  private final Repairs repairs;
+
+  public Gets(
+      Requests requests,
+      Routes routes,
+      WarmUp warmUp,
+      Repairs repairs,
+      ClientMetrics metrics,
+      ValueCodec<V> codec) {
+    this.warmUp = warmUp;
+    this.repairs = repairs;
+    this.multi = new MultiGets<>(requests, routes, this, repairs, metrics, codec);
+    this.requests = requests;
+    this.routes = routes;
+    this.metrics = metrics;
+  }
+
+  /** A read of {@code key} on {@code t}, which the caller counted itself on and which this read releases. */
+  public <R> CompletableFuture<R> get(Topology t, String key, Function<CachedValue, R> decode) {
+    CompletableFuture<R> f;
+    try {
+      if (t.replicas == 1 && t.bounded == null && !requests.retrying() && !t.readsHistory()) {
+        // The common case of one replica, up and not marked: one request, the topology released in
+        // the stage of its reply. The plan below decides the same with more work.
+        Member m = t.members[t.router.primary(t.hash(key))];
+        if (m.available() && !m.holdsOldCopy(key)) {
+          return requests.call(m, "get", c -> c.get(key), true, decode, t);
+        }
+      }
+      f = read(t, key).thenApply(decode);
+    } catch (RuntimeException | Error e) {
+      t.exit();
+      throw e;
+    }
+    f.whenComplete((v, x) -> t.exit());
+    return f;
+  }
+
+  /**
+   * A read of {@code key} none of whose replicas in {@code p} can be read ({@link #unreadable}): a
+   * miss, an error, or a get on the node the failure mode sends it to.
+   */
+  private CompletableFuture<CachedValue> unreadable(Topology t, String key, Routes.Plan p) {
+    long hash = t.hash(key);
+    int node = unreadable(t, key, hash, p);
+    if (node == Routes.NONE) {
+      return CompletableFuture.failedFuture(routes.unavailable(t, t.router.primary(hash), key));
+    }
+    return node == Routes.OLD_COPY ? CompletableFuture.completedFuture(null) : requests.send(t, node, "get", c -> c.get(key), true);
+  }
+
+  /**
+   * Where a read of {@code key} goes when none of its replicas in {@code p} can be read, for a get
+   * and for getMulti: {@link Routes#OLD_COPY} (a miss, counted as a skipped old copy) when each one
+   * up holds a copy marked old; when every replica is out, the node the failure mode sends it to
+   * ({@link Routes#select}, the redirect counted), {@link Routes#NONE} when none (the error is
+   * {@link Routes#unavailable}), or {@link Routes#OLD_COPY} when that node's copy is marked old.
+   */
+  int unreadable(Topology t, String key, long hash, Routes.Plan p) {
+    int primary = t.router.primary(hash);
+    int node = p.writeCount > 0 ? p.writes[0] : routes.select(t, hash, primary);
+    if (p.writeCount > 0 || node >= 0 && t.members[node].holdsOldCopy(key)) {
+      metrics.oldCopySkipped(t.nodes.get(node));
+      return Routes.OLD_COPY;
+    } else if (node != Routes.NONE && node != primary) {
+      metrics.redirected(t.nodes.get(primary), t.nodes.get(node), "failover");
+    }
+    return node;
+  }
+
+  /** A read of {@code key} on {@code t}, on its replicas, or as the failure mode says when all are out. */
+  private CompletableFuture<CachedValue> read(Topology t, String key) {
+    ReplicaMoves.Move move = t.readsHistory() ? ReplicaMoves.route(t, key, System.nanoTime()) : null;
+    if (move != null && move.readsElsewhere(t)) {
+      return moved(t, move, key);
+    }
+    Routes.Plan p = routes.readPlan(t, key, t.hash(key));
+    if (p.readCount == 0) {
+      return unreadable(t, key, p);
+    }
+    int[] order = Arrays.copyOf(p.reads, p.readCount);
+    int[] ranks = ranks(p, order);
+    return p.spill >= 0
+        ? spilled(t, key, order, ranks, p.spill)
+        : tryFrom(t, null, key, order, ranks, 0, false, repairs.enabled(t) ? repairs.generation(key) : NO_REPAIR, null);
+  }
+
+  /**
+   * A read of a key whose replicas changed in a change still being taken over ({@link
+   * ReplicaMoves}): on the replicas of its serving placement in turn (those of the placement before
+   * the change while it settles; else the replicas that arrived in the change first), then, after
+   * a miss on each, on its sources in turn. Once copies are due (see {@link WarmUp}), a hit is
+   * copied to the replicas of the key that answered a miss before it, so that a key warms onto
+   * every replica that arrived. A read of a key that moves does not spill (bounded loads).
+   */
+  CompletableFuture<CachedValue> moved(Topology t, ReplicaMoves.Move move, String key) {
+    long generation = warmUp.generation(key);
+    Topology serving = move.serving();
+    Routes.Plan p = routes.readPlan(serving, key, serving.hash(key));
+    if (p.readCount == 0) {
+      return unreadable(serving, key, p).thenCompose(
+          found -> found != null ? CompletableFuture.completedFuture(found) : fromSources(move, key, 0, Member.NONE, generation));
+    }
+    int[] order = Arrays.copyOf(p.reads, p.readCount);
+    boolean copies = move.copies() && serving == t;
+    for (int i = 0, k = 0; copies && i < order.length; i++) {
+      int node = order[i];
+      if (Member.in(move.arrived(), t.members[node])) { // ahead of the others, in their order
+        System.arraycopy(order, k, order, k + 1, i - k);
+        order[k++] = node;
+      }
+    }
+    return tryFrom(serving, move, key, order, ranks(p, order), 0, false, copies ? generation : NO_REPAIR, null);
+  }
+
+  /**
+   * A read that spills past every replica, over their caps, to {@code spill}: the copy there if it
+   * has one (a failure there counts as none), else the replicas in {@code order}, the value then
+   * left on {@code spill} as a copy ({@link #leaveSpillCopy}). The key's copy record and generation
+   * are noted before any replica is read: a write confirmed after this read began (even one that
+   * failed on a replica the plan still reads, and marked it) keeps an older value from being left.
+   */
+  private CompletableFuture<CachedValue> spilled(Topology t, String key, int[] order, int[] ranks, int spill) {
+    BoundedReads.Spill planned = t.bounded.spillFor(key);
+    long generation = planned == null ? 0 : planned.generation.get();
+    metrics.redirected(t.nodes.get(order[0]), t.nodes.get(spill), "spill");
+    return requests
+        .send(t, spill, "get", c -> c.get(key))
+        .exceptionally(failure -> null) // the spill node failed: read the replicas instead
+        .thenCompose(
+            copy -> copy != null
+                ? CompletableFuture.completedFuture(copy)
+                : tryFrom(t, null, key, order, ranks, 0, false, NO_REPAIR, null).thenApply(
+                    value -> {
+                      leaveSpillCopy(t, key, value, spill, planned, generation, order, 0, order.length);
+                      return value;
+                    }));
+  }
+
+  /** The rank of each node of {@code order} among the replicas of {@code p} ({@link Routes#rank}). */
+  private static int[] ranks(Routes.Plan p, int[] order) {
+    int[] ranks = new int[order.length];
+    for (int i = 0; i < order.length; i++) {
+      ranks[i] = Routes.rank(p, order[i]);
+    }
+    return ranks;
+  }
+
+  /**
+   * Leaves {@code value}, read on a replica after the spill node {@code spill} missed, there as a
+   * copy under {@code planned} (the key's copy record, and its {@code generation}, noted when the
+   * read was planned: a write confirmed since moved it, and no copy of an older value is kept); none
+   * without a record, nor while a replica among {@code order[from]} to {@code order[to - 1]} is
+   * marked old (the write that marked it completes without it, and a copy made after would outlive
+   * that write). For a get and for getMulti.
+   */
+  void leaveSpillCopy(
+      Topology t, String key, CachedValue value, int spill, BoundedReads.Spill planned, long generation, int[] order, int from, int to) {
+    if (value == null || planned == null) {
+      return;
+    }
+    for (int i = from; i < to; i++) {
+      if (t.members[order[i]].holdsOldCopy(key)) {
+        return;
+      }
+    }
+    t.bounded.leaveCopy(planned, generation, key, t.members[spill], value, requests);
+  }
+
+  /** Reads {@code key} on the sources of {@code move} from {@code index}, until one has it. */
+  private CompletableFuture<CachedValue> fromSources(
+      ReplicaMoves.Move move, String key, int index, Member[] copyTo, long generation) {
+    for (int i = index; i < move.sources().length; i++) {
+      Member before = move.sources()[i];
+      if (!before.available() || before.retired() || before.holdsOldCopy(key)) {
+        continue;
+      }
+      int next = i + 1;
+      return requests
+          .send(before, "warmUpGet", c -> c.get(key))
+          .handle(
+              (old, failure) -> {
+                if (failure == null) {
+                  warmUp.read(before, move.owners()[0], old != null);
+                }
+                if (old != null) {
+                  for (Member owner : copyTo) {
+                    warmUp.copy(key, old, generation, before, owner, requests);
+                  }
+                }
+                return old;
+              })
+          .thenCompose(
+              old -> old != null
+                  ? CompletableFuture.completedFuture(old)
+                  : fromSources(move, key, next, copyTo, generation));
+    }
+    return CompletableFuture.completedFuture(null);
+  }
+
+  /** The generation of a read that repairs and copies nothing ({@link #tryFrom}). */
+  private static final long NO_REPAIR = -1;
+
+  /**
+   * Reads {@code key} on {@code order[i]}, then on the next replicas after a miss or a failure. With
+   * a {@code generation} (the key's, noted before the read began; else {@link #NO_REPAIR}), {@code
+   * missedOn} gathers the replicas that answered a miss so far (made at the first), and a hit after
+   * misses is copied to them: a read repair ({@link Repairs#afterRead}), or for a key a change moves
+   * ({@code move} not null), a warm-up copy. For such a key, once every replica missed, its sources
+   * are read in turn ({@link #fromSources}).
+   */
+  private CompletableFuture<CachedValue> tryFrom(
+      Topology t,
+      ReplicaMoves.Move move,
+      String key,
+      int[] order,
+      int[] ranks,
+      int i,
+      boolean missed,
+      long generation,
+      List<Member> missedOn) {
+    Member m = t.members[order[i]];
+    if (t.replicated) {
+      metrics.replicaRead(m.node, ranks[i]);
+    }
+    routes.sent(m); // counted as sent there
+    CompletableFuture<CachedValue> sent;
+    try {
+      sent = requests.send(t, order[i], "get", c -> c.get(key), true);
+    } catch (RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    return sent.handle(
+            (value, failure) -> {
+              m.inFlight.decrementAndGet();
+              if (value != null) {
+                if (missedOn != null && move == null) {
+                  repairs.afterRead(key, value, generation, m, missedOn);
+                } else if (missedOn != null) {
+                  for (Member owner : missedOn) {
+                    warmUp.copy(key, value, generation, m, owner, requests);
+                  }
+                }
+                return CompletableFuture.completedFuture(value);
+              }
+              List<Member> missing = missedOn;
+              if (failure == null && generation != NO_REPAIR) {
+                if (missing == null) {
+                  missing = new ArrayList<>(order.length);
+                }
+                missing.add(m);
+              }
+              boolean anyMiss = missed || failure == null;
+              if (i + 1 < order.length) {
+                metrics.replicaFailover(m.node, t.nodes.get(order[i + 1]), failure == null ? "miss" : "error");
+                return tryFrom(t, move, key, order, ranks, i + 1, anyMiss, generation, missing);
+              }
+              if (!anyMiss) {
+                return CompletableFuture.<CachedValue>failedFuture(failure);
+              }
+              return move == null
+                  ? CompletableFuture.<CachedValue>completedFuture(null)
+                  : fromSources(move, key, 0, missing == null ? Member.NONE : missing.toArray(Member.NONE), generation);
+            })
+        .thenCompose(Function.identity());
+  }
+
+  /**
+   * Sends a getMulti of {@code distinct} on {@code t} ({@link MultiGets}); releases {@code t} when
+   * done.
+   */
+  public PendingGetMulti<V> start(Topology t, Set<String> distinct) {
+    return multi.start(t, distinct);
+  }
+}

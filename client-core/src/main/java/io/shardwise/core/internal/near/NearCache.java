@@ -1,0 +1,182 @@
+package io.shardwise.core.internal.near;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Ticker;
+import io.shardwise.client.CachedValue;
+import io.shardwise.core.NearCacheOptions;
+import io.shardwise.core.internal.spill.FrequencySketch;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Values read from the servers, kept in this process ({@link NearCacheOptions}), in a Caffeine
+ * cache (W-TinyLFU eviction, weighed entries, expiry after write).
+ *
+ * <p>The read race. A read takes a {@link Ticket} before its request is sent, its reply comes,
+ * and the value is {@link #offer offered} here; an invalidation (this client's write of the key,
+ * the server's message that another client wrote it, a node event) can come between any two of
+ * these steps. An invalidation of a key first moves the generation of the key's stripe, then
+ * removes the key's entry; an offer installs the value, in a compute on the key, only if the
+ * generation and the epoch are still those of its ticket. Caffeine runs a compute and a removal of
+ * one key one after the other (its {@code asMap} computations are atomic), so either the offer
+ * sees the moved generation and installs nothing, or the removal that follows the move removes
+ * what the offer installed. A bare removal, without the generation, would lose an invalidation that
+ * came between the reply and the offer: the case Redis's client-side caching documentation
+ * ("Avoiding race conditions") solves with a placeholder entry; a generation does it without one.
+ * Two keys in one stripe only cost each other an admission.
+ *
+ * <p>Dropping everything. {@link #dropAll} moves the epoch: no entry from before is served (checked
+ * on each hit, in O(1)), no read under way installs its value, and a sweep frees the memory later.
+ * The client drops everything when a server is ejected, readmitted or retired, and when the
+ * placement changes: the entries do not remember which server answered, so that no event has to be
+ * matched to the entries it concerns, and such events are rare.
+ */
+public final class NearCache {
+
+  /** Stripes of key generations: 65,536 longs, 512 KiB. */
+  static final int STRIPES = 1 << 16;
+
+  /** The keys the admission sketch follows: its sampling period is ten times this in reads. */
+  private static final int SKETCH_KEYS = 1 << 16;
+
+  /** One value, and the epoch it was read in. */
+  record Entry(CachedValue value, long epoch) {}
+
+  /**
+   * What a read noted before it was sent: the key's generation and the epoch. Its value is
+   * installed only if neither moved since.
+   */
+  public record Ticket(String key, long generation, long epoch) {}
+
+  private final Cache<String, Entry> entries;
+  private final AtomicLongArray generations = new AtomicLongArray(STRIPES);
+  /** Moved each time every entry is dropped. */
+  private final AtomicLong epoch = new AtomicLong();
+  /** Recent reads per key, for {@code hotOnly}; null when every key is admitted. */
+  private final FrequencySketch sketch;
+  private final int hotThreshold;
+  private final Executor sweeps;
+  private final LongAdder hits = new LongAdder();
+  private final LongAdder misses = new LongAdder();
+
+  /** A near cache with {@code options}, whose entries live at most {@code staleness}. */
+  public NearCache(NearCacheOptions options, Duration staleness) {
+    this(options, staleness, ForkJoinPool.commonPool(), Ticker.systemTicker());
+  }
+
+  /** As above, with Caffeine's maintenance and the sweeps on {@code executor}, and time from {@code ticker}. */
+  NearCache(NearCacheOptions options, Duration staleness, Executor executor, Ticker ticker) {
+    Caffeine<Object, Object> builder = Caffeine.newBuilder().executor(executor).ticker(ticker).expireAfterWrite(staleness);
+    if (options.maxBytes() > 0) {
+      builder.maximumWeight(options.maxBytes()).weigher((String key, Entry e) -> weight(key, e.value()));
+    } else {
+      builder.maximumSize(options.maxEntries());
+    }
+    this.entries = builder.build();
+    this.sketch = options.hotOnly() ? new FrequencySketch(SKETCH_KEYS) : null;
+    this.hotThreshold = options.hotThreshold();
+    this.sweeps = executor;
+  }
+
+  /** An entry's weight: its key (two bytes a char at most), its value and {@link NearCacheOptions#ENTRY_OVERHEAD_BYTES}. */
+  static int weight(String key, CachedValue value) {
+    long w = 2L * key.length() + value.length() + NearCacheOptions.ENTRY_OVERHEAD_BYTES;
+    return (int) Math.min(Integer.MAX_VALUE, w);
+  }
+
+  private static int stripe(String key) {
+    int h = key.hashCode();
+    return (h ^ (h >>> 16)) & (STRIPES - 1);
+  }
+
+  /** The value of {@code key} kept here, or null: none is, or the one kept is from before a {@link #dropAll}. */
+  public CachedValue get(String key) {
+    Entry e = entries.getIfPresent(key);
+    if (e == null || e.epoch != epoch.get()) {
+      misses.increment();
+      return null;
+    }
+    hits.increment();
+    return e.value;
+  }
+
+  /**
+   * A ticket for a read of {@code key} about to be sent, or null if its value is not to be kept:
+   * with hot keys only, the key was not read often enough recently (this read counts).
+   */
+  public Ticket ticket(String key) {
+    if (sketch != null && sketch.increment(spread(key)) < hotThreshold) {
+      return null;
+    }
+    return new Ticket(key, generations.get(stripe(key)), epoch.get());
+  }
+
+  private static long spread(String key) {
+    return key.hashCode() * 0x9E3779B97F4A7C15L;
+  }
+
+  /**
+   * The read of {@code ticket} found {@code value}: kept, unless an invalidation of the key or a
+   * {@link #dropAll} came since the ticket was taken.
+   */
+  public void offer(Ticket ticket, CachedValue value) {
+    int s = stripe(ticket.key);
+    entries
+        .asMap()
+        .compute(
+            ticket.key,
+            (k, old) -> {
+              boolean current = generations.get(s) == ticket.generation && epoch.get() == ticket.epoch;
+              // Not current: an invalidation is under way or done; whatever is kept goes too.
+              return current ? new Entry(value, ticket.epoch) : null;
+            });
+  }
+
+  /**
+   * Drops the entry of {@code key}, and keeps a read under way from keeping the value it reads: for
+   * a write of the key by this client (before it is sent and once it is done, whatever its outcome),
+   * a server's invalidation, or a copy of the key marked old.
+   */
+  public void invalidate(String key) {
+    generations.incrementAndGet(stripe(key));
+    entries.invalidate(key);
+  }
+
+  /**
+   * Drops every entry, and keeps the reads under way from keeping theirs: for an ejection, a
+   * readmission, a server that left or restarted, a change of placement. Served no more from now
+   * on; the memory is freed by a sweep on the maintenance executor.
+   */
+  public void dropAll() {
+    long now = epoch.incrementAndGet();
+    sweeps.execute(() -> entries.asMap().values().removeIf(e -> e.epoch < now));
+  }
+
+  /** Entries kept now (an estimate, as Caffeine's). */
+  public long entries() {
+    return entries.estimatedSize();
+  }
+
+  /** The weight of the entries kept, in bytes; their count when bounded by entries. */
+  public long weight() {
+    return entries.policy().eviction().map(e -> e.weightedSize().orElse(entries.estimatedSize())).orElse(entries.estimatedSize());
+  }
+
+  public long hits() {
+    return hits.sum();
+  }
+
+  public long misses() {
+    return misses.sum();
+  }
+
+  /** Runs Caffeine's pending maintenance (evictions, expiries) now. */
+  void cleanUp() {
+    entries.cleanUp();
+  }
+}

@@ -1,0 +1,159 @@
+package io.shardwise.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.CacheClient;
+import io.shardwise.client.CachedValue;
+import io.shardwise.client.Codecs;
+import io.shardwise.client.NodeState;
+import io.shardwise.routing.Node;
+import io.shardwise.spi.KeyRules;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The near cache in the client, over in-memory nodes: what answers a get, and what drops what it kept. */
+class NearCacheClientTest {
+
+  private final InMemoryBackend backend = new InMemoryBackend(KeyRules.MEMCACHED);
+  private AsyncCacheClient<String> client;
+  private CacheClient<String> sync;
+
+  private void build(NearCacheOptions near) {
+    client =
+        ShardwiseClient.builder()
+            .backend(backend)
+            .servers("a:1,b:2,c:3,d:4,e:5")
+            .timeout(Duration.ofMillis(200))
+            .failover(FailoverOptions.builder().probeInterval(Duration.ofMillis(20)).maxProbeInterval(Duration.ofMillis(50)).build())
+            .codec(Codecs.utf8())
+            .nearCache(near)
+            .build();
+    sync = client.sync();
+  }
+
+  private static NearCacheOptions everyKey() {
+    return NearCacheOptions.defaults().withHotOnly(false).withMaxStaleness(Duration.ofMinutes(1));
+  }
+
+  @AfterEach
+  void close() {
+    if (client != null) {
+      client.close();
+    }
+  }
+
+  private InMemoryBackend.Store store(String key) {
+    return backend.store(client.nodeFor(key));
+  }
+
+  /** Another client writes {@code key} on its server. */
+  private void writtenElsewhere(String key, String value) {
+    store(key).data.put(key, CachedValue.of(value.getBytes(StandardCharsets.UTF_8), 0));
+  }
+
+  @Test
+  void aKeyReadOnceIsAnsweredWithoutARequestUntilThisClientWritesIt() {
+    build(everyKey());
+    sync.set("k", "v1", Duration.ZERO);
+    assertThat(sync.get("k")).isEqualTo("v1");
+    int gets = store("k").gets.get();
+    writtenElsewhere("k", "by another client");
+    assertThat(sync.get("k")).as("kept here").isEqualTo("v1");
+    assertThat(store("k").gets.get()).as("no request").isEqualTo(gets);
+
+    for (Runnable write :
+        List.<Runnable>of(
+            () -> sync.set("k", "9", Duration.ZERO),
+            () -> sync.touch("k", Duration.ofMinutes(5)),
+            () -> sync.add("k", "not stored", Duration.ZERO),
+            () -> sync.setMulti(Map.of("k", "8"), Duration.ZERO),
+            () -> sync.delete("k"),
+            () -> sync.incr("k", 1, 7, Duration.ZERO),
+            () -> sync.deleteMulti(List.of("k")))) {
+      sync.set("k", "1", Duration.ZERO);
+      assertThat(sync.get("k")).isEqualTo("1");
+      writtenElsewhere("k", "5");
+      assertThat(sync.get("k")).as("kept").isEqualTo("1");
+      write.run();
+      CachedValue stored = store("k").data.get("k");
+      String server = stored == null ? null : new String(stored.bytes(), StandardCharsets.UTF_8);
+      assertThat(sync.get("k")).as("read from the server after a write of this client").isEqualTo(server);
+    }
+  }
+
+  @Test
+  void aWriteThatFailsDropsTheEntryToo() {
+    build(everyKey());
+    sync.set("k", "v1", Duration.ZERO);
+    assertThat(sync.get("k")).isEqualTo("v1");
+    store("k").failNext.set(1);
+    assertThatThrownBy(() -> sync.set("k", "v2", Duration.ZERO)).isInstanceOf(RuntimeException.class);
+    writtenElsewhere("k", "landed late");
+    assertThat(sync.get("k")).as("the outcome was unknown: read again").isEqualTo("landed late");
+  }
+
+  @Test
+  void anEntryLivesAtMostMaxStaleness() throws Exception {
+    build(everyKey().withMaxStaleness(Duration.ofMillis(100)));
+    sync.set("k", "v1", Duration.ZERO);
+    assertThat(sync.get("k")).isEqualTo("v1");
+    writtenElsewhere("k", "v2");
+    InMemoryClients.await(() -> "v2".equals(sync.get("k")));
+  }
+
+  @Test
+  void anEjectionAReadmissionAndAChangeOfServersDropEverything() throws Exception {
+    build(everyKey());
+    Node a = client.nodes().get(0);
+    String onB = keyOff(a);
+    sync.set(onB, "v1", Duration.ZERO);
+    assertThat(sync.get(onB)).isEqualTo("v1");
+    writtenElsewhere(onB, "v2");
+    assertThat(sync.get(onB)).isEqualTo("v1");
+
+    InMemoryClients.eject(client, backend, a);
+    assertThat(sync.get(onB)).as("dropped at the ejection").isEqualTo("v2");
+    writtenElsewhere(onB, "v3");
+    assertThat(sync.get(onB)).isEqualTo("v2");
+    backend.store(a).failWith = null;
+    InMemoryClients.await(() -> client.nodeStates().get(a) == NodeState.HEALTHY);
+    assertThat(sync.get(onB)).as("dropped at the readmission").isEqualTo("v3");
+
+    writtenElsewhere(onB, "v4");
+    client.updateServers(client.nodes().subList(0, 4)).get(); // e leaves; onB stays where it is
+    assertThat(sync.get(onB)).as("dropped at the change").isEqualTo("v4");
+  }
+
+  @Test
+  void offByDefaultAndABoundTheServersWouldHaveToKeepIsRefused() {
+    assertThatThrownBy(() -> ShardwiseClient.builder().nearCache(everyKey().withMaxStaleness(Duration.ofMinutes(2))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "near cache max staleness must be <= 1m with a backend whose servers do not invalidate (memcached) but was PT2M");
+    assertThatThrownBy(() -> NearCacheOptions.defaults().withMaxEntries(10).withMaxBytes(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("exactly one bound");
+    build(NearCacheOptions.off());
+    sync.set("k", "v1", Duration.ZERO);
+    assertThat(sync.get("k")).isEqualTo("v1");
+    writtenElsewhere("k", "v2");
+    assertThat(sync.get("k")).as("no near cache").isEqualTo("v2");
+  }
+
+  /** A key on neither {@code node} nor the last server. */
+  private String keyOff(Node node) {
+    Node last = client.nodes().get(client.nodes().size() - 1);
+    for (int k = 0; ; k++) {
+      String key = "key-" + k;
+      if (!client.nodeFor(key).equals(node) && !client.nodeFor(key).equals(last)) {
+        return key;
+      }
+    }
+  }
+}

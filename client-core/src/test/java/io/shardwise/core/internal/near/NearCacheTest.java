@@ -1,0 +1,190 @@
+package io.shardwise.core.internal.near;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.github.benmanes.caffeine.cache.Ticker;
+import io.shardwise.client.CachedValue;
+import io.shardwise.core.NearCacheOptions;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The near cache's store on its own: what an entry is served on, and the read race, in the orders
+ * that matter and under threads that write and read at once.
+ */
+class NearCacheTest {
+
+  private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+  private final Ticker ticker = nanos::get;
+
+  private NearCache cache(NearCacheOptions options) {
+    return new NearCache(options, Duration.ofSeconds(1), Runnable::run, ticker);
+  }
+
+  private NearCache everyKey() {
+    return cache(NearCacheOptions.defaults().withHotOnly(false));
+  }
+
+  private static CachedValue value(String text) {
+    return CachedValue.of(text.getBytes(StandardCharsets.UTF_8), 0);
+  }
+
+  private static String text(CachedValue v) {
+    return v == null ? null : new String(v.bytes(), StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void aValueReadWithACurrentTicketIsServedUntilTheKeyIsInvalidated() {
+    NearCache near = everyKey();
+    assertThat(near.get("k")).isNull();
+    near.offer(near.ticket("k"), value("v1"));
+    assertThat(text(near.get("k"))).isEqualTo("v1");
+    near.invalidate("k");
+    assertThat(near.get("k")).isNull();
+    assertThat(near.hits()).isEqualTo(1);
+    assertThat(near.misses()).isEqualTo(2);
+  }
+
+  @Test
+  void anInvalidationBetweenTheTicketAndTheOfferKeepsTheValueOut() {
+    NearCache near = everyKey();
+    NearCache.Ticket ticket = near.ticket("k");
+    near.invalidate("k"); // decoded before the reply, or after it but before the offer ran
+    near.offer(ticket, value("old"));
+    assertThat(near.get("k")).isNull();
+    near.offer(near.ticket("k"), value("new")); // the next read keeps its value
+    assertThat(text(near.get("k"))).isEqualTo("new");
+  }
+
+  @Test
+  void afterADropNothingFromBeforeIsServedAndReadsUnderWayKeepNothing() {
+    NearCache near = everyKey();
+    near.offer(near.ticket("k"), value("v"));
+    NearCache.Ticket underWay = near.ticket("j");
+    near.dropAll(); // a server ejected, readmitted or gone, or the placement changed
+    assertThat(near.get("k")).isNull();
+    near.offer(underWay, value("j"));
+    assertThat(near.get("j")).isNull();
+    assertThat(near.entries()).as("swept").isZero();
+    near.offer(near.ticket("k"), value("read again"));
+    assertThat(text(near.get("k"))).as("read after the drop").isEqualTo("read again");
+  }
+
+  @Test
+  void anEntryLivesAtMostTheStalenessBound() {
+    NearCache near = everyKey();
+    near.offer(near.ticket("k"), value("v"));
+    nanos.addAndGet(Duration.ofMillis(999).toNanos());
+    assertThat(near.get("k")).isNotNull();
+    nanos.addAndGet(Duration.ofMillis(2).toNanos());
+    assertThat(near.get("k")).isNull();
+  }
+
+  @Test
+  void withHotKeysOnlyAKeyIsKeptOnceItWasReadOftenEnough() {
+    NearCache near = cache(NearCacheOptions.defaults().withHotThreshold(3));
+    assertThat(near.ticket("k")).isNull();
+    assertThat(near.ticket("k")).isNull();
+    assertThat(near.ticket("k")).as("the third read").isNotNull();
+  }
+
+  @Test
+  void theWeightOfTheEntriesStaysWithinMaxBytes() {
+    long bound = 100_000;
+    NearCache near = cache(NearCacheOptions.defaults().withHotOnly(false).withMaxBytes(bound));
+    for (int i = 0; i < 2_000; i++) {
+      near.offer(near.ticket("key" + i), CachedValue.of(new byte[500], 0));
+    }
+    near.cleanUp();
+    assertThat(near.weight()).isLessThanOrEqualTo(bound).isGreaterThan(bound / 2);
+    assertThat(NearCache.weight("key1", CachedValue.of(new byte[500], 0)))
+        .isEqualTo(2 * 4 + 500 + NearCacheOptions.ENTRY_OVERHEAD_BYTES);
+  }
+
+  /**
+   * Writers write versions of a few keys to a map (the server) between the invalidations a write
+   * makes, before and after; readers read through the cache, and on a miss read the map with a
+   * ticket and offer what they read. No read may see a version older than one whose write was done
+   * before the read began. Fails without the generation check, and without the invalidation after
+   * a write (both removed by hand).
+   */
+  @Test
+  void noReadSeesAValueOlderThanAWriteDoneBeforeItBegan() throws Exception {
+    NearCache near = everyKey();
+    int keys = 8;
+    ConcurrentHashMap<String, Long> server = new ConcurrentHashMap<>();
+    AtomicLongArray done = new AtomicLongArray(keys); // the latest version whose write is done
+    AtomicBoolean running = new AtomicBoolean(true);
+    AtomicLong old = new AtomicLong();
+    AtomicLong served = new AtomicLong();
+    List<Thread> threads = new ArrayList<>();
+    for (int w = 0; w < 2; w++) {
+      int writer = w;
+      threads.add(
+          new Thread(
+              () -> {
+                SplittableRandom random = new SplittableRandom(writer);
+                long version = writer; // writer 0 writes even versions, writer 1 odd ones
+                while (running.get()) {
+                  int k = random.nextInt(keys);
+                  String key = "k" + k;
+                  version += 2;
+                  long v = version;
+                  near.invalidate(key);
+                  server.merge(key, v, Math::max);
+                  near.invalidate(key);
+                  done.accumulateAndGet(k, v, Math::max);
+                }
+              }));
+    }
+    for (int r = 0; r < 4; r++) {
+      int reader = r;
+      threads.add(
+          new Thread(
+              () -> {
+                SplittableRandom random = new SplittableRandom(100 + reader);
+                while (running.get()) {
+                  int k = random.nextInt(keys);
+                  String key = "k" + k;
+                  long atStart = done.get(k);
+                  CachedValue hit = near.get(key);
+                  long seen;
+                  if (hit != null) {
+                    seen = Long.parseLong(text(hit));
+                    served.incrementAndGet();
+                  } else {
+                    NearCache.Ticket ticket = near.ticket(key);
+                    Long v = server.get(key);
+                    if (v == null) {
+                      continue;
+                    }
+                    if (random.nextInt(4) == 0) {
+                      Thread.yield(); // a reply whose offer runs later
+                    }
+                    near.offer(ticket, value(Long.toString(v)));
+                    seen = v;
+                  }
+                  if (seen < atStart) {
+                    old.incrementAndGet();
+                  }
+                }
+              }));
+    }
+    threads.forEach(Thread::start);
+    Thread.sleep(1500);
+    running.set(false);
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertThat(served.get()).as("reads served from the cache").isGreaterThan(1000);
+    assertThat(old.get()).as("reads older than a write done before they began").isZero();
+  }
+}
