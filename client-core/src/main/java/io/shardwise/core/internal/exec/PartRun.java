@@ -2,6 +2,7 @@ package io.shardwise.core.internal.exec;
 
 import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.client.ShardwiseException;
+import io.shardwise.core.internal.health.DeadlineScanner;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.NodeConnection;
@@ -158,7 +159,7 @@ final class PartRun<X> {
       notSent(failure, "the node is out");
       return;
     }
-    check(Requests.CHECK_PINGS)
+    check(0, 0)
         .whenComplete(
             (took, down) -> {
               if (down != null) {
@@ -182,17 +183,32 @@ final class PartRun<X> {
   }
 
   /**
-   * Pings the node, up to {@code pings} times while a ping fails on the node and its circuit keeps
-   * it in: a ping sent right after a timed-out part may wait behind that part's late replies on
-   * the connection (a Redis pipeline of 1,000 commands on a starved machine).
+   * Pings the node until it answers, or until {@link Requests#CHECK_PINGS} pings in a row have
+   * failed on it while its circuit keeps it in: a ping sent right after a timed-out part may wait
+   * behind that part's late replies on the connection (a Redis pipeline of 1,000 commands on a
+   * starved machine). A ping that timed out while this process lagged for half the timeout or more
+   * (its threads waiting for a CPU, see {@link DeadlineScanner#laggedHalfATimeoutSince}) is no
+   * evidence against the node, and is not counted; {@link Requests#MOST_PINGS} pings in all end
+   * the check, so a stopped server on a starved machine still costs bounded time.
+   *
+   * @param counted the failed pings counted against the node so far
+   * @param sent the pings sent so far
    */
-  private CompletableFuture<Duration> check(int pings) {
+  private CompletableFuture<Duration> check(int counted, int sent) {
+    DeadlineScanner process = requests.deadlines();
+    long lagAtStart = process.lagNanos();
     return requests.call(m, "ping", NodeConnection::ping, false, Function.identity(), null)
         .exceptionallyCompose(
-            down ->
-                pings > 1 && requests.health().isNodeFailure(down) && m.available()
-                    ? check(pings - 1)
-                    : CompletableFuture.failedFuture(down));
+            down -> {
+              if (!requests.health().isNodeFailure(down) || !m.available()) {
+                return CompletableFuture.failedFuture(down);
+              }
+              boolean excused = requests.health().isTimeout(down) && process.laggedHalfATimeoutSince(lagAtStart);
+              int against = excused ? counted : counted + 1;
+              return against < Requests.CHECK_PINGS && sent + 1 < Requests.MOST_PINGS
+                  ? check(against, sent + 1)
+                  : CompletableFuture.failedFuture(down);
+            });
   }
 
   /** Fails the keys of the parts not sent yet, after {@code failure}, and ends the run. */

@@ -46,9 +46,13 @@ public final class Requests implements Sender {
 
   /**
    * How many pings in a row, each with the timeout, a node that failed a part of a batch may miss
-   * before the rest of its share is not sent.
+   * before the rest of its share is not sent; a ping that timed out while this process itself
+   * lagged for half the timeout is not counted ({@link PartRun}).
    */
   static final int CHECK_PINGS = 3;
+
+  /** Most pings of one check of a node, counted or not: a check costs at most this many timeouts. */
+  static final int MOST_PINGS = 2 * CHECK_PINGS;
 
   /** Into how many pieces a part that failed on a node that still answers is cut to be sent again. */
   static final int AGAIN_PIECES = 10;
@@ -73,21 +77,26 @@ public final class Requests implements Sender {
   /**
    * A bound, in parts, for how long one node's share of a batch of {@code keys} keys with {@code
    * valueBytes} bytes of values in all may take ({@link #inParts}), counting one timeout per part:
-   * five times the parts it is cut in, since a part that fails on a node that still answers costs
-   * up to 17 timeouts (itself, three pings, its pieces sent again, three pings), and a caller
-   * allows 4 timeouts per part of this bound.
+   * six times the parts it is cut in, since a part that fails on a node that still answers costs
+   * up to 23 timeouts (itself, a check of up to {@link #MOST_PINGS} pings, its pieces sent again,
+   * another check), and a caller allows 4 timeouts per part of this bound.
    */
   public long partsBound(int keys, long valueBytes) {
     long byCount = Math.max(1, (keys + (long) batchKeys - 1) / batchKeys);
     // A part closed by size holds, with the next part, more than PART_BYTES: at most two such
     // parts per PART_BYTES of values, plus one.
     long bySize = valueBytes <= PART_BYTES ? 0 : 2 * ((valueBytes + PART_BYTES - 1) / PART_BYTES) + 1;
-    return 5 * (byCount + bySize);
+    return 6 * (byCount + bySize);
   }
 
   /** The fleet's health, which judges what a failure says of its node. */
   FleetHealth health() {
     return health;
+  }
+
+  /** The scanner that fails overdue requests and sees this process's stalls. */
+  DeadlineScanner deadlines() {
+    return deadlines;
   }
 
   /** Whether requests are retried on their node (the retry failure mode). */

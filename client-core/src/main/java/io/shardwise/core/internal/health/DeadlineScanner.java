@@ -47,6 +47,8 @@ public final class DeadlineScanner implements AutoCloseable {
   private volatile long lastStallEndNanos;
 
   private volatile long stalls;
+  /** Total lateness of the scanner's wake-ups, however small each was (see {@link #lagNanos()}). */
+  private volatile long lagNanos;
   /** When the scanner last looked at the clock. */
   private volatile long lastTickNanos;
   private volatile boolean closed;
@@ -106,6 +108,28 @@ public final class DeadlineScanner implements AutoCloseable {
     return stalledNanos;
   }
 
+  /**
+   * Total time the scanning thread woke later than planned so far, every wake-up counted however
+   * little it was late (a {@link #stalledNanos() stall} counts only wake-ups {@link #STALL_NANOS}
+   * late): on a starved machine no single wake-up may be that late, yet the process runs only a
+   * fraction of the time.
+   */
+  public long lagNanos() {
+    return lagNanos;
+  }
+
+  /**
+   * Whether this process lagged for at least half the timeout since {@link #lagNanos()} read
+   * {@code lagAtStart}, the scanner's lateness now (it may be late itself) included: a request
+   * that timed out meanwhile waited mostly on this process, not on its server.
+   */
+  public boolean laggedHalfATimeoutSince(long lagAtStart) {
+    // The lag before the tick: a tick between the two reads is then left out, never counted twice.
+    long lag = lagNanos;
+    long pending = clock.getAsLong() - lastTickNanos - SCAN_NANOS;
+    return lag + Math.max(0, pending) - lagAtStart >= timeoutNanos / 2;
+  }
+
   /** Stalls seen so far. */
   long stalls() {
     return stalls;
@@ -120,6 +144,9 @@ public final class DeadlineScanner implements AutoCloseable {
       long now = clock.getAsLong();
       long late = now - last - SCAN_NANOS;
       last = now;
+      if (late > 0) {
+        lagNanos += late;
+      }
       if (late > STALL_NANOS) {
         // The stall is recorded before the tick: a thread that sees this tick (seemsStalledNow()
         // false) then sees the stall too, so it never takes a stalled wait for a late reply.

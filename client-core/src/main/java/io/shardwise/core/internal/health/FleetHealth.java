@@ -231,6 +231,11 @@ public final class FleetHealth implements AutoCloseable {
     return failures.isNodeFailure(failure);
   }
 
+  /** Whether {@code failure} (raw, or as wrapped by the routing client) is a timeout. */
+  public boolean isTimeout(Throwable failure) {
+    return failures.isTimeout(failure);
+  }
+
   // ---- ejection, probing, readmission ---------------------------------------------------------
 
   private void eject(NodeHealth h, boolean timeout) {

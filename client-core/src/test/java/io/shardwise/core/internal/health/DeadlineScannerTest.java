@@ -92,4 +92,23 @@ class DeadlineScannerTest {
       assertThat(scanner.stalls()).isZero();
     }
   }
+
+  @Test
+  void lateWakeUpsUnderTheStallThresholdAddUpToALagThatExcusesATimeout() throws Exception {
+    AtomicLong late = new AtomicLong();
+    try (DeadlineScanner scanner =
+        new DeadlineScanner(100 * MS, stalls::add, () -> now.addAndGet(DeadlineScanner.SCAN_NANOS + late.get()))) {
+      long start = scanner.lagNanos();
+      Thread.sleep(30);
+      assertThat(scanner.laggedHalfATimeoutSince(start)).as("on time: no lag").isFalse();
+      late.set(10 * MS); // every wake-up 10 ms late: a starved CPU, never a stall
+      await(() -> scanner.lagNanos() - start >= 50 * MS);
+      assertThat(stalls).isEmpty();
+      assertThat(scanner.laggedHalfATimeoutSince(start)).as("lagged half the timeout").isTrue();
+      late.set(0);
+      long after = scanner.lagNanos();
+      Thread.sleep(30);
+      assertThat(scanner.laggedHalfATimeoutSince(after)).as("on time again, from then on").isFalse();
+    }
+  }
 }
