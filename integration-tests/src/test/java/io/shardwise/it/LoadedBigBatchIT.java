@@ -34,9 +34,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * servers' keys just the same and only the stopped server's share fails, with at most one part's
  * keys waiting out a timeout. Each run prints a {@code LOADED-BATCH} line with the keys
  * stored, the time and the load average: the figures of {@code docs/configuration.md}. A
- * measurement, not in the default run: it takes 34 s at load 9 and over 80 s at load 30, and at
- * load 27-30 a memcached server answering nothing for a part and three pings is taken for a stopped
- * one (docs/configuration.md). {@code -Dshardwise.it.loaded-batch.runs=N} runs each case N times.
+ * measurement, not in the default run: it takes 34 s at load 9 and over 130 s (two runs of each
+ * case) at load 31. {@code -Dshardwise.it.loaded-batch.runs=N} runs each case N times.
  */
 @Timeout(600)
 @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "shardwise.it.loaded-batch.runs", matches = "[1-9][0-9]*")
