@@ -49,23 +49,34 @@ class SlowHandshakeIT {
     }
   }
 
-  @Test
-  void aRequestWaitsForALongerAttemptAfterOneThatRanOutItsTimeWhileTheServerAnswered()
-      throws Exception {
-    RedisServer server = fleet.server(0);
-    HoldingProxy proxy = new HoldingProxy(server.port());
+  /** A proxy in front of the fleet's server, closed after the test. */
+  private HoldingProxy proxy(Duration connectTimeout) throws IOException {
+    HoldingProxy proxy = new HoldingProxy(fleet.server(0).port(), connectTimeout);
     closing.add(proxy);
+    return proxy;
+  }
+
+  /**
+   * A backend with {@code connectTimeout}, closed after the test, whose background attempts come 60
+   * to 120 s apart: only the check of the server brings the next one forward.
+   */
+  private RedisBackend backend(Duration connectTimeout) {
     RedisBackend backend =
         RedisBackend.create(
             RedisBackendOptions.builder()
-                .connectTimeout(CONNECT_TIMEOUT)
-                // Background attempts 60 to 120 s apart: only the check of the server brings the
-                // next one forward.
+                .connectTimeout(connectTimeout)
                 .reconnectDelay(Duration.ofSeconds(60), Duration.ofSeconds(120))
                 .build());
     closing.add(0, backend);
+    return backend;
+  }
+
+  @Test
+  void aRequestWaitsForALongerAttemptAfterOneThatRanOutItsTimeWhileTheServerAnswered()
+      throws Exception {
+    HoldingProxy proxy = proxy(CONNECT_TIMEOUT);
     RedisNodeConnection connection =
-        (RedisNodeConnection) backend.connect(Node.of("127.0.0.1", proxy.port()));
+        (RedisNodeConnection) backend(CONNECT_TIMEOUT).connect(Node.of("127.0.0.1", proxy.port()));
     connection.ready().get(30, TimeUnit.SECONDS);
 
     // The first attempt ran out its time; the request is answered, not failed as not connected.
@@ -86,16 +97,8 @@ class SlowHandshakeIT {
       throws Exception {
     // A longer connect timeout: the request must be sent while the first attempt is under way.
     Duration connectTimeout = Duration.ofSeconds(3);
-    RedisServer server = fleet.server(0);
-    HoldingProxy proxy = new HoldingProxy(server.port(), connectTimeout);
-    closing.add(proxy);
-    RedisBackend backend =
-        RedisBackend.create(
-            RedisBackendOptions.builder()
-                .connectTimeout(connectTimeout)
-                .reconnectDelay(Duration.ofSeconds(60), Duration.ofSeconds(120))
-                .build());
-    closing.add(0, backend);
+    HoldingProxy proxy = proxy(connectTimeout);
+    RedisBackend backend = backend(connectTimeout);
     RedisClient client = RedisClient.create(backend.resources());
     client.setOptions(ClientOptions.builder().autoReconnect(false).build());
     closing.add(0, client::shutdown);
@@ -129,19 +132,10 @@ class SlowHandshakeIT {
 
   @Test
   void aRequestStillFailsAfterOneAttemptWhenTheServerDoesNotAnswer() throws Exception {
-    RedisServer server = fleet.server(0);
-    HoldingProxy proxy = new HoldingProxy(server.port());
+    HoldingProxy proxy = proxy(CONNECT_TIMEOUT);
     proxy.holdPlain = true;
-    closing.add(proxy);
-    RedisBackend backend =
-        RedisBackend.create(
-            RedisBackendOptions.builder()
-                .connectTimeout(CONNECT_TIMEOUT)
-                .reconnectDelay(Duration.ofSeconds(60), Duration.ofSeconds(120))
-                .build());
-    closing.add(0, backend);
     RedisNodeConnection connection =
-        (RedisNodeConnection) backend.connect(Node.of("127.0.0.1", proxy.port()));
+        (RedisNodeConnection) backend(CONNECT_TIMEOUT).connect(Node.of("127.0.0.1", proxy.port()));
     connection.ready().get(30, TimeUnit.SECONDS);
 
     try {
@@ -169,10 +163,6 @@ class SlowHandshakeIT {
     private final int serverPort;
     private final long holdMillis;
     private final List<Socket> sockets = new ArrayList<>();
-
-    HoldingProxy(int serverPort) throws IOException {
-      this(serverPort, CONNECT_TIMEOUT);
-    }
 
     HoldingProxy(int serverPort, Duration connectTimeout) throws IOException {
       this.serverPort = serverPort;
