@@ -352,14 +352,7 @@ public final class ClientBuilder<V> {
           "codec '" + codec.name() + "' needs the flags memcached stores beside a value, but "
               + backend.name() + " keeps no flags; use utf8, bytes, java or a codec of your own");
     }
-    NearCache near = null;
-    if (nearCache.enabled()) {
-      boolean tracked = backend.tracksReads();
-      near = new NearCache(nearCache, nearCache.staleness(tracked)); // refuses too long a bound untracked
-      if (tracked) {
-        backend.trackReads(near); // before the first connection: every read is tracked
-      }
-    }
+    NearCache near = NearCache.of(nearCache, backend);
     Router r = router.apply(servers);
     int max = maxValueBytes >= 0 ? maxValueBytes : backend.defaultMaxValueBytes();
     Duration requestTimeout = timeout != null ? timeout : backend.defaultRequestTimeout();

@@ -378,7 +378,9 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   @Override
   public Map<Node, NodeState> nodeStates() {
-    return health.states(topology.members);
+    Map<Node, NodeState> states = new LinkedHashMap<>();
+    health.status(topology.members).forEach((node, s) -> states.put(node, s.state()));
+    return states;
   }
 
   @Override

@@ -244,12 +244,12 @@ public final class WarmUp {
 
   /**
    * A copy of {@code key} on {@code owner} that a write came in between and that could not be
-   * deleted: marked old there ({@link Failback#markKeptCopy}), so that no read takes it before the
-   * sweep's delete is confirmed. Returns null, or if the mark could not be recorded (the node holds
-   * as many marks as it may), the failure for the writes waiting for the copy.
+   * deleted: marked old there ({@link Failback#markOldCopy(Member, String)}), so that no read takes
+   * it before the sweep's delete is confirmed. Returns null, or if the mark could not be recorded
+   * (the node holds as many marks as it may), the failure for the writes waiting for the copy.
    */
   public Throwable keptCopy(Member owner, String key, Throwable failure) {
-    if (failback.markKeptCopy(owner, key)) {
+    if (failback.markOldCopy(owner, key)) {
       return null;
     }
     return new NodeException(

@@ -300,13 +300,28 @@ final class MultiWrites {
       return Requests.allOf(all).handle((x, y) -> (Void) null);
     }
 
-    /** Notes each batched key's outcome ({@link #outcome}), marking the replicas that failed it. */
+    /**
+     * Notes each batched key's outcome over the nodes it was sent to, by the rule of a single write
+     * ({@link ToAll#outcome}): a value confirmed is {@code true} for a set, whether the key existed
+     * for a delete; a node whose reply does not confirm the key failed it, and the copy of a replica
+     * that failed it is marked old.
+     */
     private void settle() {
       outcomes = new Object[keys.length];
+      boolean marks = ToAll.marks(t, removes ? Writes.Kind.REMOVES : Writes.Kind.REPLACES);
       for (int k = 0; k < keys.length; k++) {
-        if (counts[k] != OWN) {
-          outcomes[k] = counts[k] == 0 ? errors[k] : outcome(k);
+        int count = Math.abs(counts[k]);
+        if (counts[k] == OWN || count == 0) {
+          outcomes[k] = errors == null ? null : errors[k];
+          continue;
         }
+        Object[] got = new Object[count];
+        for (int i = 0; i < count; i++) {
+          Member m = t.members[targets[k * width + i]];
+          NodeReply<Boolean> reply = replies[counts[k] < 0 ? 1 : 0][targets[k * width + i]];
+          got[i] = reply.confirmed(keys[k]) ? reply.replies().get(keys[k]) : requests.asShardwise(m, reply.unconfirmed(keys[k], m.node));
+        }
+        outcomes[k] = ToAll.outcome(failback, t, keys[k], targets, k * width, count, got, counts[k] > 0 && marks, Boolean::logicalOr);
       }
     }
 
@@ -333,24 +348,6 @@ final class MultiWrites {
         }
       }
       return result.build();
-    }
-
-    /**
-     * Key {@code k}'s outcome over the nodes it was sent to, by the rule of a single write ({@link
-     * ToAll#outcome}): a value confirmed is {@code true} for a set, whether the key existed for a
-     * delete; a node whose reply does not confirm the key failed it, and the copy of a replica
-     * that failed it is marked old.
-     */
-    private Object outcome(int k) {
-      String key = keys[k];
-      int count = Math.abs(counts[k]);
-      Object[] got = new Object[count];
-      for (int i = 0; i < count; i++) {
-        Member m = t.members[targets[k * width + i]];
-        NodeReply<Boolean> reply = replies[counts[k] < 0 ? 1 : 0][targets[k * width + i]];
-        got[i] = reply.confirmed(key) ? reply.replies().get(key) : requests.asShardwise(m, reply.unconfirmed(key, m.node));
-      }
-      return ToAll.outcome(failback, t, key, targets, k * width, count, got, counts[k] > 0 && ToAll.marks(t, removes ? Writes.Kind.REMOVES : Writes.Kind.REPLACES), Boolean::logicalOr);
     }
   }
 }

@@ -116,7 +116,7 @@ final class PartRun<X> {
         List<String> onNode = new ArrayList<>();
         Throwable first = null;
         for (Map.Entry<String, Throwable> f : reply.failures().entrySet()) {
-          if (requests.health().isNodeFailure(f.getValue())) {
+          if (requests.health().failures().isNodeFailure(f.getValue())) {
             onNode.add(f.getKey());
             first = first == null ? f.getValue() : first;
           }
@@ -131,7 +131,7 @@ final class PartRun<X> {
     for (String key : keys) {
       failed.put(key, failure);
     }
-    if (!requests.health().isNodeFailure(failure)) {
+    if (!requests.health().failures().isNodeFailure(failure)) {
       return true;
     }
     afterNodeFailure(keys, failure, again);
@@ -200,10 +200,10 @@ final class PartRun<X> {
     return requests.call(m, "ping", NodeConnection::ping, false, Function.identity(), null)
         .exceptionallyCompose(
             down -> {
-              if (!requests.health().isNodeFailure(down) || !m.available()) {
+              if (!requests.health().failures().isNodeFailure(down) || !m.available()) {
                 return CompletableFuture.failedFuture(down);
               }
-              boolean excused = requests.health().isTimeout(down) && process.laggedHalfATimeoutSince(lagAtStart);
+              boolean excused = requests.health().failures().isTimeout(down) && process.laggedHalfATimeoutSince(lagAtStart);
               int against = excused ? counted : counted + 1;
               return against < Requests.CHECK_PINGS && sent + 1 < Requests.MOST_PINGS
                   ? check(against, sent + 1)

@@ -141,7 +141,7 @@ public final class Requests implements Sender {
     }
     return attempt.exceptionallyCompose(
         failure ->
-            health.isNodeFailure(failure) && node.available()
+            health.failures().isNodeFailure(failure) && node.available()
                 ? retry(call(node, operation, op, countRead, Function.identity(), null), node, operation, op, countRead, left - 1)
                 : CompletableFuture.failedFuture(failure));
   }

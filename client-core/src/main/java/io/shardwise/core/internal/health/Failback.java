@@ -187,18 +187,14 @@ public final class Failback {
   }
 
   /**
-   * Marks the copy of {@code key} on {@code node}, a warm-up copy of an older value that a write of
-   * the key had to delete and could not, as old: it is not read there until a delete or a later
-   * write of it there is confirmed (the periodic sweep sends the delete), whatever the rejoin policy.
+   * Marks the copy of {@code key} on {@code node} as old, whatever the rejoin policy: for a warm-up
+   * copy of an older value that a write of the key had to delete and could not. It is not read there
+   * until a delete or a later write of it there is confirmed (the periodic sweep sends the delete).
    *
    * @return false if the node holds {@link FailoverOptions#journalCapacity()} marks already: the
    *     mark is not recorded
    */
-  public boolean markKeptCopy(Member node, String key) {
-    return markOldCopy(node, key);
-  }
-
-  private boolean markOldCopy(Member node, String key) {
+  public boolean markOldCopy(Member node, String key) {
     DirtyCopies dirty = node.failback.dirty;
     if (dirty.size() >= options.journalCapacity() && !dirty.contains(key)) {
       if (!dirty.hasOverflowed()) {

@@ -27,7 +27,7 @@ public final class Failures {
    * Whether {@code failure} (raw, or as wrapped by the routing client) says the node failed rather
    * than the request.
    */
-  boolean isNodeFailure(Throwable failure) {
+  public boolean isNodeFailure(Throwable failure) {
     Throwable t = unwrap(failure);
     if (t instanceof NodeUnavailableException
         || t instanceof NoNodeAvailableException
@@ -58,7 +58,7 @@ public final class Failures {
   }
 
   /** Whether a node failure is a timeout (soft evidence) rather than a refused or lost connection. */
-  boolean isTimeout(Throwable failure) {
+  public boolean isTimeout(Throwable failure) {
     Throwable t = unwrap(failure);
     if (t instanceof NodeTimeoutException || t instanceof TimeoutException) {
       return true;

@@ -223,17 +223,9 @@ public final class FleetHealth implements AutoCloseable {
     return took;
   }
 
-  /**
-   * Whether {@code failure} (raw, or as wrapped by the routing client) says the node failed rather
-   * than the request.
-   */
-  public boolean isNodeFailure(Throwable failure) {
-    return failures.isNodeFailure(failure);
-  }
-
-  /** Whether {@code failure} (raw, or as wrapped by the routing client) is a timeout. */
-  public boolean isTimeout(Throwable failure) {
-    return failures.isTimeout(failure);
+  /** What a failure (raw, or as wrapped by the routing client) says: of the node, a timeout. */
+  public Failures failures() {
+    return failures;
   }
 
   // ---- ejection, probing, readmission ---------------------------------------------------------
@@ -382,15 +374,6 @@ public final class FleetHealth implements AutoCloseable {
       h.lastRejoinFailure = reason;
       LOG.warn("node {} {}", NodeEvents.who(h), h.detail);
     }
-  }
-
-  /** The state of each of {@code members}, by node, in order. */
-  public Map<Node, NodeState> states(Member[] members) {
-    Map<Node, NodeState> result = new LinkedHashMap<>();
-    for (Member m : members) {
-      result.put(m.node, m.health.state);
-    }
-    return result;
   }
 
   /** The status of each of {@code members}, by node, in order. */

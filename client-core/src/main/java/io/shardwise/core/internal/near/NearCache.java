@@ -6,6 +6,7 @@ import com.github.benmanes.caffeine.cache.Ticker;
 import io.shardwise.client.CachedValue;
 import io.shardwise.core.NearCacheOptions;
 import io.shardwise.core.internal.spill.FrequencySketch;
+import io.shardwise.spi.Backend;
 import io.shardwise.spi.Invalidations;
 import java.time.Duration;
 import java.util.Collection;
@@ -66,6 +67,24 @@ public final class NearCache implements Invalidations {
   private final Executor sweeps;
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
+
+  /**
+   * The near cache of a client over {@code backend}, or null when {@code options} turn it off; its
+   * entries live at most {@link NearCacheOptions#staleness} for that backend (which refuses too long
+   * a bound where the servers do not invalidate). A backend whose servers track reads is told to
+   * send their invalidations here, before its first connection: every read is tracked.
+   */
+  public static NearCache of(NearCacheOptions options, Backend backend) {
+    if (!options.enabled()) {
+      return null;
+    }
+    boolean tracked = backend.tracksReads();
+    NearCache near = new NearCache(options, options.staleness(tracked));
+    if (tracked) {
+      backend.trackReads(near);
+    }
+    return near;
+  }
 
   /** A near cache with {@code options}, whose entries live at most {@code staleness}. */
   public NearCache(NearCacheOptions options, Duration staleness) {
