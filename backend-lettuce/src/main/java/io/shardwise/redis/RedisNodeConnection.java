@@ -3,6 +3,7 @@ package io.shardwise.redis;
 import io.lettuce.core.ConnectionFuture;
 import io.lettuce.core.FlushMode;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
@@ -300,7 +301,8 @@ final class RedisNodeConnection implements NodeConnection {
    * and without REDIRECT (a second connection, whose loss would have to be watched as well, and
    * whose notices would come out of order with this connection's replies). The notices come in
    * order with the replies, on the connection's I/O thread, before the reply that follows them
-   * completes its command. Fails with the reason if the server refuses.
+   * completes its command. Fails with the reason if the server refuses (an error reply), and as the
+   * attempt would otherwise if the command times out or the connection is lost.
    */
   private CompletableFuture<Void> track(StatefulRedisConnection<byte[], byte[]> c) {
     if (tracking == null) {
@@ -315,10 +317,13 @@ final class RedisNodeConnection implements NodeConnection {
     }
     return on.handle(
         (reply, t) -> {
-          if (t != null) {
-            throw new CompletionException(refusedTracking(RedisFailures.unwrap(t)));
+          if (t == null) {
+            return null;
           }
-          return null;
+          Throwable cause = RedisFailures.unwrap(t);
+          // An error reply is a refusal; a timeout or a lost connection fails the attempt as such.
+          throw new CompletionException(
+              cause instanceof RedisCommandExecutionException ? refusedTracking(cause) : cause);
         });
   }
 
