@@ -19,6 +19,7 @@ import io.shardwise.core.internal.heal.Refills;
 import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.exec.PendingGetMulti;
 import io.shardwise.core.internal.exec.Gets;
+import io.shardwise.core.internal.exec.NearGets;
 import io.shardwise.core.internal.exec.ReplicaWrites;
 import io.shardwise.core.internal.exec.Requests;
 import io.shardwise.core.internal.exec.Writes;
@@ -40,6 +41,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The routing client, the facade of the pieces in {@code io.shardwise.core.internal}: it checks
@@ -73,6 +75,10 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final Refills refills;
   /** Values read, kept in this process; null when the near cache is off. */
   private final NearCache near;
+  /** Gets through {@link #near}; null when it is off. */
+  private final NearGets<V> nearGets;
+  /** {@link #enter()}, made once, for {@link #nearGets}. */
+  private final Supplier<Topology> enter = this::enter;
   /** {@code shardwise(<backend>}: {@link #toString()} adds the router and the current fleet size. */
   private final String description;
   private final CacheClient<V> sync;
@@ -129,6 +135,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.repairs = new Repairs(repair, warmUp, requests, metrics, () -> this.topology, health.healthThread(), refills);
     health.failback().onCopiesDeleted(repairs::handOff);
     this.gets = new Gets<>(requests, routes, warmUp, repairs, metrics, codec);
+    this.nearGets = near == null ? null : new NearGets<>(near, gets, codec);
     this.replicaWrites = new ReplicaWrites(requests, routes, health.failback(), writes, repairs);
     this.placements = new PlacementChanges(topologies, replicas, routerSpec, topology.hashTag, topology.nodes);
     this.description = "shardwise(" + backend.name();
@@ -172,29 +179,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<V> get(String key) {
     validate(key);
-    NearCache.Ticket ticket = null;
-    if (near != null) {
-      CachedValue kept = near.get(key);
-      if (kept != null) {
-        try {
-          return CompletableFuture.completedFuture(codec.decode(kept));
-        } catch (RuntimeException e) {
-          return CompletableFuture.failedFuture(e);
-        }
-      }
-      ticket = near.ticket(key); // before the topology is read: a change drops after it installs
-    }
-    Topology t = enter();
-    if (ticket == null) {
-      return gets.get(t, key, decodeOrNull);
-    }
-    NearCache.Ticket read = ticket;
-    return gets.get(t, key, stored -> {
-      if (stored != null) {
-        near.offer(read, stored);
-      }
-      return decodeOrNull(stored);
-    });
+    return nearGets == null ? gets.get(enter(), key, decodeOrNull) : nearGets.get(key, enter);
   }
 
   @Override
@@ -307,8 +292,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   PendingGetMulti<V> startGetMulti(Collection<String> keys) {
     checkOpen();
     Set<String> distinct = checks.keys(keys);
-    Topology t = enter();
-    return gets.start(t, distinct);
+    return nearGets == null ? gets.start(enter(), distinct, null) : nearGets.start(distinct, enter);
   }
 
   @Override

@@ -36,7 +36,7 @@ class FailbackModelTest {
   private static final VersionedLoad.Mix MIX = new VersionedLoad.Mix(45, 5, 40, 0, 5, 5, 0);
 
   /** With a near cache: mostly gets of few keys, so that many are answered from it, and every kind of write. */
-  private static final VersionedLoad.Mix NEAR_MIX = new VersionedLoad.Mix(80, 2, 8, 2, 4, 2, 2);
+  static final VersionedLoad.Mix NEAR_MIX = new VersionedLoad.Mix(72, 10, 8, 2, 4, 2, 2);
   private static final int NEAR_KEYS = 200;
 
   /** Repair of lost replica copies, on unless {@code -Dmodel.repair=false}. */

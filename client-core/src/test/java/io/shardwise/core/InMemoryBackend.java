@@ -31,6 +31,8 @@ final class InMemoryBackend implements Backend {
     final Map<String, CachedValue> data = new ConcurrentHashMap<>();
     final AtomicInteger requests = new AtomicInteger();
     final AtomicInteger multiGets = new AtomicInteger();
+    /** Keys asked for in getMultis. */
+    final AtomicInteger multiGetKeys = new AtomicInteger();
     /** Single-key gets received (pings and other requests are not counted). */
     final AtomicInteger gets = new AtomicInteger();
     /** Single-key sets received. */
@@ -142,6 +144,7 @@ final class InMemoryBackend implements Backend {
     @Override
     public CompletableFuture<BatchReply<CachedValue>> getMulti(List<String> keys) {
       multiGets.incrementAndGet();
+      multiGetKeys.addAndGet(keys.size());
       return reply(
           () -> {
             Map<String, CachedValue> out = new HashMap<>();

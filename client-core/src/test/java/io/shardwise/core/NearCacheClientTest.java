@@ -88,6 +88,38 @@ class NearCacheClientTest {
   }
 
   @Test
+  void aGetMultiAnswersTheKeptKeysHereAndReadsOnlyTheOthers() throws Exception {
+    build(everyKey());
+    List<String> keys = List.of("m1", "m2", "m3", "m4", "m5", "m6");
+    for (String key : keys) {
+      sync.set(key, "v-" + key, Duration.ZERO);
+    }
+    assertThat(sync.get("m2")).isEqualTo("v-m2");
+    assertThat(client.getMulti(List.of("m4")).get().values()).containsExactly(Map.entry("m4", "v-m4"));
+    writtenElsewhere("m2", "other");
+    writtenElsewhere("m4", "other");
+    writtenElsewhere("m5", "other");
+    int requests = keysAsked();
+
+    io.shardwise.client.MultiResult<String> first = sync.getMulti(List.of("m6", "m2", "missing", "m4", "m5"));
+    assertThat(first.values().keySet()).as("the caller's order").containsExactly("m6", "m2", "m4", "m5");
+    assertThat(first.values()).containsEntry("m2", "v-m2").containsEntry("m4", "v-m4").as("kept here").containsEntry("m5", "other").containsEntry("m6", "v-m6");
+    assertThat(first.misses()).containsExactly("missing");
+    assertThat(keysAsked() - requests).as("keys read on the servers: m6, missing and m5, not the two kept").isEqualTo(3);
+
+    writtenElsewhere("m5", "again");
+    writtenElsewhere("m6", "again");
+    requests = keysAsked();
+    assertThat(sync.getMulti(List.of("m2", "m4", "m5", "m6")).values())
+        .as("every key kept now: no request")
+        .containsExactly(Map.entry("m2", "v-m2"), Map.entry("m4", "v-m4"), Map.entry("m5", "other"), Map.entry("m6", "v-m6"));
+    assertThat(keysAsked()).isEqualTo(requests);
+
+    sync.deleteMulti(List.of("m2", "m5"));
+    assertThat(client.getMulti(List.of("m2", "m4", "m5")).get().values()).as("the deleted keys read again").containsExactly(Map.entry("m4", "v-m4"));
+  }
+
+  @Test
   void aWriteThatFailsDropsTheEntryToo() {
     build(everyKey());
     sync.set("k", "v1", Duration.ZERO);
@@ -147,6 +179,11 @@ class NearCacheClientTest {
     assertThat(sync.get("k")).isEqualTo("v1");
     writtenElsewhere("k", "v2");
     assertThat(sync.get("k")).as("no near cache").isEqualTo("v2");
+  }
+
+  /** Keys asked for in gets and getMultis, on every server. */
+  private int keysAsked() {
+    return backend.stores.values().stream().mapToInt(s -> s.gets.get() + s.multiGetKeys.get()).sum();
   }
 
   /** A key on neither {@code node} nor the last server. */

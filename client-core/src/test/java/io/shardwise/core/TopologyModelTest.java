@@ -57,7 +57,16 @@ class TopologyModelTest {
           "a:1,c:3,d:4,e:5,g:7,h:8");
 
   record Outcome(
-      int replicas, long reads, long hits, long writes, long changes, long repairs, long stale, long wrong, List<String> examples) {}
+      int replicas,
+      long reads,
+      long hits,
+      long nearHits,
+      long writes,
+      long changes,
+      long repairs,
+      long stale,
+      long wrong,
+      List<String> examples) {}
 
   /** Seeds 1, 2, 3 per router; {@code -Dtopology.model.seeds=N} runs seeds 1..N. */
   static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> runs() {
@@ -136,6 +145,22 @@ class TopologyModelTest {
     FailbackModelTest.assertRepaired(outcome.repairs());
   }
 
+  /**
+   * With a near cache on every key, whose entries live a minute, so that only the drops keep it
+   * fresh: the list and the replica count change (1 to 2 and back, then 2 to 3 and back) under the
+   * chaos, and 10% of the reads are getMultis (docs/near-cache.md).
+   */
+  @ParameterizedTest(name = "{0}, seed {1}")
+  @MethodSource("repairRuns")
+  void withANearCacheNoReadReturnsAnOlderValueWhileTheListAndTheReplicasChange(String router, long seed) throws Exception {
+    NearCacheOptions near = NearCacheOptions.defaults().withHotOnly(false).withMaxStaleness(Duration.ofMinutes(1));
+    for (int replicas : List.of(1, 2)) {
+      Outcome outcome = run(router, seed, false, replicas, true, near);
+      assertNoOldValue(outcome);
+      assertThat(outcome.nearHits()).as("reads answered by the near cache").isGreaterThan(300);
+    }
+  }
+
   private static void assertNoOldValue(Outcome outcome) {
     assertThat(outcome.changes()).as("list changes applied").isGreaterThan(MIN_CHANGES);
     // With replicas, 500 keys and many deletes: fewer hits.
@@ -160,6 +185,11 @@ class TopologyModelTest {
   }
 
   private Outcome run(String router, long seed, boolean brokenDeletes, int replicas, boolean changeReplicas)
+      throws Exception {
+    return run(router, seed, brokenDeletes, replicas, changeReplicas, NearCacheOptions.off());
+  }
+
+  private Outcome run(String router, long seed, boolean brokenDeletes, int replicas, boolean changeReplicas, NearCacheOptions near)
       throws Exception {
     SimulatedFleet fleet = new SimulatedFleet();
     SimulatedFleet.TRACE.clear();
@@ -187,6 +217,7 @@ class TopologyModelTest {
                   }
                 })
             .listener(e -> SimulatedFleet.trace("*", "event " + e))
+            .nearCache(near)
             .build();
     for (Node n : ServerList.parse("a:1,b:2,c:3,d:4,e:5,f:6,g:7,h:8")) {
       fleet.node(n).lossRate = 0.02;
@@ -198,9 +229,11 @@ class TopologyModelTest {
     }
     AtomicBoolean running = new AtomicBoolean(true);
     AtomicLong changes = new AtomicLong();
-    VersionedLoad load = (replicas > 1
-            ? new VersionedLoad(client.sync(), "t:", REPAIR_KEYS, THREADS, HealingModelTest.MIX)
-            : new VersionedLoad(client.sync(), "t:", KEYS, THREADS, MIX)).start(seed);
+    VersionedLoad load = (near.enabled()
+            ? new VersionedLoad(client.sync(), "t:", REPAIR_KEYS, THREADS, FailbackModelTest.NEAR_MIX)
+            : replicas > 1
+                ? new VersionedLoad(client.sync(), "t:", REPAIR_KEYS, THREADS, HealingModelTest.MIX)
+                : new VersionedLoad(client.sync(), "t:", KEYS, THREADS, MIX)).start(seed);
     Thread changer =
         new Thread(
             () -> {
@@ -245,11 +278,20 @@ class TopologyModelTest {
     client.close();
     Outcome outcome =
         new Outcome(
-            replicas, done.reads(), done.hits(), done.writes(), changes.get(), repairs.get(), done.stale(), done.wrong(), done.examples());
+            replicas,
+            done.reads(),
+            done.hits(),
+            ((RoutingClient<String>) client).nearHits(),
+            done.writes(),
+            changes.get(),
+            repairs.get(),
+            done.stale(),
+            done.wrong(),
+            done.examples());
     System.out.printf(
-        "[topology model] %s seed %d, replicas %d%s%s: %d changes, %d reads (%d hits), %d writes, %d repairs, %d old, %d wrong%n",
-        router, seed, replicas, changeReplicas ? " changing" : "", brokenDeletes ? " (deletes ignored)" : "", outcome.changes(), outcome.reads(),
-        outcome.hits(), outcome.writes(), outcome.repairs(), outcome.stale(), outcome.wrong());
+        "[topology model] %s seed %d, replicas %d%s%s%s: %d changes, %d reads (%d hits, %d near), %d writes, %d repairs, %d old, %d wrong%n",
+        router, seed, replicas, changeReplicas ? " changing" : "", brokenDeletes ? " (deletes ignored)" : "", near.enabled() ? " near cache" : "",
+        outcome.changes(), outcome.reads(), outcome.hits(), outcome.nearHits(), outcome.writes(), outcome.repairs(), outcome.stale(), outcome.wrong());
     if (SimulatedFleet.TRACING && outcome.stale() > 0) {
       for (String example : outcome.examples()) {
         String key = example.substring(0, example.indexOf(' '));

@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -301,9 +302,9 @@ public final class Gets<V> {
 
   /**
    * Sends a getMulti of {@code distinct} on {@code t} ({@link MultiGets}); releases {@code t} when
-   * done.
+   * done. {@code read}, when not null, is handed each value read, as the result is built.
    */
-  public PendingGetMulti<V> start(Topology t, Set<String> distinct) {
-    return multi.start(t, distinct);
+  public PendingGetMulti<V> start(Topology t, Set<String> distinct, BiConsumer<String, CachedValue> read) {
+    return multi.start(t, distinct, read);
   }
 }

@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 
 /**
  * getMulti over the keys' preference lists, for any replica count. Each key has a read order: its
@@ -59,10 +60,10 @@ final class MultiGets<V> {
    * Sends the requests of a getMulti of {@code distinct} on {@code t}, which the caller counted
    * itself on and which is released when the getMulti is done, and returns at once.
    */
-  PendingGetMulti<V> start(Topology t, Set<String> distinct) {
+  PendingGetMulti<V> start(Topology t, Set<String> distinct, BiConsumer<String, CachedValue> read) {
     Multi run;
     try {
-      run = new Multi(t, distinct);
+      run = new Multi(t, distinct, read);
     } catch (RuntimeException | Error e) {
       t.exit();
       throw e;
@@ -71,13 +72,19 @@ final class MultiGets<V> {
     return new PendingGetMulti<>(run.done, run::result);
   }
 
-  /** Adds {@code key}'s outcome to {@code out}: a value read on {@code source} is decoded there. */
-  private void add(MultiResult.Builder<V> out, String key, Object outcome, Member source) {
+  /**
+   * Adds {@code key}'s outcome to {@code out}: a value read on {@code source} is handed to {@code
+   * read} (when not null) and decoded there.
+   */
+  private void add(MultiResult.Builder<V> out, String key, Object outcome, Member source, BiConsumer<String, CachedValue> read) {
     if (outcome == null || outcome == MISS) {
       out.miss(key);
     } else if (outcome instanceof ShardwiseException e) {
       out.error(key, e);
     } else {
+      if (read != null) {
+        read.accept(key, (CachedValue) outcome);
+      }
       try {
         out.hit(key, codec.decode((CachedValue) outcome));
       } catch (RuntimeException e) {
@@ -114,10 +121,13 @@ final class MultiGets<V> {
     /** On a topology with a history: per key whose replicas changed, its own read ({@link Gets#moved}). */
     final CompletableFuture<CachedValue>[] moving;
     final CompletableFuture<Void> done;
+    /** Handed each value read as the result is built; null when none is. */
+    final BiConsumer<String, CachedValue> read;
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    Multi(Topology t, Set<String> distinct) {
+    Multi(Topology t, Set<String> distinct, BiConsumer<String, CachedValue> read) {
       this.t = t;
+      this.read = read;
       int n = distinct.size();
       keys = distinct.toArray(new String[0]);
       width = t.replicas + (t.bounded == null ? 0 : 1);
@@ -315,14 +325,14 @@ final class MultiGets<V> {
     MultiResult<V> result() {
       MultiResult.Builder<V> result = MultiResult.builder(keys.length);
       for (int k = 0; k < keys.length; k++) {
-        CompletableFuture<CachedValue> read = moving == null ? null : moving[k];
-        if (read == null) {
-          add(result, keys[k], outcome[k], t.members[from[k]]);
+        CompletableFuture<CachedValue> moved = moving == null ? null : moving[k];
+        if (moved == null) {
+          add(result, keys[k], outcome[k], t.members[from[k]], read);
           continue;
         }
         Member primary = t.members[t.primary(keys[k])];
-        Throwable failure = Requests.failureOf(read);
-        add(result, keys[k], failure == null ? read.join() : requests.asShardwise(primary, failure), primary);
+        Throwable failure = Requests.failureOf(moved);
+        add(result, keys[k], failure == null ? moved.join() : requests.asShardwise(primary, failure), primary, read);
       }
       return result.build();
     }
