@@ -2,6 +2,7 @@ package io.shardwise.memcached;
 
 import io.shardwise.routing.Node;
 import io.shardwise.spi.Backend;
+import io.shardwise.spi.Invalidations;
 import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
 import java.io.IOException;
@@ -92,6 +93,8 @@ public final class MemcachedBackend implements Backend {
   /** Each open connection's read of its server's settings, done or not. */
   private final Map<NodeConnection, CompletableFuture<Void>> settingsReads = new ConcurrentHashMap<>();
   private volatile boolean closed;
+  /** Told when a connection is lost ({@link #reportLostConnections}); null until a near cache asks. */
+  private volatile Invalidations lossReport;
 
   private MemcachedBackend(MemcachedOptions options) {
     this.options = options;
@@ -192,6 +195,19 @@ public final class MemcachedBackend implements Backend {
   }
 
   /** {@value #NAME}. */
+  /**
+   * Each connection opened from now on tells {@code invalidations} when it is lost: memcached
+   * cannot say which values changed, but a lost connection may be a restart that emptied the
+   * server, after which nothing read before may be served.
+   */
+  @Override
+  public void reportLostConnections(Invalidations invalidations) {
+    if (!connections.isEmpty()) {
+      throw new IllegalStateException("connections are open already; lost connections are reported only for connections opened after this call");
+    }
+    this.lossReport = Objects.requireNonNull(invalidations, "invalidations");
+  }
+
   @Override
   public String name() {
     return NAME;
@@ -233,6 +249,10 @@ public final class MemcachedBackend implements Backend {
               itemSizeLimit.remove(closed);
               settingsReads.remove(closed);
             });
+    Invalidations report = lossReport;
+    if (report != null) {
+      connection.reportLossTo(report);
+    }
     connections.add(connection);
     itemSizeLimit.add(connection);
     CompletableFuture<Void> read = new CompletableFuture<>();

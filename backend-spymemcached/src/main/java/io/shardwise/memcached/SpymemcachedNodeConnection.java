@@ -5,6 +5,7 @@ import io.shardwise.client.NodeAuthenticationException;
 import io.shardwise.client.NodeSecurityException;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.BatchReply;
+import io.shardwise.spi.Invalidations;
 import io.shardwise.spi.KeyRules;
 import io.shardwise.spi.NodeConnection;
 import io.shardwise.spi.ServerRun;
@@ -113,6 +114,8 @@ final class SpymemcachedNodeConnection implements NodeConnection {
   private final java.util.concurrent.ConcurrentLinkedQueue<Call<?>> deadlineOrder =
       new java.util.concurrent.ConcurrentLinkedQueue<>();
   private volatile boolean closed;
+  /** Told when this connection is lost ({@link MemcachedBackend#reportLostConnections}); null when none is. */
+  private volatile Invalidations lossReport;
 
   private SpymemcachedNodeConnection(
       Node node,
@@ -217,6 +220,11 @@ final class SpymemcachedNodeConnection implements NodeConnection {
     return opened;
   }
 
+  /** Tells {@code report} each time this connection is lost (a restart, a network cut). */
+  void reportLossTo(Invalidations report) {
+    this.lossReport = report;
+  }
+
   /** What this connection does when its node connects or loses its connection (I/O thread). */
   private final class Events implements SharedConnection.Events {
     @Override
@@ -257,6 +265,10 @@ final class SpymemcachedNodeConnection implements NodeConnection {
       }
       if (saslRequirement != null) {
         saslRequirement.connectionLost();
+      }
+      Invalidations report = lossReport;
+      if (report != null) {
+        report.all("connection to memcached node " + node + " lost");
       }
     }
 

@@ -144,6 +144,17 @@ public interface Backend extends AutoCloseable {
     throw new UnsupportedOperationException(name() + " servers cannot tell a client that a value it read changed");
   }
 
+  /**
+   * Has each connection opened from now on tell {@code invalidations} when it is lost ({@link
+   * Invalidations#all}): the server may have restarted empty, or been written by others while this
+   * client's view of it was cut, so nothing read through it before may be trusted. For a backend
+   * whose servers do not track reads, this is the near cache's sign of a server restart (a tracking
+   * backend reports its lost connections through {@link #trackReads} instead). Called, if at all,
+   * before the first connection is opened. The default reports nothing: the near cache then relies
+   * on the client's ejections and its staleness bound alone.
+   */
+  default void reportLostConnections(Invalidations invalidations) {}
+
   @Override
   void close();
 }

@@ -50,6 +50,11 @@ abstract class ForwardingBackend implements Backend {
   }
 
   @Override
+  public void reportLostConnections(io.shardwise.spi.Invalidations invalidations) {
+    delegate.reportLostConnections(invalidations);
+  }
+
+  @Override
   public int defaultMaxValueBytes() {
     return delegate.defaultMaxValueBytes();
   }

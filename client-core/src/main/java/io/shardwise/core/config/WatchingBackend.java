@@ -111,6 +111,11 @@ final class WatchingBackend implements Backend {
   }
 
   @Override
+  public void reportLostConnections(io.shardwise.spi.Invalidations invalidations) {
+    backend.reportLostConnections(invalidations);
+  }
+
+  @Override
   public void close() {
     ServerListWatcher w;
     synchronized (this) {

@@ -36,8 +36,8 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Dropping everything. {@link #dropAll} moves the epoch: no entry from before is served (checked
  * on each hit, in O(1)), no read under way installs its value, and a sweep frees the memory later.
  * The client drops everything when a server is ejected, readmitted or retired, when the placement
- * changes, and, with Redis tracking, when a tracked connection is lost or replaced or a server
- * flushes: the entries do not remember which server answered, so that no event has to be matched to
+ * changes, with Redis tracking when a tracked connection is lost or replaced or a server flushes,
+ * and without tracking (memcached) when a connection is lost, which a restart of its server is: the entries do not remember which server answered, so that no event has to be matched to
  * the entries it concerns, and such events are rare.
  */
 public final class NearCache implements Invalidations {
@@ -72,7 +72,8 @@ public final class NearCache implements Invalidations {
    * The near cache of a client over {@code backend}, or null when {@code options} turn it off; its
    * entries live at most {@link NearCacheOptions#staleness} for that backend (which refuses too long
    * a bound where the servers do not invalidate). A backend whose servers track reads is told to
-   * send their invalidations here, before its first connection: every read is tracked.
+   * send their invalidations here, before its first connection: every read is tracked. Any other
+   * backend is asked to report its lost connections here, each of which drops everything.
    */
   public static NearCache of(NearCacheOptions options, Backend backend) {
     if (!options.enabled()) {
@@ -82,6 +83,8 @@ public final class NearCache implements Invalidations {
     NearCache near = new NearCache(options, options.staleness(tracked));
     if (tracked) {
       backend.trackReads(near);
+    } else {
+      backend.reportLostConnections(near); // a lost connection may be a restart
     }
     return near;
   }
@@ -177,7 +180,10 @@ public final class NearCache implements Invalidations {
     }
   }
 
-  /** A tracked connection lost or replaced, or a server flushed: everything is dropped. */
+  /**
+   * A tracked connection lost or replaced, a server flushed, or (without tracking) a connection
+   * lost: everything is dropped.
+   */
   @Override
   public void all(String reason) {
     dropAll();
