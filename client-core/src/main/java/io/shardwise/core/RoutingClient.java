@@ -115,6 +115,9 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
           return members;
         });
     this.warmUp = new WarmUp(settings.options().copyTtl(), metrics, health.failback());
+    if (near != null) {
+      warmUp.onCopyEnded(near::invalidate); // warm-up, repair, handoff and refill copies are writes too
+    }
     this.ttls = settings.ttls();
     this.topologies = new Topologies(settings, backend, health, metrics, () -> this.topology, this::install);
     this.codec = codec;

@@ -58,6 +58,8 @@ public final class WarmUp {
   public final java.util.concurrent.atomic.LongAdder reads = new java.util.concurrent.atomic.LongAdder();
   public final java.util.concurrent.atomic.LongAdder hits = new java.util.concurrent.atomic.LongAdder();
   public final java.util.concurrent.atomic.LongAdder copies = new java.util.concurrent.atomic.LongAdder();
+  /** Told the key of each copy that ends, written, undone or not sent (the near cache); null when none is. */
+  private volatile Consumer<String> copyEnded;
 
   public WarmUp(Duration copyTtl, ClientMetrics metrics, Failback failback) {
     this.copyTtl = copyTtl;
@@ -263,8 +265,20 @@ public final class WarmUp {
     finish(key, done, null);
   }
 
+  /**
+   * Has {@code ended} told the key of each copy that ends from now on: a copy is this client's
+   * write of the key too, and the near cache drops what it kept of the key, as for any write.
+   */
+  public void onCopyEnded(Consumer<String> ended) {
+    this.copyEnded = ended;
+  }
+
   /** Ends a copy; the writes waiting for it fail with {@code failure} if it is not null. */
   private void finish(String key, CompletableFuture<Void> done, Throwable failure) {
+    Consumer<String> ended = copyEnded;
+    if (ended != null) {
+      ended.accept(key);
+    }
     copying.computeIfPresent(
         key,
         (k, set) -> {

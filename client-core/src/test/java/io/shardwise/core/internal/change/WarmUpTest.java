@@ -69,4 +69,15 @@ class WarmUpTest {
     assertThat(copy(after, b, c)).isCompletedWithValue(true);
     assertThat(sent).containsExactly("ttl a:1", "add b:2", "ttl b:2", "add c:3");
   }
+
+  @Test
+  void eachCopyThatEndsIsToldWhenItsAddHasAnswered() {
+    List<String> ended = new ArrayList<>();
+    warmUp.onCopyEnded(ended::add);
+    CompletableFuture<Boolean> first = copy(warmUp.readGeneration("k"), a, b);
+    assertThat(ended).as("the add has not answered").isEmpty();
+    firstAdd.complete(true);
+    assertThat(first).isCompletedWithValue(true);
+    assertThat(ended).containsExactly("k");
+  }
 }
