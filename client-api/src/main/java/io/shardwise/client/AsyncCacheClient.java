@@ -156,6 +156,11 @@ public interface AsyncCacheClient<V> extends AutoCloseable {
   /** Bounded-load routing: loads, caps, spills per node, and the hot keys. */
   LoadReport loadReport();
 
+  /** The near cache's counts and size; the default: {@link NearCacheStats#OFF}, no near cache. */
+  default NearCacheStats nearCacheStats() {
+    return NearCacheStats.OFF;
+  }
+
   /** A blocking view of this client, sharing its connections. */
   CacheClient<V> sync();
 
