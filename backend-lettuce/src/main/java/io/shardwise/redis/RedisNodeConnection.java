@@ -1278,6 +1278,16 @@ final class RedisNodeConnection implements NodeConnection {
    * fails at once when the connection is closed or the node refuses this client (a {@link
    * NodeSecurityException}: attempts then keep their slow pace).
    */
+  /**
+   * True while reads are tracked and a connection is in use: a connection serves only once the
+   * server accepted {@code CLIENT TRACKING ON} on it ({@link #track}), and a lost one is cleared
+   * when Lettuce reports it.
+   */
+  @Override
+  public boolean readsTracked() {
+    return tracking != null && connection != null;
+  }
+
   @Override
   public CompletableFuture<Duration> ping() {
     StatefulRedisConnection<byte[], byte[]> c = connection;

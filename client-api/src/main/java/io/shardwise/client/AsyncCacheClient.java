@@ -128,7 +128,10 @@ public interface AsyncCacheClient<V> extends AutoCloseable {
    * shardwise.ring.points-per-node}, {@code shardwise.multiprobe.probes}, {@code
    * shardwise.maglev.table-size}, {@code shardwise.hash-tag}, {@code shardwise.servers}, {@code
    * shardwise.replicas}), and the bounded-load keys ({@code shardwise.bounded.*}), which move no
-   * key. Keys not named keep their values. The keys that move are taken over as
+   * key. With a near cache, also its bound, staleness bound and hot threshold ({@code
+   * shardwise.near-cache.max-bytes}, {@code max-entries}, {@code max-staleness}, {@code
+   * hot-threshold}), changed in place: a change of these alone installs no new placement and keeps
+   * the near cache's entries (docs/configuration.md). Keys not named keep their values. The keys that move are taken over as
    * in a server-list change ({@link #updateServers}): they settle, then warm up from where they
    * were; keys that stay cost nothing.
    *
@@ -155,6 +158,11 @@ public interface AsyncCacheClient<V> extends AutoCloseable {
 
   /** Bounded-load routing: loads, caps, spills per node, and the hot keys. */
   LoadReport loadReport();
+
+  /** The near cache's counts and size; the default: {@link NearCacheStats#OFF}, no near cache. */
+  default NearCacheStats nearCacheStats() {
+    return NearCacheStats.OFF;
+  }
 
   /** A blocking view of this client, sharing its connections. */
   CacheClient<V> sync();

@@ -23,6 +23,8 @@ import java.util.Objects;
  *     empty (restarted or flushed, as its {@code stats} or {@code INFO} tell): an estimate of the
  *     keys it lacks, what it held at the check before less what it holds now (all of the server's
  *     keys, other applications' too); 0 when no refill is under way
+ * @param nearCache with a near cache, whether the server tells it when a value read from the node
+ *     changes ({@link NearCacheTracking}); {@link NearCacheTracking#OFF} without one
  */
 public record NodeStatus(
     Node node,
@@ -31,7 +33,8 @@ public record NodeStatus(
     String detail,
     int journaledKeys,
     int copiesToRepair,
-    long missingCopies) {
+    long missingCopies,
+    NearCacheTracking nearCache) {
 
   public NodeStatus {
     Objects.requireNonNull(node, "node");
@@ -47,6 +50,13 @@ public record NodeStatus(
     if (missingCopies < 0) {
       throw new IllegalArgumentException("missing copies must be >= 0 but was " + missingCopies);
     }
+    Objects.requireNonNull(nearCache, "nearCache");
+  }
+
+  /** A status of a client without a near cache. */
+  public NodeStatus(
+      Node node, NodeState state, Instant since, String detail, int journaledKeys, int copiesToRepair, long missingCopies) {
+    this(node, state, since, detail, journaledKeys, copiesToRepair, missingCopies, NearCacheTracking.OFF);
   }
 
   /** A status with no repair under way. */
@@ -56,12 +66,17 @@ public record NodeStatus(
 
   /** This status with {@code copies} to repair. */
   public NodeStatus withCopiesToRepair(int copies) {
-    return new NodeStatus(node, state, since, detail, journaledKeys, copies, missingCopies);
+    return new NodeStatus(node, state, since, detail, journaledKeys, copies, missingCopies, nearCache);
   }
 
   /** This status with about {@code missing} copies missing after the node came back empty. */
   public NodeStatus withMissingCopies(long missing) {
-    return new NodeStatus(node, state, since, detail, journaledKeys, copiesToRepair, missing);
+    return new NodeStatus(node, state, since, detail, journaledKeys, copiesToRepair, missing, nearCache);
+  }
+
+  /** This status with the near cache's {@code tracking} of the node. */
+  public NodeStatus withNearCache(NearCacheTracking tracking) {
+    return new NodeStatus(node, state, since, detail, journaledKeys, copiesToRepair, missingCopies, tracking);
   }
 
   @Override

@@ -105,6 +105,15 @@ public interface NodeConnection extends AutoCloseable {
   CompletableFuture<Duration> ping();
 
   /**
+   * Whether the server tracks the reads sent on this connection now, to tell the client's near
+   * cache when a value read changes ({@link Backend#trackReads}): reads were asked to be tracked and
+   * the connection in use turned tracking on. The default: false.
+   */
+  default boolean readsTracked() {
+    return false;
+  }
+
+  /**
    * Completes when the first attempt to connect has finished, successfully or not, so that a
    * client being built does not count "still connecting" as a failure of a healthy server. A
    * connection that connects before returning from {@code Backend.connect} is ready at once.

@@ -6,6 +6,7 @@ import io.shardwise.client.CachedValue;
 import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.LoadReport;
 import io.shardwise.client.MultiResult;
+import io.shardwise.client.NearCacheStats;
 import io.shardwise.client.NodeState;
 import io.shardwise.client.NodeStatus;
 import io.shardwise.client.TopologyChange;
@@ -69,6 +70,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final LongestTtl ttls;
   private final Requests requests;
   private final PlacementChanges placements;
+  private final NearCacheChanges nearChanges;
   private final Gets<V> gets;
   private final ReplicaWrites replicaWrites;
   private final Repairs repairs;
@@ -102,7 +104,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.backend = backend;
     this.near = near;
     if (near != null) {
-      health.onMemberChange(m -> near.dropAll());
+      health.onMemberChange(m -> near.dropAll(NearCache.Cause.NODE));
     }
     this.deadlines = new DeadlineScanner(timeout.toNanos(), metrics::clientStalled);
     health.watchStalls(deadlines);
@@ -141,6 +143,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.nearGets = near == null ? null : new NearGets<>(near, gets, codec);
     this.replicaWrites = new ReplicaWrites(requests, routes, health.failback(), writes, repairs);
     this.placements = new PlacementChanges(topologies, replicas, routerSpec, topology.hashTag, topology.nodes);
+    this.nearChanges = new NearCacheChanges(near, () -> this.topology.nodes, () -> topologies.placement().description());
     this.description = "shardwise(" + backend.name();
     this.sync = new SyncCacheClient<>(this, timeout);
   }
@@ -168,7 +171,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private void install(Topology t) {
     topology = t;
     if (near != null) {
-      near.dropAll();
+      near.dropAll(NearCache.Cause.CHANGE);
     }
   }
 
@@ -372,16 +375,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
 
   @Override
   public Map<Node, NodeStatus> nodeStatus() {
-    Member[] members = topology.members;
-    Map<Node, NodeStatus> status = health.status(members);
-    for (Member m : members) {
-      int copies = repairs.handoffsPending(m);
-      long missing = refills.missing(m);
-      if (copies > 0 || missing > 0) {
-        status.computeIfPresent(m.node, (node, s) -> s.withCopiesToRepair(copies).withMissingCopies(missing));
-      }
-    }
-    return status;
+    return NodeStatuses.of(health, topology.members, repairs, refills, near);
   }
 
   /** Checks the run each server is in now, as the periodic check does (for tests in this package). */
@@ -395,9 +389,9 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     return refills.watched();
   }
 
-  /** Gets answered by the near cache (for tests in this package). */
-  long nearHits() {
-    return near == null ? 0 : near.hits();
+  @Override
+  public NearCacheStats nearCacheStats() {
+    return near == null ? NearCacheStats.OFF : near.stats();
   }
 
   /** The topology in force (for tests in this package). */
@@ -419,7 +413,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   @Override
   public CompletableFuture<TopologyChange> updatePlacement(Map<String, String> settings) {
     checkOpen();
-    return placements.placement(settings);
+    return nearChanges.update(settings, placements::placement);
   }
 
   @Override

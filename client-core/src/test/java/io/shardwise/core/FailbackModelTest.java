@@ -221,7 +221,7 @@ class FailbackModelTest {
     client.close();
     Outcome outcome =
         new Outcome(done.reads(), done.hits(), done.writes(), done.stale(), done.wrong(), ejections.get(), repairs.get(),
-            ((RoutingClient<String>) client).nearHits(), done.examples());
+            client.nearCacheStats().hits(), done.examples());
     System.out.printf(
         "[failback model] policy %s replicas %d bounded %s near %s seed %d: %d reads (%d hits, %d near), %d writes, %d ejections, %d repairs, %d old, %d wrong%n",
         policy.id(), replicas, bounded.enabled(), near.enabled(), seed, outcome.reads(), outcome.hits(), outcome.nearHits(), outcome.writes(),

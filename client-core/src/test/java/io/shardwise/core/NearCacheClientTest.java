@@ -7,7 +7,10 @@ import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.CacheClient;
 import io.shardwise.client.CachedValue;
 import io.shardwise.client.Codecs;
+import io.shardwise.client.NearCacheStats;
+import io.shardwise.client.NearCacheTracking;
 import io.shardwise.client.NodeState;
+import io.shardwise.client.TopologyChange;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.KeyRules;
 import java.nio.charset.StandardCharsets;
@@ -160,6 +163,56 @@ class NearCacheClientTest {
     writtenElsewhere(onB, "v4");
     client.updateServers(client.nodes().subList(0, 4)).get(); // e leaves; onB stays where it is
     assertThat(sync.get(onB)).as("dropped at the change").isEqualTo("v4");
+    NearCacheStats stats = client.nearCacheStats();
+    assertThat(stats.dropAlls().get("node")).as("the ejection and the readmission").isGreaterThanOrEqualTo(2);
+    assertThat(stats.dropAlls().get("change")).isGreaterThanOrEqualTo(1);
+    assertThat(stats.invalidations("write")).as("the first set found nothing to drop").isZero();
+    assertThat(stats.hits()).isEqualTo(2);
+  }
+
+  @Test
+  void theLiveKeysChangeWhileServingWithoutDroppingTheEntriesAndTheOthersAreRefused() throws Exception {
+    build(everyKey());
+    sync.set("k", "v1", Duration.ZERO);
+    assertThat(sync.get("k")).isEqualTo("v1");
+    List<Node> before = client.nodes();
+    TopologyChange change =
+        client
+            .updatePlacement(Map.of("shardwise.near-cache.max-bytes", "1MB", "shardwise.near-cache.max-staleness", "30s"))
+            .get();
+    assertThat(change.movedShare()).isZero();
+    assertThat(change.after()).isEqualTo(before);
+    writtenElsewhere("k", "v2");
+    assertThat(sync.get("k")).as("kept: a change of the near cache alone drops nothing").isEqualTo("v1");
+    assertThat(client.nearCacheStats().dropAlls().get("change")).isZero();
+
+    assertThatThrownBy(() -> client.updatePlacement(Map.of("shardwise.near-cache.admit", "hot", "shardwise.router", "maglev")).get())
+        .hasMessageContaining("placement change refused, the placement in force stays: ")
+        .hasMessageContaining("shardwise.near-cache.admit: is read at start-up only; restart the client to apply it");
+    assertThat(client.toString()).as("the router named with it is not applied either").contains("ketama");
+    assertThatThrownBy(() -> client.updatePlacement(Map.of("shardwise.near-cache.max-staleness", "2m")).get())
+        .hasMessageContaining("shardwise.near-cache.max-staleness: must be <= 1m with backend memcached");
+
+    client.updatePlacement(Map.of("shardwise.near-cache.max-staleness", "100ms")).get();
+    writtenElsewhere("k", "v3");
+    InMemoryClients.await(() -> "v3".equals(sync.get("k"))); // the entry kept for 30 s goes after 100 ms
+
+    client.updatePlacement(Map.of("shardwise.near-cache.max-bytes", "2MB", "shardwise.router", "maglev")).get();
+    assertThat(client.toString()).contains("maglev");
+    assertThat(client.nearCacheStats().dropAlls().get("change")).as("a new placement drops everything").isEqualTo(1);
+  }
+
+  @Test
+  void nodeStatusSaysThatTheseServersAreNotTrackedAndWithoutANearCacheSaysOff() {
+    build(everyKey());
+    assertThat(client.nodeStatus().values())
+        .allSatisfy(s -> assertThat(s.nearCache()).isEqualTo(NearCacheTracking.BOUNDED_STALENESS));
+    client.close();
+    build(NearCacheOptions.off());
+    assertThat(client.nodeStatus().values()).allSatisfy(s -> assertThat(s.nearCache()).isEqualTo(NearCacheTracking.OFF));
+    assertThat(client.nearCacheStats()).isEqualTo(NearCacheStats.OFF);
+    assertThatThrownBy(() -> client.updatePlacement(Map.of("shardwise.near-cache.max-bytes", "1MB")).get())
+        .hasMessageContaining("shardwise.near-cache.max-bytes: the near cache is off");
   }
 
   @Test

@@ -176,6 +176,11 @@ final class CountingBackend extends ForwardingBackend {
     }
 
     @Override
+    public boolean readsTracked() {
+      return delegate.readsTracked();
+    }
+
+    @Override
     public CompletableFuture<Long> incrIfPresent(String key, long delta) {
       other();
       return delegate.incrIfPresent(key, delta);

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.CacheClient;
 import io.shardwise.client.Codecs;
+import io.shardwise.client.NearCacheStats;
+import io.shardwise.client.NearCacheTracking;
 import io.shardwise.core.NearCacheOptions;
 import io.shardwise.core.ShardwiseClient;
 import io.shardwise.routing.Node;
@@ -124,6 +126,9 @@ class NearCacheRedisIT {
     int before = requestsTo(node);
     assertThat(sync.get("k")).isEqualTo("v1");
     assertThat(requestsTo(node)).as("kept").isEqualTo(before);
+    assertThat(near.nodeStatus().values())
+        .as("every node's connection tracks the reads")
+        .allSatisfy(s -> assertThat(s.nearCache()).isEqualTo(NearCacheTracking.TRACKED));
 
     // Every client connection of that server is closed, then the key is written there: no notice
     // can reach the near cache, whose connection is gone.
@@ -135,6 +140,10 @@ class NearCacheRedisIT {
     await(() -> clientList(server).contains(" flags=t "), "a tracked connection again");
 
     assertThat(sync.get("k")).as("the entry read before the loss is not served").isEqualTo("v2");
+    await(() -> near.nodeStatus().get(node).nearCache() == NearCacheTracking.TRACKED, "the node tracked again");
+    NearCacheStats stats = near.nearCacheStats();
+    assertThat(stats.dropAlls().get("tracking")).as("the loss, and the new connection").isGreaterThanOrEqualTo(1);
+    assertThat(stats.invalidations("tracking")).as("k's entry, dropped by the loss").isGreaterThanOrEqualTo(1);
   }
 
   @Test

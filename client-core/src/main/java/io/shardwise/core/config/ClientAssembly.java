@@ -45,7 +45,8 @@ final class ClientAssembly {
               .batchSize(config.batchSize())
               .failover(config.failover())
               .topology(config.topology())
-              .bounded(config.bounded());
+              .bounded(config.bounded())
+              .nearCache(config.nearCache());
       config.maxValueBytes().ifPresent(builder::maxValueBytes);
       customizer.accept(builder);
       AsyncCacheClient<V> client = builder.build();

@@ -17,6 +17,7 @@ import io.shardwise.routers.MultiProbeRouter;
 import io.shardwise.spi.SettingsReader;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * The table of the {@code shardwise.*} keys: for each, its type, default, rule and doc line, in
@@ -385,9 +386,9 @@ final class ConfigKeys {
           .doing("Bounded loads, scope hot: recent reads from which a key is hot.")
           .build();
 
-  /** Every key, in order. */
+  /** Every key, in order: these, then the near cache's ({@link NearCacheSettings}). */
   static final List<ConfigKey> ALL =
-      List.of(
+      Stream.concat(Stream.of(
           BACKEND_KEY,
           SERVERS_KEY,
           SERVERS_FILE_KEY,
@@ -431,5 +432,5 @@ final class ConfigKeys {
           BOUNDED_WINDOW_KEY,
           BOUNDED_RESOLUTION_KEY,
           BOUNDED_SPILL_TTL_KEY,
-          BOUNDED_HOT_THRESHOLD_KEY);
+          BOUNDED_HOT_THRESHOLD_KEY), NearCacheSettings.KEYS.stream()).toList();
 }

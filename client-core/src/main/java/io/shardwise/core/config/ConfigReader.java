@@ -49,6 +49,7 @@ final class ConfigReader {
   FailoverOptions failover;
   TopologyOptions topology;
   BoundedSettings bounded;
+  NearCacheSettings nearCache;
 
   ConfigReader(SettingsReader r, Map<String, BackendProvider> providers) {
     readBackend(r, providers);
@@ -72,6 +73,7 @@ final class ConfigReader {
     readFailover(r);
     readTopology(r);
     bounded = new BoundedSettings(r);
+    nearCache = new NearCacheSettings(r, r.text(BACKEND).map(b -> b.toLowerCase(Locale.ROOT)).orElse(null));
     readBackendKeys(r);
     checkReplicas(r);
   }

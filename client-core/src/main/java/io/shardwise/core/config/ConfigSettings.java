@@ -3,6 +3,7 @@ package io.shardwise.core.config;
 import static io.shardwise.core.config.ShardwiseConfig.*;
 
 import io.shardwise.client.Secret;
+import io.shardwise.core.NearCacheOptions;
 import io.shardwise.routing.Node;
 import io.shardwise.spi.SettingsReader;
 import java.util.Collections;
@@ -80,10 +81,30 @@ final class ConfigSettings {
     put(s, BOUNDED_RESOLUTION, SettingsReader.format(c.bounded().resolution()));
     put(s, BOUNDED_SPILL_TTL, SettingsReader.format(c.bounded().spillTtl()));
     put(s, BOUNDED_HOT_THRESHOLD, Integer.toString(c.bounded().hotThreshold()));
+    NearCacheOptions near = c.nearCache();
+    put(s, NearCacheSettings.ENABLED, Boolean.toString(near.enabled()));
+    if (near.maxBytes() > 0) {
+      put(s, NearCacheSettings.MAX_BYTES, bytes(near.maxBytes()));
+    } else {
+      put(s, NearCacheSettings.MAX_ENTRIES, Long.toString(near.maxEntries()));
+    }
+    put(s, NearCacheSettings.ADMIT, near.hotOnly() ? "hot" : "all");
+    put(s, NearCacheSettings.HOT_THRESHOLD, Integer.toString(near.hotThreshold()));
+    if (near.maxStaleness() != null) {
+      put(s, NearCacheSettings.MAX_STALENESS, SettingsReader.format(near.maxStaleness()));
+    }
     BackendSettings backend = c.chosenBackend();
     backend.raw().forEach(
         (k, v) -> put(s, c.backend() + "." + k, mask && backend.isSecret(k) ? masked(v) : v));
     return Collections.unmodifiableMap(s);
+  }
+
+  /** {@code bytes} as written in a properties file: {@code 64MB}, {@code 512KB}, or a number. */
+  static String bytes(long bytes) {
+    if (bytes % (1 << 20) == 0) {
+      return bytes / (1 << 20) + "MB";
+    }
+    return bytes % 1024 == 0 ? bytes / 1024 + "KB" : Long.toString(bytes);
   }
 
   private static void put(Map<String, String> s, String key, String value) {

@@ -4,6 +4,7 @@ import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.core.BoundedOptions;
 import io.shardwise.core.ClientBuilder;
 import io.shardwise.core.FailoverOptions;
+import io.shardwise.core.NearCacheOptions;
 import io.shardwise.core.ReplicaReads;
 import io.shardwise.core.ReplicaRepair;
 import io.shardwise.core.RouterSpec;
@@ -125,6 +126,7 @@ public final class ShardwiseConfig {
   private final FailoverOptions failover;
   private final TopologyOptions topology;
   private final BoundedSettings bounded;
+  private final NearCacheOptions nearCache;
 
   private ShardwiseConfig(ConfigReader p) {
     this.backend = new BackendSettings(p.backend, p.provider, p.backendSettings);
@@ -143,13 +145,12 @@ public final class ShardwiseConfig {
     this.failover = p.failover;
     this.topology = p.topology;
     this.bounded = p.bounded;
+    this.nearCache = p.nearCache.options();
   }
 
   // ---- loading -------------------------------------------------------------------------------
 
-  /**
-   * The configuration in {@code properties}; keys not starting with {@code shardwise.} are ignored.
-   */
+  /** The configuration in {@code properties}; keys not starting with {@code shardwise.} are ignored. */
   public static ShardwiseConfig from(Properties properties) {
     Objects.requireNonNull(properties, "properties");
     return from(ConfigLoader.settings(properties));
@@ -335,9 +336,7 @@ public final class ShardwiseConfig {
     return maxValueBytes > 0 ? OptionalInt.of(maxValueBytes) : OptionalInt.empty();
   }
 
-  /**
-   * The codec's name; when not set, {@code spymemcached} for memcached and {@code java} for Redis.
-   */
+  /** The codec's name; when not set, {@code spymemcached} for memcached, {@code java} for Redis. */
   public String codec() {
     return codec != null ? codec : backend.defaultCodec();
   }
@@ -350,16 +349,17 @@ public final class ShardwiseConfig {
     return bounded.options();
   }
 
+  /** The near cache ({@code shardwise.near-cache.*}; {@link NearCacheSettings}). */
+  public NearCacheOptions nearCache() {
+    return nearCache;
+  }
+
   /**
    * Every setting in effect, full key to value as it would be written, defaults included, secrets
    * masked, in the order of {@link #keys()} and then the backend's keys.
    */
   public Map<String, String> settings() {
-    return settings(true);
-  }
-
-  Map<String, String> settings(boolean mask) {
-    return ConfigSettings.of(this, mask);
+    return ConfigSettings.of(this, true);
   }
 
   /** The backend, with its settings as set, secrets included. */
@@ -384,17 +384,17 @@ public final class ShardwiseConfig {
   @Override
   public boolean equals(Object o) {
     return o instanceof ShardwiseConfig
-        && ((ShardwiseConfig) o).settings(false).equals(settings(false));
+        && ConfigSettings.of((ShardwiseConfig) o, false).equals(ConfigSettings.of(this, false));
   }
 
   @Override
   public int hashCode() {
-    return settings(false).hashCode();
+    return ConfigSettings.of(this, false).hashCode();
   }
 
   /** Every setting, secrets masked. */
   @Override
   public String toString() {
-    return "ShardwiseConfig" + settings(true);
+    return "ShardwiseConfig" + settings();
   }
 }

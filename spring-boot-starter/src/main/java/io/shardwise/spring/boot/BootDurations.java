@@ -28,6 +28,7 @@ final class BootDurations {
           "bounded.spillttl",
           "bounded.window",
           "bounded.resolution",
+          "nearcache.maxstaleness",
           "topology.settle",
           "topology.warmup",
           "topology.warmupcopyttl",

@@ -2,7 +2,9 @@ package io.shardwise.spring.boot;
 
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.core.BoundedOptions;
+import io.shardwise.core.NearCacheOptions;
 import io.shardwise.core.RouterSpec;
+import io.shardwise.core.config.NearCacheSettings;
 import io.shardwise.core.config.PlacementSettings;
 import io.shardwise.core.config.ShardwiseConfig;
 import io.shardwise.core.sources.ServerListUpdater;
@@ -31,7 +33,10 @@ import org.springframework.core.env.Environment;
  * ({@link PlacementSettings#KEYS}: the router and its keys, the hash tag, the bounded-load keys)
  * goes to {@link AsyncCacheClient#updatePlacement} with the router as the properties now describe it
  * (a key removed goes back to its default), the bounded-load keys so described too when one of them
- * changed, and the server list if it changed too. A bad list or placement is
+ * changed, and the server list if it changed too. A changed near-cache key that changes live
+ * ({@link NearCacheSettings#LIVE_KEYS}: max-bytes, max-entries, max-staleness, hot-threshold) goes to
+ * {@code updatePlacement} too, every live key as the properties now describe it (a removed one back
+ * to its default), with the placement when that changed as well. A bad list or placement is
  * logged at WARN on {@code io.shardwise.topology} and the one in force stays. Every other changed
  * {@code shardwise.*} key is read at start-up only, and says so at WARN, once per key and value; so
  * does {@code shardwise.servers} when the servers come from {@code shardwise.servers-file} or
@@ -68,6 +73,10 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
   private final Environment environment;
   private final Supplier<AsyncCacheClient<?>> client;
   private final boolean serversFromProperty;
+  /** The normalized live near-cache keys, empty without a near cache (then all are start-up only). */
+  private final Set<String> nearLive = new HashSet<>();
+  /** The default {@code max-staleness} of the client's backend. */
+  private final String defaultStaleness;
   private final Set<String> warned = new HashSet<>();
   private Map<String, Map.Entry<String, String>> seen;
   private ServerListUpdater updater;
@@ -81,6 +90,14 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
     this.environment = Objects.requireNonNull(environment, "environment");
     this.client = Objects.requireNonNull(client, "client");
     this.serversFromProperty = config.serversSource().isEmpty();
+    if (config.nearCache().enabled()) {
+      NearCacheSettings.LIVE_KEYS.forEach(k -> nearLive.add(SettingsReader.normalize(k)));
+    }
+    this.defaultStaleness =
+        SettingsReader.format(
+            "memcached".equals(config.backend())
+                ? NearCacheOptions.DEFAULT_MEMCACHED_STALENESS
+                : NearCacheOptions.DEFAULT_REDIS_STALENESS);
     this.seen = read();
   }
 
@@ -101,6 +118,7 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
     boolean placementChanged = false;
     boolean boundedChanged = false;
     boolean serversChanged = false;
+    boolean nearChanged = false;
     for (String key : keys) {
       Map.Entry<String, String> was = before.get(key);
       Map.Entry<String, String> is = now.get(key);
@@ -115,6 +133,8 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
       } else if (PLACEMENT.contains(key)) {
         placementChanged = true;
         boundedChanged |= BOUNDED_DEFAULTS.keySet().stream().anyMatch(k -> SettingsReader.normalize(k).equals(key));
+      } else if (nearLive.contains(key)) {
+        nearChanged = true;
       } else if (warned.add(key + '\0' + isValue)) {
         String shown =
             isValue == null
@@ -129,9 +149,13 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
       }
     }
     Map.Entry<String, String> servers = now.get(SERVERS);
+    Map<String, String> near = nearChanged ? nearCache(now) : Map.of();
     if (placementChanged) {
-      applyPlacement(now, serversChanged && servers != null ? servers.getValue() : null, boundedChanged);
-    } else if (serversChanged) {
+      applyPlacement(now, serversChanged && servers != null ? servers.getValue() : null, boundedChanged, near);
+    } else if (nearChanged) {
+      submit(near);
+    }
+    if (serversChanged && !placementChanged) {
       applyServers(servers == null ? null : servers.getValue());
     }
   }
@@ -143,7 +167,8 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
    * refresh that does not touch them keeps what the client has, set in code or not), and {@code
    * servers} when it changed too.
    */
-  private void applyPlacement(Map<String, Map.Entry<String, String>> now, String servers, boolean bounded) {
+  private void applyPlacement(
+      Map<String, Map.Entry<String, String>> now, String servers, boolean bounded, Map<String, String> near) {
     Map<String, String> settings = new LinkedHashMap<>();
     String router = value(now, ShardwiseConfig.ROUTER, RouterSpec.DEFAULT.type().id());
     settings.put(ShardwiseConfig.PREFIX + ShardwiseConfig.ROUTER, router);
@@ -166,6 +191,34 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
     if (servers != null) {
       settings.put(ShardwiseConfig.PREFIX + ShardwiseConfig.SERVERS, servers);
     }
+    settings.putAll(near);
+    submit(settings);
+  }
+
+  /**
+   * The live near-cache keys as the properties now describe them: the bound set (max-entries, or
+   * max-bytes, 64MB when removed), max-staleness (the backend's default when removed), and
+   * hot-threshold unless admit is all.
+   */
+  private Map<String, String> nearCache(Map<String, Map.Entry<String, String>> now) {
+    Map<String, String> keys = new LinkedHashMap<>(); // relative to shardwise.
+    Map.Entry<String, String> entries = now.get(SettingsReader.normalize(NearCacheSettings.MAX_ENTRIES));
+    if (entries != null) {
+      keys.put(NearCacheSettings.MAX_ENTRIES, entries.getValue());
+    } else {
+      keys.put(NearCacheSettings.MAX_BYTES, value(now, NearCacheSettings.MAX_BYTES, "64MB"));
+    }
+    keys.put(NearCacheSettings.MAX_STALENESS, value(now, NearCacheSettings.MAX_STALENESS, defaultStaleness));
+    if (!"all".equalsIgnoreCase(value(now, NearCacheSettings.ADMIT, "hot").strip())) {
+      keys.put(NearCacheSettings.HOT_THRESHOLD, value(now, NearCacheSettings.HOT_THRESHOLD, Integer.toString(BoundedOptions.DEFAULT_HOT_THRESHOLD)));
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    BootDurations.withMillis(keys).forEach((k, v) -> out.put(ShardwiseConfig.PREFIX + k, v));
+    return out;
+  }
+
+  /** Hands {@code settings} to {@code updatePlacement}; a refusal is logged, the settings in force stay. */
+  private void submit(Map<String, String> settings) {
     client
         .get()
         .updatePlacement(settings)

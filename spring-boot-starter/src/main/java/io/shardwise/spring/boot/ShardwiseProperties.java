@@ -397,6 +397,8 @@ public class ShardwiseProperties {
 
   private final Bounded bounded = new Bounded();
 
+  private final NearCache nearCache = new NearCache();
+
   private final Topology topology = new Topology();
 
   private final Memcached memcached = new Memcached();
@@ -427,6 +429,10 @@ public class ShardwiseProperties {
 
   public Bounded getBounded() {
     return bounded;
+  }
+
+  public NearCache getNearCache() {
+    return nearCache;
   }
 
   public Topology getTopology() {
@@ -656,6 +662,86 @@ public class ShardwiseProperties {
 
     public void setHotThreshold(String hotThreshold) {
       this.hotThreshold = hotThreshold;
+    }
+  }
+
+  /**
+   * The near cache: values read kept in this process (docs/near-cache.md). max-bytes, max-entries,
+   * max-staleness and hot-threshold follow a refresh; enabled and admit are read at start-up only.
+   */
+  public static class NearCache {
+
+    /** Whether values read are kept in this process and gets of them served from there: true or false. */
+    private String enabled = "false";
+
+    /**
+     * The most memory the entries take, each weighed by its key, its value and a fixed overhead;
+     * the bound unless max-entries is set (not both).
+     */
+    private String maxBytes = "64MB";
+
+    /** The most entries, whatever their size, at least 1; set instead of max-bytes. */
+    private String maxEntries;
+
+    /** Which values read are kept: hot (keys read at least hot-threshold times recently) or all. */
+    private String admit = "hot";
+
+    /** With admit hot: recent reads from which a key's value is kept, 1..15. */
+    private String hotThreshold = "8";
+
+    /**
+     * The longest an entry is served after it was read: 1s by default and at most 1m with memcached,
+     * whose servers cannot invalidate; 60s by default with Redis, where it bounds what a lost
+     * invalidation could cost.
+     */
+    private String maxStaleness;
+
+    public String getEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(String enabled) {
+      this.enabled = enabled;
+    }
+
+    public String getMaxBytes() {
+      return maxBytes;
+    }
+
+    public void setMaxBytes(String maxBytes) {
+      this.maxBytes = maxBytes;
+    }
+
+    public String getMaxEntries() {
+      return maxEntries;
+    }
+
+    public void setMaxEntries(String maxEntries) {
+      this.maxEntries = maxEntries;
+    }
+
+    public String getAdmit() {
+      return admit;
+    }
+
+    public void setAdmit(String admit) {
+      this.admit = admit;
+    }
+
+    public String getHotThreshold() {
+      return hotThreshold;
+    }
+
+    public void setHotThreshold(String hotThreshold) {
+      this.hotThreshold = hotThreshold;
+    }
+
+    public String getMaxStaleness() {
+      return maxStaleness;
+    }
+
+    public void setMaxStaleness(String maxStaleness) {
+      this.maxStaleness = maxStaleness;
     }
   }
 

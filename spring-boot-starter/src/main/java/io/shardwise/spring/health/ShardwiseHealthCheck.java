@@ -1,6 +1,7 @@
 package io.shardwise.spring.health;
 
 import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.NearCacheTracking;
 import io.shardwise.client.NodeState;
 import io.shardwise.client.NodeStatus;
 import io.shardwise.client.TopologyChange;
@@ -71,7 +72,11 @@ import java.util.stream.Collectors;
  * <p>{@code reason} says why a server is out, why a failing one was kept in (see {@link
  * io.shardwise.client.NodeStatus#detail()}), or that a server the client routes to failed the
  * ping; {@code journaledKeys} counts the keys written elsewhere while it is out, which are deleted
- * on it before it serves again.
+ * on it before it serves again. With a near cache, {@code nearCache} says how the server keeps it
+ * fresh: {@code tracked} (Redis tracks the reads of the connection in use), {@code not tracked (no
+ * connection)} (Redis, while no connection is up: what was read from it was dropped), or {@code not
+ * tracked (bounded staleness)} (memcached: entries live at most {@code max-staleness}); it does not
+ * change the server's status.
  */
 public final class ShardwiseHealthCheck {
 
@@ -174,6 +179,9 @@ public final class ShardwiseHealthCheck {
       }
       if (status != null && status.missingCopies() > 0) {
         node.put("missingCopies", status.missingCopies());
+      }
+      if (status != null && status.nearCache() != NearCacheTracking.OFF) {
+        node.put("nearCache", status.nearCache().toString());
       }
       if (answered) {
         node.put(

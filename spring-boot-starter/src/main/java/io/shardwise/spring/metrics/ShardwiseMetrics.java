@@ -8,6 +8,8 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.ClientMetrics;
+import io.shardwise.client.NearCacheStats;
+import io.shardwise.client.NearCacheTracking;
 import io.shardwise.client.NodeEvent;
 import io.shardwise.client.NodeEventListener;
 import io.shardwise.client.NodeStatus;
@@ -77,6 +79,9 @@ import java.util.concurrent.TimeUnit;
  *       the server lacks that the client is handing over from the other replicas</td></tr>
  *   <tr><td>{@code shardwise.node.emptied}</td><td>counter</td><td>node</td><td>with replicas,
  *       times the server was seen to have restarted or been flushed</td></tr>
+ *   <tr><td>{@code shardwise.near.cache.*}, {@code shardwise.node.near.cache.tracked}</td><td>
+ *       </td><td></td><td>the near cache's gets, evictions, invalidations by cause and size, with
+ *       {@link #watch}: see {@link NearCacheMeters}</td></tr>
  *   <tr><td>{@code shardwise.node.missing.copies}</td><td>gauge</td><td>node</td><td>while a
  *       server that came back empty is refilled, the keys it held before less those it holds now
  *       </td></tr>
@@ -114,6 +119,7 @@ public final class ShardwiseMetrics implements ClientMetrics, NodeEventListener 
         .description("Servers in the list in force")
         .tags(commonTags)
         .register(registry);
+    NearCacheMeters.register(registry, commonTags, client);
     client.nodes().forEach(node -> watchNode(client, node));
   }
 
@@ -132,6 +138,15 @@ public final class ShardwiseMetrics implements ClientMetrics, NodeEventListener 
         "shardwise.node.missing.copies",
         "Keys a server that came back empty held before and lacks now, while it is refilled",
         NodeStatus::missingCopies);
+    NearCacheStats near = client.nearCacheStats();
+    if (near != null && near.enabled()) {
+      statusGauge(
+          client,
+          node,
+          "shardwise.node.near.cache.tracked",
+          "1 while the server tracks the near cache's reads, else 0",
+          s -> s.nearCache() == NearCacheTracking.TRACKED ? 1 : 0);
+    }
   }
 
   /** A gauge of one number of {@code node}'s {@link NodeStatus}, 0 while the client has none. */

@@ -257,6 +257,31 @@ class ServersRefreshTest {
             });
   }
 
+  @Test
+  void aRefreshedLiveNearCacheKeyGoesToTheClientAloneAndTheStartUpOnlyOnesDoNot() {
+    runner
+        .withPropertyValues("shardwise.servers=" + SERVERS, "shardwise.near-cache.enabled=true", "shardwise.near-cache.hot-threshold=4")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              AsyncCacheClient<?> client = context.getBean(AsyncCacheClient.class);
+              Recorder recorder = recorder(context);
+              assertThat(client.nearCacheStats().enabled()).isTrue();
+
+              refresh(context, Map.of("shardwise.near-cache.max-staleness", "500")); // Boot: milliseconds
+              assertThat(recorder.placements).hasSize(1);
+              assertThat(recorder.placements.get(0))
+                  .containsOnly(
+                      Map.entry("shardwise.near-cache.max-bytes", "64MB"),
+                      Map.entry("shardwise.near-cache.max-staleness", "500ms"),
+                      Map.entry("shardwise.near-cache.hot-threshold", "4"));
+
+              refresh(context, Map.of("shardwise.near-cache.admit", "all", "shardwise.near-cache.enabled", "false"));
+              assertThat(recorder.placements).as("read at start-up only: a WARN, no call").hasSize(1);
+              assertThat(client.nearCacheStats().enabled()).isTrue();
+            });
+  }
+
   private static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
     long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (!condition.getAsBoolean() && System.nanoTime() < end) {

@@ -444,9 +444,19 @@ class ShardwiseAutoConfigurationTest {
                 .isEqualTo(io.shardwise.spi.SettingsReader.parseDuration((String) value));
           }
         }
-        case "org.springframework.util.unit.DataSize" -> assertThat(value).as(name).isNull();
+        case "org.springframework.util.unit.DataSize" -> {
+          if (value != null) {
+            assertThat(org.springframework.util.unit.DataSize.parse((String) value).toBytes())
+                .as(name)
+                .isEqualTo(io.shardwise.spi.SettingsReader.parseBytes((String) value));
+          }
+        }
         case "java.lang.Boolean" -> assertThat(value).as(name).isInstanceOf(Boolean.class);
-        case "java.lang.Integer" -> assertThat(value).as(name).isInstanceOf(Integer.class);
+        case "java.lang.Integer" -> {
+          if (value != null || !name.equals("shardwise.near-cache.max-entries")) { // no default: max-bytes bounds it
+            assertThat(value).as(name).isInstanceOf(Integer.class);
+          }
+        }
         case "java.lang.Double" -> assertThat(value).as(name).isInstanceOf(Number.class);
         case "java.lang.String" -> {
           if (value != null) {

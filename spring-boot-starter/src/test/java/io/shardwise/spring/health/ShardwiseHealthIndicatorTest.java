@@ -8,6 +8,7 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
 import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.NearCacheTracking;
 import io.shardwise.client.NodeState;
 import io.shardwise.client.NodeStatus;
 import io.shardwise.client.TopologyChange;
@@ -37,9 +38,9 @@ class ShardwiseHealthIndicatorTest {
     NodeStatus ejected =
         new NodeStatus(b, NodeState.EJECTED, since, "5 consecutive failures: refused", 3);
     Map<Node, NodeStatus> before = new LinkedHashMap<>();
-    before.put(a, new NodeStatus(a, NodeState.HEALTHY, since, "", 0).withMissingCopies(812));
+    before.put(a, new NodeStatus(a, NodeState.HEALTHY, since, "", 0).withMissingCopies(812).withNearCache(NearCacheTracking.TRACKED));
     before.put(b, ejected);
-    before.put(c, new NodeStatus(c, NodeState.HEALTHY, since, "", 0));
+    before.put(c, new NodeStatus(c, NodeState.HEALTHY, since, "", 0).withNearCache(NearCacheTracking.BOUNDED_STALENESS));
     when(client.nodeStatus()).thenReturn(before);
     when(client.ping(a)).thenReturn(CompletableFuture.completedFuture(Duration.ofMillis(1)));
     when(client.ping(c))
@@ -58,6 +59,7 @@ class ShardwiseHealthIndicatorTest {
         .containsEntry("ping", "ok")
         .containsEntry("latency", "1.00ms")
         .containsEntry("missingCopies", 812L)
+        .containsEntry("nearCache", "tracked")
         .doesNotContainKeys("reason", "error", "copiesToRepair");
     assertThat(node(health, b))
         .containsEntry("status", "DOWN")
@@ -65,14 +67,15 @@ class ShardwiseHealthIndicatorTest {
         .containsEntry("ping", ShardwiseHealthCheck.NOT_PINGED)
         .containsEntry("reason", "5 consecutive failures: refused")
         .containsEntry("journaledKeys", 3)
-        .doesNotContainKeys("latency", "error");
+        .doesNotContainKeys("latency", "error", "nearCache");
     assertThat(node(health, c))
         .as("DOWN, yet HEALTHY: the reason says why")
         .containsEntry("status", "DOWN")
         .containsEntry("state", "HEALTHY")
         .containsEntry("ping", "failed")
         .containsEntry("reason", ShardwiseHealthCheck.STILL_ROUTED)
-        .containsEntry("error", "refused");
+        .containsEntry("error", "refused")
+        .containsEntry("nearCache", "not tracked (bounded staleness)");
 
     // The state shown is the one after the pings: this ping ejected c.
     Map<Node, NodeStatus> after = new LinkedHashMap<>(before);

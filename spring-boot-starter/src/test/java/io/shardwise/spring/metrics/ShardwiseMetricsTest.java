@@ -6,8 +6,11 @@ import static org.mockito.Mockito.when;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardwise.client.AsyncCacheClient;
+import io.shardwise.client.NearCacheStats;
+import io.shardwise.client.NearCacheTracking;
 import io.shardwise.client.NodeEvent;
 import io.shardwise.client.NodeState;
+import io.shardwise.client.NodeStatus;
 import io.shardwise.client.NodeTimeoutException;
 import io.shardwise.client.TopologyChange;
 import io.shardwise.routing.Node;
@@ -221,5 +224,41 @@ class ShardwiseMetricsTest {
 
     metrics.request(b, "get", 1_000, null); // finished while b drained
     assertThat(registry.find("shardwise.node.up").tag("node", "cache-b").gauge()).isNull();
+  }
+
+  @Test
+  void theNearCachesCountsAndSizeAreReadFromTheClientAtEachScrape() {
+    AsyncCacheClient<?> client = mock(AsyncCacheClient.class);
+    when(client.nodes()).thenReturn(List.of(a));
+    when(client.nodeStatus())
+        .thenReturn(Map.of(a, new NodeStatus(a, NodeState.HEALTHY, Instant.now(), "", 0).withNearCache(NearCacheTracking.TRACKED)));
+    Map<String, Long> invalidations = Map.of("write", 4L, "server", 3L, "node", 2L, "change", 0L, "tracking", 1L, "flush", 0L);
+    when(client.nearCacheStats())
+        .thenReturn(new NearCacheStats(true, 90, 10, 5, 6, invalidations, Map.of("node", 1L, "tracking", 1L), 7, 7_000))
+        .thenReturn(new NearCacheStats(true, 90, 10, 5, 6, invalidations, Map.of("node", 1L, "tracking", 1L), 7, 7_000))
+        .thenReturn(new NearCacheStats(true, 190, 10, 5, 6, invalidations, Map.of("node", 1L, "tracking", 1L), 8, 8_000));
+    metrics.watch(client);
+    assertThat(registry.get("shardwise.near.cache.gets").tag("result", "hit").functionCounter().count()).isEqualTo(190);
+    assertThat(registry.get("shardwise.near.cache.gets").tag("result", "miss").functionCounter().count()).isEqualTo(10);
+    assertThat(registry.get("shardwise.near.cache.evictions").tag("cause", "size").functionCounter().count()).isEqualTo(5);
+    assertThat(registry.get("shardwise.near.cache.evictions").tag("cause", "expired").functionCounter().count()).isEqualTo(6);
+    assertThat(registry.get("shardwise.near.cache.invalidations").tag("cause", "write").functionCounter().count()).isEqualTo(4);
+    assertThat(registry.get("shardwise.near.cache.invalidations").tag("cause", "server").functionCounter().count()).isEqualTo(3);
+    assertThat(registry.get("shardwise.near.cache.invalidations").tag("cause", "tracking").functionCounter().count()).isEqualTo(1);
+    assertThat(registry.get("shardwise.near.cache.drops").tag("cause", "node").functionCounter().count()).isEqualTo(1);
+    assertThat(registry.find("shardwise.near.cache.drops").tag("cause", "write").functionCounter()).as("a write drops one key").isNull();
+    assertThat(registry.get("shardwise.near.cache.entries").gauge().value()).isEqualTo(8);
+    assertThat(registry.get("shardwise.near.cache.size").gauge().value()).isEqualTo(8_000);
+    assertThat(registry.get("shardwise.node.near.cache.tracked").tag("node", "127.0.0.1:11211").gauge().value()).isEqualTo(1);
+  }
+
+  @Test
+  void noNearCacheMeterWithoutANearCache() {
+    AsyncCacheClient<?> client = mock(AsyncCacheClient.class);
+    when(client.nodes()).thenReturn(List.of(a));
+    when(client.nodeStatus()).thenReturn(Map.of());
+    when(client.nearCacheStats()).thenReturn(NearCacheStats.OFF);
+    metrics.watch(client);
+    assertThat(registry.getMeters()).noneMatch(m -> m.getId().getName().contains("near.cache"));
   }
 }

@@ -2,14 +2,20 @@ package io.shardwise.core.internal.near;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.shardwise.client.CachedValue;
+import io.shardwise.client.NearCacheStats;
+import io.shardwise.client.NearCacheTracking;
 import io.shardwise.core.NearCacheOptions;
 import io.shardwise.core.internal.spill.FrequencySketch;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.Invalidations;
+import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicLong;
@@ -37,8 +43,14 @@ import java.util.concurrent.atomic.LongAdder;
  * on each hit, in O(1)), no read under way installs its value, and a sweep frees the memory later.
  * The client drops everything when a server is ejected, readmitted or retired, when the placement
  * changes, with Redis tracking when a tracked connection is lost or replaced or a server flushes,
- * and without tracking (memcached) when a connection is lost, which a restart of its server is: the entries do not remember which server answered, so that no event has to be matched to
- * the entries it concerns, and such events are rare.
+ * and without tracking (memcached) when a connection is lost, which a restart of its server is: the
+ * entries do not remember which server answered, so that no event has to be matched to the entries
+ * it concerns, and such events are rare.
+ *
+ * <p>Counts ({@link #stats()}). A hit and a miss cost one {@link LongAdder} increment each, as
+ * they did before they were published; evictions and expiries are counted by Caffeine's eviction
+ * listener, on its maintenance executor, and invalidations by the entries a removal or a sweep
+ * actually took away, so that no count is taken on the read path that was not there already.
  */
 public final class NearCache implements Invalidations {
 
@@ -63,10 +75,50 @@ public final class NearCache implements Invalidations {
   private final AtomicLong epoch = new AtomicLong();
   /** Recent reads per key, for {@code hotOnly}; null when every key is admitted. */
   private final FrequencySketch sketch;
-  private final int hotThreshold;
+  /** Changed live ({@link #apply}). */
+  private volatile int hotThreshold;
   private final Executor sweeps;
+  /** Whether the servers invalidate (Redis tracking); else entries live at most the staleness bound. */
+  private final boolean tracked;
+  /** The options in force; changed live by {@link #apply}. Guarded by this for writes. */
+  private volatile NearCacheOptions options;
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
+  private final LongAdder evictions = new LongAdder();
+  private final LongAdder expiries = new LongAdder();
+  /** Entries dropped, by cause: {@link Cause}'s order. */
+  private final LongAdder[] invalidations = adders();
+  /** Drop-all events, by cause. */
+  private final LongAdder[] dropAlls = adders();
+
+  /** Why entries are dropped; the name in lower case is the meters' {@code cause} tag. */
+  public enum Cause {
+    /** This client wrote the key. */
+    WRITE,
+    /** The server's notice that the key changed. */
+    SERVER,
+    /** A node was ejected, readmitted or retired. */
+    NODE,
+    /** A server-list or placement change came in force. */
+    CHANGE,
+    /**
+     * A connection was lost or replaced: with tracking, the notices sent meanwhile are lost; without
+     * (memcached), the server may have restarted empty.
+     */
+    TRACKING,
+    /** A server flushed its data. */
+    FLUSH;
+
+    final String tag = name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private static LongAdder[] adders() {
+    LongAdder[] a = new LongAdder[Cause.values().length];
+    for (int i = 0; i < a.length; i++) {
+      a[i] = new LongAdder();
+    }
+    return a;
+  }
 
   /**
    * The near cache of a client over {@code backend}, or null when {@code options} turn it off; its
@@ -80,7 +132,7 @@ public final class NearCache implements Invalidations {
       return null;
     }
     boolean tracked = backend.tracksReads();
-    NearCache near = new NearCache(options, options.staleness(tracked));
+    NearCache near = new NearCache(options, tracked);
     if (tracked) {
       backend.trackReads(near);
     } else {
@@ -89,14 +141,23 @@ public final class NearCache implements Invalidations {
     return near;
   }
 
-  /** A near cache with {@code options}, whose entries live at most {@code staleness}. */
-  public NearCache(NearCacheOptions options, Duration staleness) {
-    this(options, staleness, ForkJoinPool.commonPool(), Ticker.systemTicker());
+  /**
+   * A near cache with {@code options}, over servers that invalidate ({@code tracked}) or not: its
+   * entries live at most {@link NearCacheOptions#staleness} for such servers.
+   */
+  public NearCache(NearCacheOptions options, boolean tracked) {
+    this(options, tracked, ForkJoinPool.commonPool(), Ticker.systemTicker());
   }
 
   /** As above, with Caffeine's maintenance and the sweeps on {@code executor}, and time from {@code ticker}. */
-  NearCache(NearCacheOptions options, Duration staleness, Executor executor, Ticker ticker) {
-    Caffeine<Object, Object> builder = Caffeine.newBuilder().executor(executor).ticker(ticker).expireAfterWrite(staleness);
+  NearCache(NearCacheOptions options, boolean tracked, Executor executor, Ticker ticker) {
+    Duration staleness = options.staleness(tracked);
+    Caffeine<Object, Object> builder =
+        Caffeine.newBuilder()
+            .executor(executor)
+            .ticker(ticker)
+            .expireAfterWrite(staleness)
+            .evictionListener((Object k, Object v, RemovalCause cause) -> (cause == RemovalCause.EXPIRED ? expiries : evictions).increment());
     if (options.maxBytes() > 0) {
       builder.maximumWeight(options.maxBytes()).weigher((String key, Entry e) -> weight(key, e.value()));
     } else {
@@ -106,6 +167,39 @@ public final class NearCache implements Invalidations {
     this.sketch = options.hotOnly() ? new FrequencySketch(SKETCH_KEYS) : null;
     this.hotThreshold = options.hotThreshold();
     this.sweeps = executor;
+    this.tracked = tracked;
+    this.options = options;
+  }
+
+  /** The options in force. */
+  public NearCacheOptions options() {
+    return options;
+  }
+
+  /** Whether the servers invalidate the entries (Redis tracking). */
+  public boolean tracked() {
+    return tracked;
+  }
+
+  /**
+   * Puts {@code next}'s bound, staleness bound and hot threshold in force, in place: Caffeine
+   * evicts down to a lowered bound, and a changed expiry applies to the entries kept too. The kind
+   * of bound (bytes or entries), {@code enabled} and {@code hotOnly} are fixed when the cache is
+   * built.
+   *
+   * @throws IllegalArgumentException for another kind of bound, {@code enabled} or {@code hotOnly},
+   *     or a staleness bound these servers do not allow
+   */
+  public synchronized void apply(NearCacheOptions next) {
+    NearCacheOptions now = options;
+    if ((next.maxBytes() > 0) != (now.maxBytes() > 0) || next.enabled() != now.enabled() || next.hotOnly() != now.hotOnly()) {
+      throw new IllegalArgumentException("the near cache's kind of bound, enabled and admission are fixed when it is built; was " + now + ", asked " + next);
+    }
+    Duration staleness = next.staleness(tracked);
+    entries.policy().eviction().ifPresent(e -> e.setMaximum(next.maxBytes() > 0 ? next.maxBytes() : next.maxEntries()));
+    entries.policy().expireAfterWrite().ifPresent(e -> e.setExpiresAfter(staleness));
+    hotThreshold = next.hotThreshold();
+    options = next;
   }
 
   /** An entry's weight: its key (two bytes a char at most), its value and {@link NearCacheOptions#ENTRY_OVERHEAD_BYTES}. */
@@ -168,25 +262,31 @@ public final class NearCache implements Invalidations {
    * a server's invalidation, or a copy of the key marked old.
    */
   public void invalidate(String key) {
+    invalidate(key, Cause.WRITE);
+  }
+
+  private void invalidate(String key, Cause cause) {
     generations.incrementAndGet(stripe(key));
-    entries.invalidate(key);
+    if (entries.asMap().remove(key) != null) {
+      invalidations[cause.ordinal()].increment();
+    }
   }
 
   /** A server's notice that {@code keys} changed (Redis tracking): each is invalidated. */
   @Override
   public void keys(Collection<String> keys) {
     for (String key : keys) {
-      invalidate(key);
+      invalidate(key, Cause.SERVER);
     }
   }
 
   /**
-   * A tracked connection lost or replaced, a server flushed, or (without tracking) a connection
-   * lost: everything is dropped.
+   * A tracked connection lost or replaced ({@link Cause#TRACKING}), a server flushed, or (without
+   * tracking) a connection lost: everything is dropped.
    */
   @Override
   public void all(String reason) {
-    dropAll();
+    dropAll("flush".equals(reason) ? Cause.FLUSH : Cause.TRACKING);
   }
 
   /**
@@ -194,9 +294,50 @@ public final class NearCache implements Invalidations {
    * readmission, a server that left or restarted, a change of placement. Served no more from now
    * on; the memory is freed by a sweep on the maintenance executor.
    */
-  public void dropAll() {
+  public void dropAll(Cause cause) {
     long now = epoch.incrementAndGet();
-    sweeps.execute(() -> entries.asMap().values().removeIf(e -> e.epoch < now));
+    dropAlls[cause.ordinal()].increment();
+    LongAdder dropped = invalidations[cause.ordinal()];
+    sweeps.execute(() -> entries.asMap().values().removeIf(e -> {
+      if (e.epoch < now) {
+        dropped.increment();
+        return true;
+      }
+      return false;
+    }));
+  }
+
+  /**
+   * How the server of {@code connection} keeps this near cache fresh: it tracks the reads of the
+   * connection in use, or would but has none now, or cannot (memcached: bounded staleness).
+   */
+  public NearCacheTracking tracking(NodeConnection connection) {
+    if (!tracked) {
+      return NearCacheTracking.BOUNDED_STALENESS;
+    }
+    return connection.readsTracked() ? NearCacheTracking.TRACKED : NearCacheTracking.NOT_CONNECTED;
+  }
+
+  /** The counts since the cache was built, and its size now. */
+  public NearCacheStats stats() {
+    return new NearCacheStats(
+        true,
+        hits.sum(),
+        misses.sum(),
+        evictions.sum(),
+        expiries.sum(),
+        byCause(invalidations),
+        byCause(dropAlls),
+        entries.estimatedSize(),
+        options.maxBytes() > 0 ? weight() : -1);
+  }
+
+  private static Map<String, Long> byCause(LongAdder[] counts) {
+    Map<String, Long> out = new LinkedHashMap<>();
+    for (Cause c : Cause.values()) {
+      out.put(c.tag, counts[c.ordinal()].sum());
+    }
+    return out;
   }
 
   /** Entries kept now (an estimate, as Caffeine's). */

@@ -1,10 +1,14 @@
 package io.shardwise.core.internal.near;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.shardwise.client.CachedValue;
+import io.shardwise.client.NearCacheStats;
+import io.shardwise.client.NearCacheTracking;
 import io.shardwise.core.NearCacheOptions;
+import io.shardwise.spi.NodeConnection;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,7 +30,7 @@ class NearCacheTest {
   private final Ticker ticker = nanos::get;
 
   private NearCache cache(NearCacheOptions options) {
-    return new NearCache(options, Duration.ofSeconds(1), Runnable::run, ticker);
+    return new NearCache(options, false, Runnable::run, ticker);
   }
 
   private NearCache everyKey() {
@@ -69,7 +73,7 @@ class NearCacheTest {
     NearCache near = everyKey();
     near.offer(near.ticket("k"), value("v"));
     NearCache.Ticket underWay = near.ticket("j");
-    near.dropAll(); // a server ejected, readmitted or gone, or the placement changed
+    near.dropAll(NearCache.Cause.NODE); // a server ejected, readmitted or gone, or the placement changed
     assertThat(near.get("k")).isNull();
     near.offer(underWay, value("j"));
     assertThat(near.get("j")).isNull();
@@ -122,6 +126,85 @@ class NearCacheTest {
     assertThat(near.weight()).isLessThanOrEqualTo(bound).isGreaterThan(bound / 2);
     assertThat(NearCache.weight("key1", CachedValue.of(new byte[500], 0)))
         .isEqualTo(2 * 4 + 500 + NearCacheOptions.ENTRY_OVERHEAD_BYTES);
+  }
+
+  @Test
+  void hitsMissesEvictionsExpiriesAndInvalidationsAreCountedByCause() {
+    NearCache near = cache(NearCacheOptions.defaults().withHotOnly(false).withMaxEntries(3));
+    for (String k : List.of("a", "b", "c")) {
+      near.offer(near.ticket(k), value(k));
+    }
+    near.get("a");
+    near.get("z");
+    near.invalidate("a"); // this client wrote a
+    near.invalidate("a"); // nothing left to drop: not counted
+    near.keys(List.of("b", "y")); // the server's notice: b was kept, y was not
+    near.offer(near.ticket("d"), value("d"));
+    near.dropAll(NearCache.Cause.NODE); // sweeps c and d (the executor runs at once)
+    near.offer(near.ticket("e"), value("e"));
+    near.all("flush");
+    for (int i = 0; i < 10; i++) {
+      near.offer(near.ticket("f" + i), value("f"));
+    }
+    near.cleanUp();
+    nanos.addAndGet(Duration.ofSeconds(2).toNanos());
+    near.cleanUp();
+    NearCacheStats stats = near.stats();
+    assertThat(stats.hits()).isEqualTo(1);
+    assertThat(stats.misses()).isEqualTo(1);
+    assertThat(stats.invalidations())
+        .containsEntry("write", 1L)
+        .containsEntry("server", 1L)
+        .containsEntry("node", 2L)
+        .containsEntry("flush", 1L)
+        .containsEntry("change", 0L)
+        .containsEntry("tracking", 0L);
+    assertThat(stats.dropAlls()).containsEntry("node", 1L).containsEntry("flush", 1L).containsEntry("write", 0L);
+    assertThat(stats.evictions()).as("10 offered over a bound of 3").isEqualTo(7);
+    assertThat(stats.expiries()).as("the 3 kept, past the 1 s staleness bound").isEqualTo(3);
+    assertThat(stats.entries()).isZero();
+    assertThat(stats.bytes()).as("not weighed when bounded by entries").isEqualTo(-1);
+    near.all("connection lost");
+    assertThat(near.stats().dropAlls()).containsEntry("tracking", 1L);
+  }
+
+  @Test
+  void aChangedBoundStalenessAndThresholdApplyInPlaceToTheEntriesKept() {
+    NearCacheOptions options = NearCacheOptions.defaults().withHotOnly(false).withMaxEntries(100).withMaxStaleness(Duration.ofSeconds(10));
+    NearCache near = cache(options);
+    for (int i = 0; i < 50; i++) {
+      near.offer(near.ticket("k" + i), value("v"));
+    }
+    nanos.addAndGet(Duration.ofSeconds(3).toNanos());
+    near.apply(options.withMaxEntries(20).withMaxStaleness(Duration.ofSeconds(5)));
+    near.cleanUp();
+    assertThat(near.entries()).as("evicted down to the new bound").isEqualTo(20);
+    assertThat(near.options().maxEntries()).isEqualTo(20);
+    nanos.addAndGet(Duration.ofSeconds(2).toNanos() + 1);
+    near.cleanUp();
+    assertThat(near.entries()).as("read 5 s ago: past the new bound, though within the old").isZero();
+
+    NearCache hot = cache(NearCacheOptions.defaults().withHotThreshold(5));
+    hot.apply(hot.options().withHotThreshold(1));
+    assertThat(hot.ticket("k")).as("the first read, with a threshold of 1").isNotNull();
+    assertThatThrownBy(() -> hot.apply(hot.options().withMaxEntries(10)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("kind of bound");
+  }
+
+  @Test
+  void aNodeIsTrackedOnlyWhileItsConnectionTracksReadsAndMemcachedNeverIs() {
+    NodeConnection tracking = (NodeConnection) java.lang.reflect.Proxy.newProxyInstance(
+        getClass().getClassLoader(), new Class<?>[] {NodeConnection.class},
+        (proxy, method, args) -> method.getName().equals("readsTracked") ? Boolean.TRUE : null);
+    NodeConnection down = (NodeConnection) java.lang.reflect.Proxy.newProxyInstance(
+        getClass().getClassLoader(), new Class<?>[] {NodeConnection.class},
+        (proxy, method, args) -> method.getName().equals("readsTracked") ? Boolean.FALSE : null);
+    NearCache redis = new NearCache(NearCacheOptions.defaults(), true, Runnable::run, ticker);
+    assertThat(redis.tracking(tracking)).isEqualTo(NearCacheTracking.TRACKED);
+    assertThat(redis.tracking(down)).isEqualTo(NearCacheTracking.NOT_CONNECTED);
+    assertThat(everyKey().tracking(tracking)).isEqualTo(NearCacheTracking.BOUNDED_STALENESS);
+    assertThat(NearCacheTracking.BOUNDED_STALENESS).hasToString("not tracked (bounded staleness)");
   }
 
   /**
