@@ -2,6 +2,7 @@ package io.shardwise.core.internal.near;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.shardwise.client.CachedValue;
 import io.shardwise.core.NearCacheOptions;
@@ -94,14 +95,22 @@ public final class NearCache implements Invalidations {
   /** As above, with Caffeine's maintenance and the sweeps on {@code executor}, and time from {@code ticker}. */
   NearCache(NearCacheOptions options, Duration staleness, Executor executor, Ticker ticker) {
     Caffeine<Object, Object> builder = Caffeine.newBuilder().executor(executor).ticker(ticker).expireAfterWrite(staleness);
+    this.sketch = options.hotOnly() ? new FrequencySketch(SKETCH_KEYS) : null;
+    this.hotThreshold = options.hotThreshold();
+    if (sketch != null) {
+      builder.evictionListener(
+          (String key, Entry e, RemovalCause cause) -> {
+            if (cause == RemovalCause.EXPIRED && key != null) {
+              keepHot(key);
+            }
+          });
+    }
     if (options.maxBytes() > 0) {
       builder.maximumWeight(options.maxBytes()).weigher((String key, Entry e) -> weight(key, e.value()));
     } else {
       builder.maximumSize(options.maxEntries());
     }
     this.entries = builder.build();
-    this.sketch = options.hotOnly() ? new FrequencySketch(SKETCH_KEYS) : null;
-    this.hotThreshold = options.hotThreshold();
     this.sweeps = executor;
   }
 
@@ -166,7 +175,19 @@ public final class NearCache implements Invalidations {
    */
   public void invalidate(String key) {
     generations.incrementAndGet(stripe(key));
-    entries.invalidate(key);
+    if (entries.asMap().remove(key) != null) {
+      keepHot(key);
+    }
+  }
+
+  /**
+   * With hot keys only: the next read of {@code key}, whose entry just went, keeps its value (the
+   * key was hot when kept, and its reads since were not counted; see the class comment).
+   */
+  private void keepHot(String key) {
+    if (sketch != null) {
+      sketch.raise(spread(key), hotThreshold - 1);
+    }
   }
 
   /** A server's notice that {@code keys} changed (Redis tracking): each is invalidated. */
