@@ -154,7 +154,8 @@ public final class EndToEndBenchmark implements Callable<Integer> {
       description = {
         "Near caches measured in the near-cache scenarios, each a Shardwise client of its own"
             + " (default ${DEFAULT-VALUE}): hot (NearCacheOptions.defaults(): hot keys only), hot:N"
-            + " (hot keys, threshold N recent reads), all (every key read)."
+            + " (hot keys, threshold N recent reads), all (every key read); a suffix /D such as"
+            + " all/10s sets the near cache's max staleness."
       })
   List<String> near;
 
