@@ -45,6 +45,14 @@ interface Contender extends AutoCloseable {
     return "";
   }
 
+  /**
+   * Get requests this client has sent to the servers so far, where it counts them (a client with a
+   * near cache sends fewer than it is asked for), or -1.
+   */
+  default long serverGets() {
+    return -1;
+  }
+
   @Override
   void close();
 }

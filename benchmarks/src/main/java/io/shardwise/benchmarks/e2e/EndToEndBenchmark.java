@@ -36,7 +36,11 @@ import picocli.CommandLine.Option;
  * servers): Shardwise with two replicas per key against Shardwise with one (see {@link Scenario});
  * {@code memcached-copies-set} and {@code redis-copies-set}: the same for a bare client (a
  * spymemcached client per server, Lettuce with a connection per server) writing each key to two
- * servers against one, the cost of the second request without Shardwise.
+ * servers against one, the cost of the second request without Shardwise; {@code
+ * memcached-near-zipf-0.99}, {@code memcached-near-zipf-1.1}, {@code memcached-near-uniform} and
+ * the same for {@code redis-near-*} (3 servers): bare spymemcached (ketama) or bare Lettuce (a
+ * connection per server), Shardwise without a near cache, and Shardwise with each near cache of
+ * {@code --near}, on a Zipf or uniform key stream with {@code --get-percent} gets.
  *
  * <p>For each scenario it starts (or reuses) the servers, opens the peer and Shardwise on them with
  * the same timeout, writes the data set, checks that both read and write the same data, warms both
@@ -102,7 +106,9 @@ public final class EndToEndBenchmark implements Callable<Integer> {
         "Scenarios to run (default all): memcached-sync, memcached-async, redis-sync,"
             + " redis-async, memcached-getmulti, memcached-getmulti-100, redis-getmulti,"
             + " memcached-replicas-set, memcached-replicas-get, redis-replicas-set,"
-            + " redis-replicas-get, memcached-copies-set, redis-copies-set."
+            + " redis-replicas-get, memcached-copies-set, redis-copies-set,"
+            + " memcached-near-zipf-0.99, memcached-near-zipf-1.1, memcached-near-uniform,"
+            + " redis-near-zipf-0.99, redis-near-zipf-1.1, redis-near-uniform."
       })
   List<String> scenarios;
 
@@ -132,6 +138,28 @@ public final class EndToEndBenchmark implements Callable<Integer> {
   long seed;
 
   @Option(
+      names = "--get-percent",
+      defaultValue = "98",
+      description = {
+        "Percent of commands that are gets in the near-cache scenarios, the rest sets (default"
+            + " ${DEFAULT-VALUE}); the other sync scenarios alternate get and set."
+      })
+  int getPercent;
+
+  @Option(
+      names = "--near",
+      split = ",",
+      defaultValue = "hot,all",
+      paramLabel = "CACHE",
+      description = {
+        "Near caches measured in the near-cache scenarios, each a Shardwise client of its own"
+            + " (default ${DEFAULT-VALUE}): hot (NearCacheOptions.defaults(): hot keys only), hot:N"
+            + " (hot keys, threshold N recent reads), all (every key read); a suffix /D such as"
+            + " all/10s sets the near cache's max staleness."
+      })
+  List<String> near;
+
+  @Option(
       names = "--breakdown",
       description = {
         "Also run Shardwise's backend alone (a NodeConnection without the routing client) in the"
@@ -144,6 +172,7 @@ public final class EndToEndBenchmark implements Callable<Integer> {
 
   private final PrintWriter out;
   private final PrintWriter err;
+  private List<NearVariant> nearVariants = List.of();
 
   EndToEndBenchmark(PrintWriter out, PrintWriter err) {
     this.out = out;
@@ -238,9 +267,13 @@ public final class EndToEndBenchmark implements Callable<Integer> {
     if (timeout.toMillis() < 1) {
       throw new IllegalArgumentException("--timeout must be >= 1ms but was " + timeout);
     }
-    if (keys < Workload.BATCH || keys > 99_999) {
-      throw new IllegalArgumentException("--keys must be in 100..99999 but was " + keys);
+    if (keys < Workload.BATCH || keys > 100_000) {
+      throw new IllegalArgumentException("--keys must be in 100..100000 but was " + keys);
     }
+    if (getPercent < 0 || getPercent > 100) {
+      throw new IllegalArgumentException("--get-percent must be in 0..100 but was " + getPercent);
+    }
+    nearVariants = near.stream().map(NearVariant::of).toList();
     if (valueBytes < 1 || valueBytes > 16_384) {
       throw new IllegalArgumentException(
           "--value-bytes must be in 1..16384 (no compression on either side) but was " + valueBytes);
@@ -250,8 +283,10 @@ public final class EndToEndBenchmark implements Callable<Integer> {
   private ScenarioResult runScenario(Scenario scenario, Servers servers, Dataset data)
       throws Exception {
     err.println("== " + scenario.id() + ": " + scenario.title());
-    Scenario.Setup setup = scenario.open(servers, timeout, breakdown);
+    Scenario.Setup setup = scenario.open(servers, timeout, breakdown, nearVariants);
     List<Contender> contenders = setup.contenders();
+    KeyStream keyStream = scenario.keys(data.size(), seed);
+    int gets = scenario.comparesNearCache() ? getPercent : -1;
     try {
       for (Contender c : contenders) {
         awaitReady(c);
@@ -264,7 +299,7 @@ public final class EndToEndBenchmark implements Callable<Integer> {
       if (!warmup.isZero()) {
         for (Contender c : contenders) {
           err.println("   warmup " + c.name());
-          timedRun(scenario, c, data, warmup, seed - 1, setup);
+          timedRun(scenario, c, data, keyStream, gets, warmup, seed - 1, setup);
           String events = c.drainEvents();
           if (!events.isEmpty()) {
             err.println("     inside " + c.name() + " during warmup: " + events);
@@ -276,16 +311,20 @@ public final class EndToEndBenchmark implements Callable<Integer> {
         Measurement[] measured = new Measurement[contenders.size()];
         for (int k = 0; k < contenders.size(); k++) {
           int c = peerFirst ? k : contenders.size() - 1 - k;
-          measured[c] = timedRun(scenario, contenders.get(c), data, duration, seed + round, setup);
+          measured[c] =
+              timedRun(scenario, contenders.get(c), data, keyStream, gets, duration, seed + round, setup);
           err.printf(
               Locale.ROOT,
-              "   round %d %-28s %,12.0f %s/s  p50 %6.1f µs  p99 %7.1f µs%s%n",
+              "   round %d %-34s %,12.0f %s/s  p50 %6.1f µs  p99 %7.1f µs%s%s%n",
               round + 1,
               contenders.get(c).name(),
               measured[c].rate(),
               scenario.workload().unit(),
               measured[c].latency().getValueAtPercentile(50) / 1000.0,
               measured[c].latency().getValueAtPercentile(99) / 1000.0,
+              Double.isNaN(measured[c].localHitRatio()) || !scenario.comparesNearCache()
+                  ? ""
+                  : String.format(Locale.ROOT, "  local hits %.1f%%", 100 * measured[c].localHitRatio()),
               measured[c].clean()
                   ? ""
                   : "  errors " + measured[c].errors() + ", wrong values "
@@ -312,12 +351,19 @@ public final class EndToEndBenchmark implements Callable<Integer> {
 
   /** Collects the previous run's garbage first, so that no client pays for another's. */
   private Measurement timedRun(
-      Scenario scenario, Contender c, Dataset data, Duration length, long runSeed, Scenario.Setup setup)
+      Scenario scenario,
+      Contender c,
+      Dataset data,
+      KeyStream keyStream,
+      int gets,
+      Duration length,
+      long runSeed,
+      Scenario.Setup setup)
       throws InterruptedException {
     System.gc();
     Thread.sleep(200);
     Servers.Counters before = setup.serverCounters().get();
-    Measurement m = LoadRunner.run(c, scenario.workload(), data, threads, length, runSeed);
+    Measurement m = LoadRunner.run(c, scenario.workload(), data, keyStream, gets, threads, length, runSeed);
     return m.withServerCounts(setup.serverCounters().get().minus(before));
   }
 
@@ -364,7 +410,18 @@ public final class EndToEndBenchmark implements Callable<Integer> {
       out.println("No scenario completed.");
       return;
     }
-    out.println(Report.results(results));
+    if (results.stream().anyMatch(r -> !r.scenario.comparesNearCache())) {
+      out.println(Report.results(results));
+    }
+    if (results.stream().anyMatch(r -> r.scenario.comparesNearCache())) {
+      out.printf(
+          Locale.ROOT,
+          "Near-cache scenarios: %d%% gets, %d%% sets; near caches %s.%n%n",
+          getPercent,
+          100 - getPercent,
+          near);
+      out.println(Report.near(results));
+    }
     out.println("Checked before timing:");
     out.println();
     for (ScenarioResult r : results) {
@@ -372,7 +429,7 @@ public final class EndToEndBenchmark implements Callable<Integer> {
     }
     out.println();
     out.println(Report.costs(results));
-    if (results.stream().anyMatch(r -> r.contenders() > 2)) {
+    if (results.stream().anyMatch(r -> r.contenders() > 2 && !r.scenario.comparesNearCache())) {
       out.println(Report.breakdown(results));
     }
     out.println(Report.rounds(results));

@@ -92,7 +92,7 @@ final class LettucePerNodeContender implements Contender {
 
   @Override
   public String name() {
-    return copies == 1 ? "Lettuce, MGET per server" : "Lettuce, " + copies + " copies";
+    return copies == 1 ? "Lettuce, a connection per server" : "Lettuce, " + copies + " copies";
   }
 
   private static byte[] bytes(String key) {

@@ -29,7 +29,14 @@ final class LoadRunner {
   private LoadRunner() {}
 
   static Measurement run(
-      Contender contender, Workload workload, Dataset data, int threads, Duration duration, long seed)
+      Contender contender,
+      Workload workload,
+      Dataset data,
+      KeyStream keys,
+      int getPercent,
+      int threads,
+      Duration duration,
+      long seed)
       throws InterruptedException {
     CountDownLatch start = new CountDownLatch(1);
     RunState state = new RunState();
@@ -38,7 +45,7 @@ final class LoadRunner {
     for (int t = 0; t < threads; t++) {
       ThreadResult result = new ThreadResult();
       results.add(result);
-      Worker worker = new Worker(data, seed * 1_000_003L + t, Workload.MAX_BATCH);
+      Worker worker = new Worker(data, seed * 1_000_003L + t, Workload.MAX_BATCH, keys, getPercent);
       Thread thread =
           new Thread(
               () -> runThread(contender, workload, worker, start, state, result),
@@ -48,6 +55,7 @@ final class LoadRunner {
       thread.start();
     }
     Map<Long, Long> allocatedBefore = allocationByThread();
+    long serverGetsBefore = contender.serverGets();
     long cpuBefore = OS.getProcessCpuTime();
     long begin = System.nanoTime();
     start.countDown();
@@ -59,11 +67,14 @@ final class LoadRunner {
     long elapsed = System.nanoTime() - begin;
     long cpu = OS.getProcessCpuTime() - cpuBefore;
     long allocated = allocatedSince(allocatedBefore);
+    long serverGets = serverGetsBefore < 0 ? -1 : contender.serverGets() - serverGetsBefore;
     Histogram latency = new Histogram(3);
     long units = 0;
     long errors = 0;
     long wrong = 0;
+    long gets = 0;
     for (ThreadResult r : results) {
+      gets += r.gets;
       latency.add(r.latency);
       units += r.units;
       errors += r.errors;
@@ -71,7 +82,7 @@ final class LoadRunner {
       allocated += r.allocatedBytes;
     }
     return new Measurement(
-        units, elapsed, latency, errors, wrong, state.firstError.get(), cpu, allocated, -1, -1);
+        units, elapsed, latency, errors, wrong, state.firstError.get(), cpu, allocated, -1, -1, gets, serverGets);
   }
 
   private static void runThread(
@@ -104,6 +115,7 @@ final class LoadRunner {
     result.units = units;
     result.errors = errors;
     result.wrongValues = worker.wrongValues();
+    result.gets = worker.gets();
     result.allocatedBytes = THREADS.getCurrentThreadAllocatedBytes() - allocatedAtStart;
   }
 
@@ -142,6 +154,7 @@ final class LoadRunner {
     long units;
     long errors;
     long wrongValues;
+    long gets;
     long allocatedBytes;
   }
 }

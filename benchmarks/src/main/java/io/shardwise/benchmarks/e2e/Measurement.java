@@ -16,6 +16,8 @@ import org.HdrHistogram.Histogram;
  * @param allocatedBytes bytes allocated by all JVM threads during the run
  * @param serverCommands commands the servers counted during the run, or -1 if not counted
  * @param serverBytesIn bytes the servers received during the run, or -1 if not counted
+ * @param gets single-key gets the load issued
+ * @param serverGets get requests the client sent to servers for them, or -1 if it does not say
  */
 record Measurement(
     long units,
@@ -27,7 +29,9 @@ record Measurement(
     long cpuNanos,
     long allocatedBytes,
     long serverCommands,
-    long serverBytesIn) {
+    long serverBytesIn,
+    long gets,
+    long serverGets) {
 
   /** Units per second. */
   double rate() {
@@ -49,6 +53,16 @@ record Measurement(
         cpuNanos,
         allocatedBytes,
         counted.commands(),
-        counted.bytesIn());
+        counted.bytesIn(),
+        gets,
+        serverGets);
+  }
+
+  /**
+   * The share of gets answered without a server request (a near cache's hits), or NaN when the
+   * client does not count its requests or no get was issued.
+   */
+  double localHitRatio() {
+    return serverGets < 0 || gets == 0 ? Double.NaN : 1.0 - (double) serverGets / gets;
   }
 }

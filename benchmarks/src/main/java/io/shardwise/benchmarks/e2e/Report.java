@@ -17,6 +17,9 @@ final class Report {
         .append("|---|---|--:|--:|---|---|--:|--:|---|\n");
     for (ScenarioResult r : results) {
       Scenario s = r.scenario;
+      if (s.comparesNearCache()) {
+        continue;
+      }
       double[] ratios = r.ratios(1);
       double median = ScenarioResult.median(ratios);
       String unit = s.workload().unit() + "/s";
@@ -31,6 +34,47 @@ final class Report {
           .append(" | ").append(percentiles(r.latency(1)))
           .append(" | ").append(s.workload().timedStep())
           .append(" |\n");
+    }
+    return out.toString();
+  }
+
+  /**
+   * The near-cache scenarios: every client against the bare client (contender 0) and against
+   * Shardwise without a near cache (contender 1), per round then the median; the share of gets
+   * answered locally (1 - server reads / gets, all rounds together); latency per command; client
+   * JVM CPU per command. A near cache's target is against the bare client on a skewed stream, and
+   * against Shardwise without it on the uniform one.
+   */
+  static String near(List<ScenarioResult> results) {
+    StringBuilder out = new StringBuilder();
+    out.append("| scenario | client | ops/s | / bare: median (min–max) | / Shardwise: median (min–max)")
+        .append(" | local hits | p50 / p99 µs | client CPU µs / op | target |\n")
+        .append("|---|---|--:|---|---|--:|--:|--:|---|\n");
+    for (ScenarioResult r : results) {
+      Scenario s = r.scenario;
+      if (!s.comparesNearCache()) {
+        continue;
+      }
+      for (int c = 0; c < r.contenders(); c++) {
+        double hits = r.localHitRatio(c);
+        String target = "";
+        if (c >= 2 && s.target() > 0) {
+          double[] against = s.nearTargetAgainstBare() ? r.ratios(c) : r.ratios(c, 1);
+          double median = ScenarioResult.median(against);
+          target = "≥ " + fixed(s.target(), 2) + (s.nearTargetAgainstBare() ? " x bare" : " x Shardwise")
+              + ": " + (median >= s.target() ? "met" : "**missed**");
+        }
+        out.append("| ").append(s.title())
+            .append(" | ").append(r.names.get(c))
+            .append(" | ").append(rate(ScenarioResult.median(r.rates(c))))
+            .append(" | ").append(c == 0 ? "" : ratioRange(r.ratios(c)))
+            .append(" | ").append(c < 2 ? "" : ratioRange(r.ratios(c, 1)))
+            .append(" | ").append(Double.isNaN(hits) ? "–" : fixed(100 * hits, 1) + "%")
+            .append(" | ").append(percentiles(r.latency(c)))
+            .append(" | ").append(fixed(r.perUnit(c, Measurement::cpuNanos) / 1000, 2))
+            .append(" | ").append(target)
+            .append(" |\n");
+      }
     }
     return out.toString();
   }
@@ -87,6 +131,9 @@ final class Report {
     out.append("| scenario | contender | rate | / peer: median (min–max) | p50 / p99 µs |\n")
         .append("|---|---|--:|---|--:|\n");
     for (ScenarioResult r : results) {
+      if (r.scenario.comparesNearCache()) {
+        continue;
+      }
       for (int c = 1; c < r.contenders(); c++) {
         out.append("| ").append(r.scenario.id())
             .append(" | ").append(r.names.get(c))

@@ -52,13 +52,21 @@ enum Scenario {
       0.8,
       5),
   REDIS_COPIES_SET(
-      "redis-copies-set", "bare Lettuce sync set, 5 nodes, 2 copies against 1", Workload.SYNC_SET, 0.8, 5);
+      "redis-copies-set", "bare Lettuce sync set, 5 nodes, 2 copies against 1", Workload.SYNC_SET, 0.8, 5),
+  MEMCACHED_NEAR_ZIPF_099("memcached-near-zipf-0.99", "memcached, 3 nodes, Zipf 0.99", 0.99, 0),
+  MEMCACHED_NEAR_ZIPF_11("memcached-near-zipf-1.1", "memcached, 3 nodes, Zipf 1.1", 1.1, 5.0),
+  MEMCACHED_NEAR_UNIFORM("memcached-near-uniform", "memcached, 3 nodes, uniform", 0, 0.95),
+  REDIS_NEAR_ZIPF_099("redis-near-zipf-0.99", "Redis, 3 nodes, Zipf 0.99", 0.99, 0),
+  REDIS_NEAR_ZIPF_11("redis-near-zipf-1.1", "Redis, 3 nodes, Zipf 1.1", 1.1, 5.0),
+  REDIS_NEAR_UNIFORM("redis-near-uniform", "Redis, 3 nodes, uniform", 0, 0.95);
 
   private final String id;
   private final String title;
   private final Workload workload;
   private final double target;
   private final int nodes;
+  /** Near-cache scenarios: the Zipf exponent of the key stream, 0 for uniform; NaN otherwise. */
+  private final double zipf;
 
   Scenario(String id, String title, Workload workload, double target, int nodes) {
     this.id = id;
@@ -66,7 +74,26 @@ enum Scenario {
     this.workload = workload;
     this.target = target;
     this.nodes = nodes;
+    this.zipf = Double.NaN;
   }
+
+  /**
+   * A near-cache scenario on 3 nodes: sync gets and sets ({@code --get-percent} gets) of keys drawn
+   * with Zipf exponent {@code zipf} (0: uniformly). Its target applies to Shardwise with a near
+   * cache: against the bare client on a skewed stream, against Shardwise without the near cache on
+   * the uniform one (where the near cache can only cost); 0 for none.
+   */
+  Scenario(String id, String title, double zipf, double target) {
+    this.id = id;
+    this.title = title;
+    this.workload = Workload.SYNC_GET_SET;
+    this.target = target;
+    this.nodes = NEAR_NODES;
+    this.zipf = zipf;
+  }
+
+  /** Servers of the near-cache scenarios. */
+  static final int NEAR_NODES = 3;
 
   /** The contenders of one scenario and what their servers have counted so far. */
   record Setup(List<Contender> contenders, Supplier<Servers.Counters> serverCounters) {}
@@ -92,8 +119,27 @@ enum Scenario {
     return nodes;
   }
 
+  /**
+   * Whether the scenario sets a bare client (first), Shardwise without a near cache (second) and
+   * Shardwise with each near cache asked for (then) on a skewed or uniform key stream.
+   */
+  boolean comparesNearCache() {
+    return !Double.isNaN(zipf);
+  }
+
+  /** Whether the near cache's target is against the bare client (skewed) or Shardwise (uniform). */
+  boolean nearTargetAgainstBare() {
+    return zipf > 0;
+  }
+
+  /** The key stream over {@code size} keys: Zipf or uniform for the near-cache scenarios. */
+  KeyStream keys(int size, long seed) {
+    return comparesNearCache() && zipf > 0 ? KeyStream.zipf(size, zipf, seed) : KeyStream.uniform(size);
+  }
+
   boolean isRedis() {
-    return this == REDIS_SYNC || this == REDIS_ASYNC || this == REDIS_GET_MULTI || this == REDIS_REPLICAS_SET
+    return this == REDIS_NEAR_ZIPF_099 || this == REDIS_NEAR_ZIPF_11 || this == REDIS_NEAR_UNIFORM
+        || this == REDIS_SYNC || this == REDIS_ASYNC || this == REDIS_GET_MULTI || this == REDIS_REPLICAS_SET
         || this == REDIS_REPLICAS_GET || this == REDIS_COPIES_SET;
   }
 
@@ -132,8 +178,46 @@ enum Scenario {
 
   /** Opens the peer, Shardwise and, with {@code breakdown}, the third contender (see above). */
   Setup open(Servers servers, Duration timeout, boolean breakdown) {
+    return open(servers, timeout, breakdown, List.of());
+  }
+
+  /**
+   * As above; a near-cache scenario also opens Shardwise with each of {@code nearCaches} (after
+   * the bare client and Shardwise without one). memcached's bare client is spymemcached's ketama
+   * client over the 3 servers, Shardwise's router ketama in spymemcached mode, so that both place
+   * every key alike; Redis's is bare Lettuce with a connection per server, keys placed by the
+   * default router on both sides.
+   */
+  Setup open(Servers servers, Duration timeout, boolean breakdown, List<NearVariant> nearCaches) {
     List<Contender> contenders = new ArrayList<>();
     try {
+      if (comparesNearCache() && isRedis()) {
+        List<RedisServer> fleet = servers.redis(nodes);
+        List<InetSocketAddress> addresses = fleet.stream().map(RedisServer::socketAddress).toList();
+        String list = Servers.serverList(fleet);
+        contenders.add(new LettucePerNodeContender(addresses, RouterSpec.DEFAULT, timeout));
+        contenders.add(ShardwiseContender.redis(list, timeout));
+        for (NearVariant v : nearCaches) {
+          contenders.add(
+              ShardwiseContender.near(
+                  v.label(), ShardwiseContender.redisBackend(timeout), list, RouterSpec.DEFAULT, v.options(), timeout));
+        }
+        return new Setup(contenders, () -> Servers.redisCounters(fleet));
+      }
+      if (comparesNearCache()) {
+        List<MemcachedServer> fleet = servers.memcached(nodes);
+        List<InetSocketAddress> addresses = fleet.stream().map(MemcachedServer::socketAddress).toList();
+        String list = Servers.serverList(fleet);
+        RouterSpec ketama = RouterSpec.of("ketama").withKetamaCompatibility("spymemcached");
+        contenders.add(SpymemcachedContender.ketama(addresses, timeout));
+        contenders.add(ShardwiseContender.memcached(list, ketama, timeout));
+        for (NearVariant v : nearCaches) {
+          contenders.add(
+              ShardwiseContender.near(
+                  v.label(), ShardwiseContender.memcachedBackend(timeout), list, ketama, v.options(), timeout));
+        }
+        return new Setup(contenders, () -> Servers.memcachedCounters(fleet));
+      }
       if (comparesBareCopies() && isRedis()) {
         List<InetSocketAddress> addresses = servers.redis(nodes).stream().map(RedisServer::socketAddress).toList();
         contenders.add(new LettucePerNodeContender(addresses, RouterSpec.DEFAULT, timeout, 1));

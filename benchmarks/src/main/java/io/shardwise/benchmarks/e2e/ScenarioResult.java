@@ -30,7 +30,30 @@ final class ScenarioResult {
 
   /** Contender {@code c}'s rate over the peer's, per round. */
   double[] ratios(int c) {
-    return rounds.stream().mapToDouble(r -> r.get(c).rate() / r.get(0).rate()).toArray();
+    return ratios(c, 0);
+  }
+
+  /** Contender {@code c}'s rate over contender {@code base}'s, per round. */
+  double[] ratios(int c, int base) {
+    return rounds.stream().mapToDouble(r -> r.get(c).rate() / r.get(base).rate()).toArray();
+  }
+
+  /**
+   * The share of contender {@code c}'s gets answered without a server request, all rounds
+   * together, or NaN when it does not count its requests.
+   */
+  double localHitRatio(int c) {
+    long gets = 0;
+    long serverGets = 0;
+    for (List<Measurement> round : rounds) {
+      Measurement m = round.get(c);
+      if (m.serverGets() < 0) {
+        return Double.NaN;
+      }
+      gets += m.gets();
+      serverGets += m.serverGets();
+    }
+    return gets == 0 ? Double.NaN : 1.0 - (double) serverGets / gets;
   }
 
   double[] rates(int c) {

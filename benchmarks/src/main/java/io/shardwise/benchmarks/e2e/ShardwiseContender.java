@@ -6,6 +6,7 @@ import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.Codecs;
 import io.shardwise.client.NodeEvent;
 import io.shardwise.client.NodeEventListener;
+import io.shardwise.core.NearCacheOptions;
 import io.shardwise.core.RouterSpec;
 import io.shardwise.core.ShardwiseClient;
 import io.shardwise.memcached.MemcachedBackend;
@@ -50,6 +51,8 @@ final class ShardwiseContender implements Contender {
     final LongAdder events = new LongAdder();
     final LongAdder redirected = new LongAdder();
     final LongAdder failed = new LongAdder();
+    /** Keys read from servers (hits and misses): what the near cache did not answer. */
+    final LongAdder serverReads = new LongAdder();
     volatile String lastEvent = "";
 
     @Override
@@ -63,6 +66,11 @@ final class ShardwiseContender implements Contender {
       if (failure != null) {
         failed.increment();
       }
+    }
+
+    @Override
+    public void reads(Node node, int hits, int misses) {
+      serverReads.add(hits + misses);
     }
 
     @Override
@@ -114,6 +122,15 @@ final class ShardwiseContender implements Contender {
   }
 
   /**
+   * {@code backend} on {@code servers} with {@code router} and the near cache {@code near},
+   * labelled {@code name}.
+   */
+  static ShardwiseContender near(
+      String name, Backend backend, String servers, RouterSpec router, NearCacheOptions near, Duration timeout) {
+    return open(name, backend, servers, router, 1, near, timeout);
+  }
+
+  /**
    * Repair of lost replica copies: on (the default) unless {@code -Dbench.replica-repair=false},
    * to measure what it costs.
    */
@@ -134,6 +151,17 @@ final class ShardwiseContender implements Contender {
 
   private static ShardwiseContender open(
       String name, Backend backend, String servers, RouterSpec router, int replicas, Duration timeout) {
+    return open(name, backend, servers, router, replicas, NearCacheOptions.off(), timeout);
+  }
+
+  private static ShardwiseContender open(
+      String name,
+      Backend backend,
+      String servers,
+      RouterSpec router,
+      int replicas,
+      NearCacheOptions near,
+      Duration timeout) {
     Watch watch = new Watch();
     AsyncCacheClient<byte[]> client =
         ShardwiseClient.builder()
@@ -146,6 +174,7 @@ final class ShardwiseContender implements Contender {
             .listener(watch)
             .metrics(watch)
             .codec(Codecs.bytes())
+            .nearCache(near)
             .build();
     return new ShardwiseContender(name, client, watch);
   }
@@ -183,6 +212,11 @@ final class ShardwiseContender implements Contender {
   @Override
   public Optional<String> serverOf(String key) {
     return Optional.of(async.nodeFor(key).address());
+  }
+
+  @Override
+  public long serverGets() {
+    return watch.serverReads.sum();
   }
 
   @Override

@@ -12,7 +12,10 @@ import java.util.concurrent.Future;
  */
 enum Workload {
 
-  /** One blocking call: a get or a set of a random key, alternating. */
+  /**
+   * One blocking call: a get or a set of a random key, alternating, or a get with the scenario's
+   * probability (the near-cache scenarios: {@code --get-percent}).
+   */
   SYNC_GET_SET("ops", "command") {
     @Override
     int step(Contender contender, Worker worker) throws Exception {

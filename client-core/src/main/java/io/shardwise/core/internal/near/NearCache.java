@@ -152,20 +152,26 @@ public final class NearCache implements Invalidations {
   /** As above, with Caffeine's maintenance and the sweeps on {@code executor}, and time from {@code ticker}. */
   NearCache(NearCacheOptions options, boolean tracked, Executor executor, Ticker ticker) {
     Duration staleness = options.staleness(tracked);
-    Caffeine<Object, Object> builder =
-        Caffeine.newBuilder()
-            .executor(executor)
-            .ticker(ticker)
-            .expireAfterWrite(staleness)
-            .evictionListener((Object k, Object v, RemovalCause cause) -> (cause == RemovalCause.EXPIRED ? expiries : evictions).increment());
+    this.sketch = options.hotOnly() ? new FrequencySketch(SKETCH_KEYS) : null;
+    this.hotThreshold = options.hotThreshold();
+    Caffeine<Object, Object> builder = Caffeine.newBuilder().executor(executor).ticker(ticker).expireAfterWrite(staleness);
+    builder.evictionListener(
+        (String key, Entry e, RemovalCause cause) -> {
+          if (cause != RemovalCause.EXPIRED) {
+            evictions.increment();
+            return;
+          }
+          expiries.increment();
+          if (key != null) {
+            keepHot(key);
+          }
+        });
     if (options.maxBytes() > 0) {
       builder.maximumWeight(options.maxBytes()).weigher((String key, Entry e) -> weight(key, e.value()));
     } else {
       builder.maximumSize(options.maxEntries());
     }
     this.entries = builder.build();
-    this.sketch = options.hotOnly() ? new FrequencySketch(SKETCH_KEYS) : null;
-    this.hotThreshold = options.hotThreshold();
     this.sweeps = executor;
     this.tracked = tracked;
     this.options = options;
@@ -269,6 +275,17 @@ public final class NearCache implements Invalidations {
     generations.incrementAndGet(stripe(key));
     if (entries.asMap().remove(key) != null) {
       invalidations[cause.ordinal()].increment();
+      keepHot(key);
+    }
+  }
+
+  /**
+   * With hot keys only: the next read of {@code key}, whose entry just went, keeps its value (the
+   * key was hot when kept, and its reads since were not counted; see the class comment).
+   */
+  private void keepHot(String key) {
+    if (sketch != null) {
+      sketch.raise(spread(key), hotThreshold - 1);
     }
   }
 

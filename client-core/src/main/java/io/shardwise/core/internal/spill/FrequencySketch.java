@@ -68,6 +68,26 @@ public final class FrequencySketch {
     }
   }
 
+  /**
+   * Raises the counters of the key with this hash to at least {@code count} (at most 15), without
+   * counting a read: for a key known to be hot whose reads the sketch did not see (the near cache
+   * served them), so that it does not have to earn its standing again from a decayed count.
+   */
+  public void raise(long keyHash, int count) {
+    int target = Math.min(15, count);
+    for (int i = 0; i < 4; i++) {
+      int index = index(i, keyHash);
+      int shift = shift(i, keyHash);
+      while (true) {
+        long word = table.get(index);
+        int current = (int) ((word >>> shift) & 0xF);
+        if (current >= target || table.compareAndSet(index, word, word + ((long) (target - current) << shift))) {
+          break;
+        }
+      }
+    }
+  }
+
   /** Which long holds counter {@code i} of the key. */
   private int index(int i, long keyHash) {
     long h = (keyHash + SEEDS[i]) * SEEDS[i];

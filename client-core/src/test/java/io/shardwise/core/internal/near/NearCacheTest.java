@@ -115,6 +115,46 @@ class NearCacheTest {
     assertThat(near.ticket("k")).as("the third read").isNotNull();
   }
 
+  /**
+   * A hot key's reads served here do not count in the sketch, whose halvings wear its count down;
+   * when its entry goes (a write, a server's notice, the staleness bound), its next read keeps its
+   * value at once instead of earning the threshold again from scratch. Fails without the raise.
+   */
+  @Test
+  void withHotKeysOnlyAKeptKeyIsKeptAgainAtOnceAfterItsEntryGoes() {
+    NearCache near = cache(NearCacheOptions.defaults().withHotThreshold(3));
+    near.ticket("k");
+    near.ticket("k");
+    near.offer(near.ticket("k"), value("v1"));
+    assertThat(text(near.get("k"))).isEqualTo("v1");
+    wearDownTheSketch(near);
+    near.invalidate("k"); // this client's write of k, or the server's notice
+    assertThat(near.get("k")).isNull();
+    NearCache.Ticket afterWrite = near.ticket("k");
+    assertThat(afterWrite).as("the first read after the write").isNotNull();
+    near.offer(afterWrite, value("v2"));
+    wearDownTheSketch(near);
+    nanos.addAndGet(Duration.ofMillis(1_001).toNanos());
+    near.cleanUp(); // the entry expires
+    assertThat(near.get("k")).isNull();
+    assertThat(near.ticket("k")).as("the first read after the expiry").isNotNull();
+  }
+
+  @Test
+  void withHotKeysOnlyAnInvalidationOfAKeyNotKeptDoesNotMakeItHot() {
+    NearCache near = cache(NearCacheOptions.defaults().withHotThreshold(3));
+    near.invalidate("k");
+    assertThat(near.ticket("k")).isNull();
+    assertThat(near.ticket("k")).isNull();
+  }
+
+  /** Reads of other keys through two of the sketch's sampling periods: two halvings. */
+  private static void wearDownTheSketch(NearCache near) {
+    for (int i = 0; i < 20 * (1 << 16) + 1; i++) {
+      near.ticket("other" + (i & 1023));
+    }
+  }
+
   @Test
   void theWeightOfTheEntriesStaysWithinMaxBytes() {
     long bound = 100_000;
