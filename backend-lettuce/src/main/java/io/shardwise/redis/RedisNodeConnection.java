@@ -1271,14 +1271,6 @@ final class RedisNodeConnection implements NodeConnection {
   }
 
   /**
-   * {@code PING}. While disconnected it does not fail at once like other requests: it makes the
-   * next connection attempt now (or joins the one under way, or waits for the one due within 100
-   * ms of the last) and sends {@code PING} if the attempt succeeds, so that it may take up to the
-   * connect timeout plus the command timeout. The duration is that of the {@code PING} alone. It
-   * fails at once when the connection is closed or the node refuses this client (a {@link
-   * NodeSecurityException}: attempts then keep their slow pace).
-   */
-  /**
    * True while reads are tracked and a connection is in use: a connection serves only once the
    * server accepted {@code CLIENT TRACKING ON} on it ({@link #track}), and a lost one is cleared
    * when Lettuce reports it.
@@ -1288,6 +1280,14 @@ final class RedisNodeConnection implements NodeConnection {
     return tracking != null && connection != null;
   }
 
+  /**
+   * {@code PING}. While disconnected it does not fail at once like other requests: it makes the
+   * next connection attempt now (or joins the one under way, or waits for the one due within 100
+   * ms of the last) and sends {@code PING} if the attempt succeeds, so that it may take up to the
+   * connect timeout plus the command timeout. The duration is that of the {@code PING} alone. It
+   * fails at once when the connection is closed or the node refuses this client (a {@link
+   * NodeSecurityException}: attempts then keep their slow pace).
+   */
   @Override
   public CompletableFuture<Duration> ping() {
     StatefulRedisConnection<byte[], byte[]> c = connection;
