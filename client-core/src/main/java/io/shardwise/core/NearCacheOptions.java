@@ -30,13 +30,14 @@ public record NearCacheOptions(
   public static final long DEFAULT_MAX_BYTES = 64L << 20;
 
   /**
-   * What an entry is weighed at besides its key's characters and its value's bytes, on a 64-bit JVM
-   * with compressed pointers, counted by hand: Caffeine's node with its weight, write time and
-   * order links (about 64), the map's node (32), the entry (40), the value's wrapper and array
-   * header (40), the key's string and array headers (40). The memory test of issue 34 is to check
-   * it against a heap measured after GC.
+   * What an entry is weighed at besides its key's characters (two bytes each) and its value's
+   * bytes, on a 64-bit JVM with compressed pointers, as measured after GC (NearCacheMemoryBenchmark,
+   * docs/near-cache.md): 192 bytes of objects (Caffeine's node 56, the map's node 32, the key's
+   * string 24, the value's wrapper 24, the entry 24, two array headers 32), up to 14 of alignment,
+   * and the entry's share of the tables that grow with the entries (the map's table, 4 bytes a slot
+   * at 1.3 to 2.7 slots an entry, and Caffeine's frequency sketch, 12 bytes an entry measured).
    */
-  public static final int ENTRY_OVERHEAD_BYTES = 216;
+  public static final int ENTRY_OVERHEAD_BYTES = 232;
 
   /** Default {@link #maxStaleness()} with memcached: 1 second. */
   public static final Duration DEFAULT_MEMCACHED_STALENESS = Duration.ofSeconds(1);

@@ -281,7 +281,7 @@ class TopologyModelTest {
             replicas,
             done.reads(),
             done.hits(),
-            ((RoutingClient<String>) client).nearHits(),
+            client.nearCacheStats().hits(),
             done.writes(),
             changes.get(),
             repairs.get(),
