@@ -61,26 +61,14 @@ public final class Gets<V> {
           return requests.call(m, "get", c -> c.get(key), true, decode, t);
         }
       }
-      f = read(t, key).thenApply(decode);
+      ReplicaMoves.Move move = t.readsHistory() ? ReplicaMoves.route(t, key, System.nanoTime()) : null;
+      f = read(t, move != null && move.readsElsewhere(t) ? move : null, key).thenApply(decode);
     } catch (RuntimeException | Error e) {
       t.exit();
       throw e;
     }
     f.whenComplete((v, x) -> t.exit());
     return f;
-  }
-
-  /**
-   * A read of {@code key} none of whose replicas in {@code p} can be read ({@link #unreadable}): a
-   * miss, an error, or a get on the node the failure mode sends it to.
-   */
-  private CompletableFuture<CachedValue> unreadable(Topology t, String key, Routes.Plan p) {
-    long hash = t.hash(key);
-    int node = unreadable(t, key, hash, p);
-    if (node == Routes.NONE) {
-      return CompletableFuture.failedFuture(routes.unavailable(t, t.router.primary(hash), key));
-    }
-    return node == Routes.OLD_COPY ? CompletableFuture.completedFuture(null) : requests.send(t, node, "get", c -> c.get(key), true);
   }
 
   /**
@@ -102,41 +90,34 @@ public final class Gets<V> {
     return node;
   }
 
-  /** A read of {@code key} on {@code t}, on its replicas, or as the failure mode says when all are out. */
-  private CompletableFuture<CachedValue> read(Topology t, String key) {
-    ReplicaMoves.Move move = t.readsHistory() ? ReplicaMoves.route(t, key, System.nanoTime()) : null;
-    if (move != null && move.readsElsewhere(t)) {
-      return moved(t, move, key);
-    }
-    Routes.Plan p = routes.readPlan(t, key, t.hash(key));
-    if (p.readCount == 0) {
-      return unreadable(t, key, p);
-    }
-    int[] order = Arrays.copyOf(p.reads, p.readCount);
-    int[] ranks = ranks(p, order);
-    return p.spill >= 0
-        ? spilled(t, key, order, ranks, p.spill)
-        : tryFrom(t, null, key, order, ranks, 0, false, repairs.enabled(t) ? repairs.generation(key) : NO_REPAIR, null);
-  }
-
   /**
-   * A read of a key whose replicas changed in a change still being taken over ({@link
-   * ReplicaMoves}): on the replicas of its serving placement in turn (those of the placement before
-   * the change while it settles; else the replicas that arrived in the change first), then, after
-   * a miss on each, on its sources in turn. Once copies are due (see {@link WarmUp}), a hit is
-   * copied to the replicas of the key that answered a miss before it, so that a key warms onto
-   * every replica that arrived. A read of a key that moves does not spill (bounded loads).
+   * A read of {@code key} on {@code t}: on its replicas in the order of its read plan, or as the
+   * failure mode says when all are out ({@link #unreadable}). For a key whose replicas changed in a
+   * change still being taken over ({@code move} not null, {@link ReplicaMoves}): on the replicas of
+   * its serving placement in turn (those of the placement before the change while it settles; else
+   * the replicas that arrived in the change first), then, after a miss on each, on its sources in
+   * turn. Once copies are due (see {@link WarmUp}), a hit is copied to the replicas of the key that
+   * answered a miss before it, so that a key warms onto every replica that arrived. A read of a key
+   * that moves does not spill (bounded loads).
    */
-  CompletableFuture<CachedValue> moved(Topology t, ReplicaMoves.Move move, String key) {
-    long generation = warmUp.readGeneration(key);
-    Topology serving = move.serving();
-    Routes.Plan p = routes.readPlan(serving, key, serving.hash(key));
+  CompletableFuture<CachedValue> read(Topology t, ReplicaMoves.Move move, String key) {
+    Topology serving = move == null ? t : move.serving();
+    long generation = move != null || repairs.enabled(t) ? warmUp.readGeneration(key) : NO_REPAIR;
+    long hash = serving.hash(key);
+    Routes.Plan p = routes.readPlan(serving, key, hash);
     if (p.readCount == 0) {
-      return unreadable(serving, key, p).thenCompose(
+      int node = unreadable(serving, key, hash, p);
+      CompletableFuture<CachedValue> one = node == Routes.NONE
+          ? CompletableFuture.failedFuture(routes.unavailable(serving, serving.router.primary(hash), key))
+          : node == Routes.OLD_COPY ? CompletableFuture.completedFuture(null) : requests.send(serving, node, "get", c -> c.get(key), true);
+      return move == null ? one : one.thenCompose(
           found -> found != null ? CompletableFuture.completedFuture(found) : fromSources(move, key, 0, Member.NONE, generation));
     }
     int[] order = Arrays.copyOf(p.reads, p.readCount);
-    boolean copies = move.copies() && serving == t;
+    if (move == null && p.spill >= 0) {
+      return spilled(t, key, order, ranks(p, order), p.spill);
+    }
+    boolean copies = move != null && move.copies() && serving == t;
     for (int i = 0, k = 0; copies && i < order.length; i++) {
       int node = order[i];
       if (Member.in(move.arrived(), t.members[node])) { // ahead of the others, in their order
@@ -144,7 +125,7 @@ public final class Gets<V> {
         order[k++] = node;
       }
     }
-    return tryFrom(serving, move, key, order, ranks(p, order), 0, false, copies ? generation : NO_REPAIR, null);
+    return tryFrom(serving, move, key, order, ranks(p, order), 0, false, move == null || copies ? generation : NO_REPAIR, null);
   }
 
   /**

@@ -25,7 +25,7 @@ import java.util.concurrent.CompletableFuture;
  * still unanswered to the r-th node of its order, one request per node: with one replica a single
  * round, with N at most N (and one more for a spill), the keys that missed or failed going on to
  * their next replica. Keys whose replicas changed in a change being taken over are read one by one,
- * as a get of each is ({@link Gets#moved}). Every key's outcome is what happened to that key.
+ * as a get of each is ({@link Gets#read}). Every key's outcome is what happened to that key.
  */
 final class MultiGets<V> {
 
@@ -111,7 +111,7 @@ final class MultiGets<V> {
     /** With repair: per key, its generation noted before it was read, and the replicas that missed. */
     final long[] repairGenerations;
     final List<Member>[] missedOn;
-    /** On a topology with a history: per key whose replicas changed, its own read ({@link Gets#moved}). */
+    /** On a topology with a history: per key whose replicas changed, its own read ({@link Gets#read}). */
     final CompletableFuture<CachedValue>[] moving;
     final CompletableFuture<Void> done;
 
@@ -140,7 +140,7 @@ final class MultiGets<V> {
       for (int k = 0; k < n; k++) {
         ReplicaMoves.Move move = moving == null ? null : ReplicaMoves.route(t, keys[k], now);
         if (move != null && move.readsElsewhere(t)) {
-          own.add(moving[k] = gets.moved(t, move, keys[k]));
+          own.add(moving[k] = gets.read(t, move, keys[k]));
         } else if (plan(k)) {
           first[count++] = k;
         }

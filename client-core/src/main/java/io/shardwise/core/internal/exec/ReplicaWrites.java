@@ -83,7 +83,7 @@ public final class ReplicaWrites {
     this.failback = failback;
     this.writes = writes;
     this.repairs = repairs;
-    this.multi = new MultiWrites(requests, failback, writes, repairs);
+    this.multi = new MultiWrites(writes, repairs);
   }
 
   /**
@@ -165,11 +165,7 @@ public final class ReplicaWrites {
     CompletableFuture<T> written = route(move.serving(), w, took, -1, null);
     Member[] targets = took[0];
     Member first = targets.length == 0 ? null : targets[0];
-    for (Member former : move.formerOwners()) {
-      if (!Member.in(targets, former)) {
-        failback.markOldCopy(former, w.key(), first);
-      }
-    }
+    writes.markFormerOwners(w.key(), move, targets);
     List<CompletableFuture<Boolean>> clears = new ArrayList<>();
     List<Member> cleared = new ArrayList<>();
     for (Member stale : move.clears()) {
@@ -263,7 +259,7 @@ public final class ReplicaWrites {
     }
     switch (w.shape()) {
       case ALL:
-        return ToAll.send(requests, writes, failback, t, w, targets, release, generation);
+        return ToAll.send(writes, t, w, targets, release, generation);
       case COUNT:
         {
           @SuppressWarnings("unchecked")
@@ -275,8 +271,8 @@ public final class ReplicaWrites {
           CompletableFuture<T> written =
               writes.counting(t, targets[0], w.key(), w.operation(), w.ttl(), w.op(), w.kind())
                   .thenCompose(
-                      stored -> Boolean.TRUE.equals(stored)
-                          ? deleteOthers(t, w.key(), targets).thenApply(x -> stored)
+                      stored -> Boolean.TRUE.equals(stored) && targets.length > 1
+                          ? deleteOthers(t, w.key(), targets, stored)
                           : CompletableFuture.completedFuture(stored));
           return generation < 0 ? written : writes.healed(w.key(), generation, t.members(targets, 1, targets.length), written);
         }
@@ -286,30 +282,28 @@ public final class ReplicaWrites {
   }
 
   /**
-   * Deletes the key on the replicas after the first, so that a read there misses and goes on to the
-   * first; fails only if a delete failed and its copy could not be marked old.
+   * Deletes the key on the replicas after the first, which {@code stored} it, so that a read there
+   * misses and goes on to the first: the outcome is the rule of a write over the first's reply and
+   * the deletes ({@link ToAll#outcome}), a replica whose delete failed getting its copy marked old.
    */
-  private CompletableFuture<Void> deleteOthers(Topology t, String key, int[] targets) {
-    if (targets.length == 1) {
-      return CompletableFuture.completedFuture(null);
-    }
-    int[] others = Arrays.copyOfRange(targets, 1, targets.length);
-    List<CompletableFuture<Boolean>> sent = new ArrayList<>(others.length);
-    for (int node : others) {
-      sent.add(writes.counting(t, node, key, "replicaDelete", null, (c, d) -> c.delete(key), Writes.Kind.REMOVES));
+  private <T> CompletableFuture<T> deleteOthers(Topology t, String key, int[] targets, T stored) {
+    List<CompletableFuture<Boolean>> sent = new ArrayList<>(targets.length - 1);
+    for (int i = 1; i < targets.length; i++) {
+      sent.add(writes.counting(t, targets[i], key, "replicaDelete", null, (c, d) -> c.delete(key), Writes.Kind.REMOVES));
     }
     return Requests.allOf(sent)
-        .handle((x, y) -> (Void) null)
-        .thenCompose(
-            x -> {
-              for (int i = 0; i < others.length; i++) {
-                Throwable failure = Requests.failureOf(sent.get(i));
-                if (failure != null && !failback.markFailedCopy(t.members[others[i]], key)) {
-                  return CompletableFuture.failedFuture(requests.asShardwise(t.members[others[i]], failure));
-                }
+        .handle(
+            (x, y) -> {
+              Object[] replies = new Object[targets.length];
+              replies[0] = stored;
+              for (int i = 1; i < targets.length; i++) {
+                Throwable failure = Requests.failureOf(sent.get(i - 1));
+                replies[i] = failure == null ? stored : failure;
               }
-              return CompletableFuture.completedFuture(null);
-            });
+              Object outcome = ToAll.outcome(failback, t, key, targets, 0, targets.length, replies, true, (a, b) -> a);
+              return outcome instanceof Throwable f ? CompletableFuture.<T>failedFuture(f) : CompletableFuture.completedFuture(stored);
+            })
+        .thenCompose(Function.identity());
   }
 
   // ---- multi-key writes ------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.FailoverOrder;
+import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.spi.KeyRules;
@@ -47,9 +48,10 @@ public final class Writes {
     TOUCHES
   }
 
-  private final Requests requests;
+  /** The requests and the failback marks and fences of every write, for its parts ({@link ToAll}, {@link MultiWrites}) too. */
+  final Requests requests;
   private final Routes routes;
-  private final Failback failback;
+  final Failback failback;
   /**
    * The warm-up copies under way: a write moves a key's generation ({@link WarmUp#bump}) before it
    * is sent where a copy may race it, and waits for the copies while they are written ({@link
@@ -122,6 +124,24 @@ public final class Writes {
               }));
     }
     return Requests.allOf(deletes);
+  }
+
+  /**
+   * The step of every write of a key that moved ({@link ReplicaMoves}), alone ({@link ReplicaWrites})
+   * or in a batch ({@link MultiWrites}): its copies on the former replicas of changes only
+   * remembered are marked old, so that the value they still hold is never read once the key moves
+   * back to them or fails over to them; never on one of {@code targets}, the nodes that take the
+   * write (none if not known yet: a set or delete replaces the marked copy it writes). The copies
+   * that writes left elsewhere while a former replica was out are marked too, but on the first
+   * target ({@link Failback#markOldCopy}).
+   */
+  void markFormerOwners(String key, ReplicaMoves.Move move, Member[] targets) {
+    Member first = targets.length == 0 ? null : targets[0];
+    for (Member former : move.formerOwners()) {
+      if (!Member.in(targets, former)) {
+        failback.markOldCopy(former, key, first);
+      }
+    }
   }
 
   /**
