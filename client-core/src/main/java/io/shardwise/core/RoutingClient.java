@@ -129,7 +129,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.repairs = new Repairs(repair, warmUp, requests, metrics, () -> this.topology, health.healthThread(), refills);
     health.failback().onCopiesDeleted(repairs::handOff);
     this.gets = new Gets<>(requests, routes, warmUp, repairs, metrics, codec);
-    this.replicaWrites = new ReplicaWrites(requests, routes, health.failback(), writes, repairs);
+    this.replicaWrites = new ReplicaWrites(writes, repairs);
     this.placements = new PlacementChanges(topologies, replicas, routerSpec, topology.hashTag, topology.nodes);
     this.description = "shardwise(" + backend.name();
     this.sync = new SyncCacheClient<>(this, timeout);

@@ -27,12 +27,13 @@ import java.util.function.Function;
  */
 public final class Gets<V> {
 
-  private final Requests requests;
-  private final Routes routes;
+  /** The pieces of every read, for getMulti ({@link MultiGets}) too. */
+  final Requests requests;
+  final Routes routes;
+  final Repairs repairs;
+  final ClientMetrics metrics;
   private final WarmUp warmUp;
-  private final ClientMetrics metrics;
   private final MultiGets<V> multi;
-  private final Repairs repairs;
 
   public Gets(
       Requests requests,
@@ -41,12 +42,12 @@ public final class Gets<V> {
       Repairs repairs,
       ClientMetrics metrics,
       ValueCodec<V> codec) {
-    this.warmUp = warmUp;
-    this.repairs = repairs;
-    this.multi = new MultiGets<>(requests, routes, this, repairs, metrics, codec);
     this.requests = requests;
     this.routes = routes;
+    this.repairs = repairs;
     this.metrics = metrics;
+    this.warmUp = warmUp;
+    this.multi = new MultiGets<>(this, codec);
   }
 
   /** A read of {@code key} on {@code t}, which the caller counted itself on and which this read releases. */
@@ -114,9 +115,6 @@ public final class Gets<V> {
           found -> found != null ? CompletableFuture.completedFuture(found) : fromSources(move, key, 0, Member.NONE, generation));
     }
     int[] order = Arrays.copyOf(p.reads, p.readCount);
-    if (move == null && p.spill >= 0) {
-      return spilled(t, key, order, ranks(p, order), p.spill);
-    }
     boolean copies = move != null && move.copies() && serving == t;
     for (int i = 0, k = 0; copies && i < order.length; i++) {
       int node = order[i];
@@ -125,7 +123,13 @@ public final class Gets<V> {
         order[k++] = node;
       }
     }
-    return tryFrom(serving, move, key, order, ranks(p, order), 0, false, move == null || copies ? generation : NO_REPAIR, null);
+    int[] ranks = new int[order.length]; // of each node among the key's replicas
+    for (int i = 0; i < order.length; i++) {
+      ranks[i] = Routes.rank(p, order[i]);
+    }
+    return move == null && p.spill >= 0
+        ? spilled(t, key, order, ranks, p.spill)
+        : tryFrom(serving, move, key, order, ranks, 0, false, move == null || copies ? generation : NO_REPAIR, null);
   }
 
   /**
@@ -150,15 +154,6 @@ public final class Gets<V> {
                       leaveSpillCopy(t, key, value, spill, planned, generation, order, 0, order.length);
                       return value;
                     }));
-  }
-
-  /** The rank of each node of {@code order} among the replicas of {@code p} ({@link Routes#rank}). */
-  private static int[] ranks(Routes.Plan p, int[] order) {
-    int[] ranks = new int[order.length];
-    for (int i = 0; i < order.length; i++) {
-      ranks[i] = Routes.rank(p, order[i]);
-    }
-    return ranks;
   }
 
   /**

@@ -1,11 +1,9 @@
 package io.shardwise.core.internal.exec;
 
 import io.shardwise.client.CachedValue;
-import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.client.ValueCodec;
-import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.Routes;
@@ -38,20 +36,12 @@ final class MultiGets<V> {
   /** No key goes on to the next round. */
   private static final int[] NONE_NEXT = new int[0];
 
-  private final Requests requests;
-  private final Routes routes;
+  /** The read executor whose pieces and per-key steps every key's read takes. */
   private final Gets<V> gets;
-  private final Repairs repairs;
-  private final ClientMetrics metrics;
   private final ValueCodec<V> codec;
 
-  MultiGets(
-      Requests requests, Routes routes, Gets<V> gets, Repairs repairs, ClientMetrics metrics, ValueCodec<V> codec) {
-    this.requests = requests;
-    this.routes = routes;
+  MultiGets(Gets<V> gets, ValueCodec<V> codec) {
     this.gets = gets;
-    this.repairs = repairs;
-    this.metrics = metrics;
     this.codec = codec;
   }
 
@@ -81,7 +71,7 @@ final class MultiGets<V> {
       try {
         out.hit(key, codec.decode((CachedValue) outcome));
       } catch (RuntimeException e) {
-        out.error(key, requests.asShardwise(source, e)); // a value that cannot be decoded is that key's error
+        out.error(key, gets.requests.asShardwise(source, e)); // a value that cannot be decoded is that key's error
       }
     }
   }
@@ -129,7 +119,7 @@ final class MultiGets<V> {
       from = width == 1 ? order : new int[n]; // with one node per key, the node answered is the one read
       planned = t.bounded == null ? null : new BoundedReads.Spill[n];
       generations = t.bounded == null ? null : new long[n];
-      boolean repair = repairs.enabled(t);
+      boolean repair = gets.repairs.enabled(t);
       repairGenerations = repair ? new long[n] : null;
       missedOn = repair ? new List[n] : null;
       moving = t.readsHistory() ? new CompletableFuture[n] : null;
@@ -158,12 +148,12 @@ final class MultiGets<V> {
     private boolean plan(int k) {
       String key = keys[k];
       long hash = t.hash(key);
-      Routes.Plan p = routes.readPlan(t, key, hash);
+      Routes.Plan p = gets.routes.readPlan(t, key, hash);
       int row = k * width;
       if (p.readCount == 0) {
         int node = gets.unreadable(t, key, hash, p);
         if (node == Routes.NONE || node == Routes.OLD_COPY) {
-          outcome[k] = node == Routes.NONE ? routes.unavailable(t, t.router.primary(hash), key) : MISS;
+          outcome[k] = node == Routes.NONE ? gets.routes.unavailable(t, t.router.primary(hash), key) : MISS;
           return false;
         }
         order[row] = node;
@@ -191,7 +181,7 @@ final class MultiGets<V> {
       }
       lengths[k] = at - row;
       if (repairGenerations != null) {
-        repairGenerations[k] = repairs.generation(key);
+        repairGenerations[k] = gets.repairs.generation(key);
       }
       return true;
     }
@@ -208,9 +198,9 @@ final class MultiGets<V> {
         perNode[order[at]]++;
         int rank = ranks == null ? 0 : ranks[at];
         if (rank == SPILL) {
-          metrics.redirected(t.nodes.get(order[at + 1]), t.nodes.get(order[at]), "spill");
+          gets.metrics.redirected(t.nodes.get(order[at + 1]), t.nodes.get(order[at]), "spill");
         } else if (t.replicated && rank >= 0) {
-          metrics.replicaRead(t.members[order[at]].node, rank);
+          gets.metrics.replicaRead(t.members[order[at]].node, rank);
         }
       }
       int[][] byNode = new int[perNode.length][];
@@ -249,16 +239,16 @@ final class MultiGets<V> {
       for (int k : indexes) {
         nodeKeys.add(keys[k]);
       }
-      routes.sent(m);
-      return requests
-          .inParts(m, nodeKeys, null, true, part -> requests.send(t, node, r == 0 ? "getMulti" : "getMultiReplica", c -> c.getMulti(part)))
+      gets.routes.sent(m);
+      return gets.requests
+          .inParts(m, nodeKeys, null, true, part -> gets.requests.send(t, node, r == 0 ? "getMulti" : "getMultiReplica", c -> c.getMulti(part)))
           .thenApply(
               reply -> {
                 m.inFlight.decrementAndGet();
                 int answered = nodeKeys.size() - reply.failedCount(nodeKeys.size());
                 if (answered > 0) {
                   int hits = reply.replies().size();
-                  metrics.reads(m.node, hits, answered - hits);
+                  gets.metrics.reads(m.node, hits, answered - hits);
                 }
                 int[] next = NONE_NEXT;
                 int c = 0;
@@ -283,7 +273,7 @@ final class MultiGets<V> {
         outcome[k] = cv;
         from[k] = node;
         if (missedOn != null && missedOn[k] != null) {
-          repairs.afterRead(key, cv, repairGenerations[k], m, missedOn[k]);
+          gets.repairs.afterRead(key, cv, repairGenerations[k], m, missedOn[k]);
         }
         int row = k * width;
         if (r > 0 && ranks != null && ranks[row] == SPILL) { // read past the spill node, which missed
@@ -303,10 +293,10 @@ final class MultiGets<V> {
           missedOn[k].add(m);
         }
       } else if (outcome[k] != MISS) {
-        outcome[k] = requests.asShardwise(m, failure);
+        outcome[k] = gets.requests.asShardwise(m, failure);
       }
       if (r + 1 < lengths[k]) {
-        metrics.replicaFailover(m.node, t.nodes.get(order[at + 1]), failure == null ? "miss" : "error");
+        gets.metrics.replicaFailover(m.node, t.nodes.get(order[at + 1]), failure == null ? "miss" : "error");
         return false;
       }
       return true;
@@ -322,7 +312,7 @@ final class MultiGets<V> {
         }
         Member primary = t.members[t.primary(keys[k])];
         Throwable failure = Requests.failureOf(read);
-        add(result, keys[k], failure == null ? read.join() : requests.asShardwise(primary, failure), primary);
+        add(result, keys[k], failure == null ? read.join() : gets.requests.asShardwise(primary, failure), primary);
       }
       return result.build();
     }

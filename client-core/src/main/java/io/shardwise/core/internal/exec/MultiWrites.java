@@ -1,7 +1,6 @@
 package io.shardwise.core.internal.exec;
 
 import io.shardwise.client.MultiResult;
-import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.health.DirtyCopies;
@@ -197,9 +196,6 @@ final class MultiWrites {
           }
           try {
             counts[k] = writes.targets(t, keys[k], t.hash(keys[k]), fence, targets, k * width, null);
-            if (counts[k] == 0) {
-              throw new NodeUnavailableException(t.members[t.primary(keys[k])].node, "its replicas kept coming back while it was routed");
-            }
           } catch (ShardwiseException e) {
             errors = errors == null ? new ShardwiseException[n] : errors;
             errors[k] = e;
@@ -280,10 +276,10 @@ final class MultiWrites {
         if (counts[k] == OWN) {
           continue;
         }
-        CompletableFuture<Void> repair =
-            generations == null ? null : writes.afterReplicatedWrite(keys[k], generations[k], removes ? t.replicaMembers(t.hash(keys[k])) : Member.NONE);
-        CompletableFuture<Void> copies = warm != null && warm[k] ? writes.afterWarmUpWrite(keys[k]) : null;
-        CompletableFuture<?> wait = repair == null ? copies : copies == null ? repair : Requests.allOf(List.of(repair, copies));
+        // With repair on, the end of a replicated write waits for the copies under way itself.
+        CompletableFuture<Void> wait = generations != null
+            ? writes.afterReplicatedWrite(keys[k], generations[k], removes ? t.replicaMembers(t.hash(keys[k])) : Member.NONE)
+            : warm != null && warm[k] ? writes.afterWarmUpWrite(keys[k]) : null;
         if (wait != null) {
           waits = waits == null ? new CompletableFuture<?>[keys.length] : waits;
           waits[k] = wait;

@@ -4,13 +4,11 @@ import io.shardwise.client.CachedValue;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.internal.heal.Repairs;
-import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
-import io.shardwise.spi.KeyRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -66,23 +64,16 @@ public final class ReplicaWrites {
   record Write<T>(
       String key, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind, Shape shape, BinaryOperator<T> combine) {}
 
-  private final Requests requests;
-  private final Routes routes;
-  private final Failback failback;
+  /** The requests, routes and failback marks and fences this executor and its parts share. */
   private final Writes writes;
-  private final MultiWrites multi;
-
   private final Repairs repairs;
   private final Counters counters;
+  private final MultiWrites multi;
 
-  public ReplicaWrites(
-      Requests requests, Routes routes, Failback failback, Writes writes, Repairs repairs) {
-    this.counters = new Counters(requests, failback, writes, repairs);
-    this.requests = requests;
-    this.routes = routes;
-    this.failback = failback;
+  public ReplicaWrites(Writes writes, Repairs repairs) {
     this.writes = writes;
     this.repairs = repairs;
+    this.counters = new Counters(writes.requests, writes.failback, writes, repairs);
     this.multi = new MultiWrites(writes, repairs);
   }
 
@@ -113,14 +104,14 @@ public final class ReplicaWrites {
       boolean plain = t.history.length == 0 && !writes.warmUp.copying();
       // No spill or retry: nothing follows the replies, and the topology is released in the stage
       // of the last one.
-      Topology release = plain && t.bounded == null && !requests.retrying() ? t : null;
+      Topology release = plain && t.bounded == null && !writes.requests.retrying() ? t : null;
       if (release != null && t.replicas == 1) {
         // The common case of one replica, up and not marked: one request, the topology released in
         // the stage of its reply. The plan below decides the same with more work.
         Member m = t.members[t.router.primary(t.hash(key))];
         if (m.available() && !m.holdsOldCopy(key)) {
           Writes.WriteOp<T> one = op;
-          return requests.call(m, operation, c -> one.send(c, ttl), false, Function.identity(), t);
+          return writes.requests.call(m, operation, c -> one.send(c, ttl), false, Function.identity(), t);
         }
       }
       Write<T> w = new Write<>(key, operation, ttl, op, kind, shape, combine);
@@ -133,7 +124,7 @@ public final class ReplicaWrites {
       f = plain ? route(t, w, null, generation, null) : moving(t, w, generation);
       if (t.bounded != null && kind != Writes.Kind.TOUCHES) {
         // Done once the copies spilled reads left are gone; never deleted on a replica of the key.
-        f = t.bounded.afterWrites(List.of(key), f, requests, (k, m) -> ReplicaMoves.holds(t, k, m));
+        f = t.bounded.afterWrites(List.of(key), f, writes.requests, (k, m) -> ReplicaMoves.holds(t, k, m));
       }
     } catch (RuntimeException | Error e) {
       t.exit();
@@ -173,10 +164,10 @@ public final class ReplicaWrites {
         continue; // a write never deletes what it writes
       }
       if (stale.retired() || !stale.available()) {
-        failback.markOldCopy(stale, w.key(), first); // read only once available, and not before its delete
+        writes.failback.markOldCopy(stale, w.key(), first); // read only once available, and not before its delete
         continue;
       }
-      clears.add(requests.send(stale, "moveDelete", c -> c.delete(w.key())));
+      clears.add(writes.requests.send(stale, "moveDelete", c -> c.delete(w.key())));
       cleared.add(stale);
     }
     List<CompletableFuture<?>> all = new ArrayList<>(clears);
@@ -190,7 +181,7 @@ public final class ReplicaWrites {
               for (int i = 0; i < clears.size(); i++) {
                 Throwable kept = clears.get(i).handle((r, f) -> f).join();
                 if (kept != null && !written.isCompletedExceptionally()) {
-                  return CompletableFuture.<T>failedFuture(requests.movedCopyKept(cleared.get(i), kept));
+                  return CompletableFuture.<T>failedFuture(writes.requests.movedCopyKept(cleared.get(i), kept));
                 }
               }
               return written;
@@ -210,22 +201,19 @@ public final class ReplicaWrites {
       took[0] = Member.NONE;
     }
     long hash = t.hash(w.key());
-    Routes.Plan first = routes.plan(t, w.key(), hash);
+    Routes.Plan first = writes.routes.plan(t, w.key(), hash);
     if (first.outCount == 0) {
       // Every replica available: nothing to journal, so no fence (as a single write to an
       // available node takes none); a replica that fails meanwhile gets its copy marked.
       return send(t, w, Arrays.copyOf(first.writes, first.writeCount), took, generation, release);
     }
     int[] targets = new int[t.replicas];
-    try (Fence fence = failback.fence()) {
+    try (Fence fence = writes.failback.fence()) {
       int count;
       try {
         count = writes.targets(t, w.key(), hash, fence, targets, 0, w.op() instanceof Counters.CounterOp ? p -> counters.refused(t, w.key(), p) : null);
       } catch (ShardwiseException e) {
         return released(CompletableFuture.failedFuture(e), release);
-      }
-      if (count == 0) {
-        throw new IllegalStateException("replicas of " + KeyRules.shorten(w.key()) + " kept coming back while it was routed");
       }
       if (count > 0) {
         // Sent inside the fence: a replica readmitted meanwhile sees the key journaled, or is written.
@@ -235,7 +223,7 @@ public final class ReplicaWrites {
       if (took != null) {
         took[0] = new Member[] {t.members[targets[0]]};
       }
-      Duration ttl = w.ttl() == null ? null : failback.cap(w.ttl());
+      Duration ttl = w.ttl() == null ? null : writes.failback.cap(w.ttl());
       CompletableFuture<T> one = writes.send(t, targets[0], w.key(), w.operation(), ttl, w.op(), w.kind());
       return released(generation < 0 ? one : writes.healed(w.key(), generation, Member.NONE, one), release);
     }
@@ -300,7 +288,7 @@ public final class ReplicaWrites {
                 Throwable failure = Requests.failureOf(sent.get(i - 1));
                 replies[i] = failure == null ? stored : failure;
               }
-              Object outcome = ToAll.outcome(failback, t, key, targets, 0, targets.length, replies, true, (a, b) -> a);
+              Object outcome = ToAll.outcome(writes.failback, t, key, targets, 0, targets.length, replies, true, (a, b) -> a);
               return outcome instanceof Throwable f ? CompletableFuture.<T>failedFuture(f) : CompletableFuture.completedFuture(stored);
             })
         .thenCompose(Function.identity());
@@ -310,7 +298,7 @@ public final class ReplicaWrites {
 
   /** Stores {@code encoded} on every available replica of each key; releases {@code t} when done. */
   public CompletableFuture<MultiResult<Boolean>> setMulti(Topology t, Map<String, CachedValue> encoded, Duration ttl) {
-    Duration capped = failback.cap(ttl);
+    Duration capped = writes.failback.cap(ttl);
     return multi.write(
         t,
         encoded.keySet(),

@@ -48,9 +48,9 @@ public final class Writes {
     TOUCHES
   }
 
-  /** The requests and the failback marks and fences of every write, for its parts ({@link ToAll}, {@link MultiWrites}) too. */
+  /** The requests, routes, and failback marks and fences of every write, for its executor and parts too. */
   final Requests requests;
-  private final Routes routes;
+  final Routes routes;
   final Failback failback;
   /**
    * The warm-up copies under way: a write moves a key's generation ({@link WarmUp#bump}) before it
@@ -149,11 +149,11 @@ public final class Writes {
    * routed, alone or in a batch: its write targets (its available replicas, in preference order)
    * into {@code into} from {@code at}, journaled against its replicas that are out; returns how
    * many, or -1 for the one node the failure mode sends it to when every replica is out ({@link
-   * #redirect}; the write then takes the failover TTL), or 0 if its replicas kept coming back.
-   * {@code refuse} (may be null), asked once the replicas out are held, may refuse the write before
-   * anything is journaled.
+   * #redirect}; the write then takes the failover TTL). {@code refuse} (may be null), asked once
+   * the replicas out are held, may refuse the write before anything is journaled.
    *
-   * @throws ShardwiseException refused, a journal is full, or the failure mode sends the key nowhere
+   * @throws ShardwiseException refused, a journal is full, the failure mode sends the key nowhere,
+   *     or its replicas kept coming back while it was routed
    */
   int targets(Topology t, String key, long hash, Fence fence, int[] into, int at, Function<Routes.Plan, ShardwiseException> refuse) {
     for (int attempt = 0; attempt <= t.replicas; attempt++) {
@@ -183,7 +183,8 @@ public final class Writes {
       System.arraycopy(p.writes, 0, into, at, p.writeCount);
       return p.writeCount;
     }
-    return 0;
+    throw new NodeUnavailableException(
+        t.members[t.router.primary(hash)].node, "the replicas of " + KeyRules.shorten(key) + " kept coming back while it was routed");
   }
 
   /**
