@@ -24,8 +24,9 @@ import java.util.function.Function;
  * The pieces of a write of one key that {@link ReplicaWrites} and the multi-key writes share: its
  * route through the {@link Failback} fence ({@link #targets}), and for a key whose replicas are
  * all out the next node of its order, journaled against the nodes skipped ({@link #redirect});
- * the hand-over of a write to a node where the key's copy is marked old ({@link #send}); and the
- * end of a write that warm-up or repair copies may race ({@link #afterWarmUpWrite}, {@link
+ * the hand-over of a write to a node where the key's copy is marked old ({@link #send}); the marks
+ * a write of a moved key leaves on its former replicas ({@link #markFormerOwners}); and the end of
+ * a write that warm-up or repair copies may race ({@link #afterWarmUpWrite}, {@link
  * #afterReplicatedWrite}, {@link #deleteLateCopies}).
  */
 public final class Writes {
