@@ -141,7 +141,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     health.failback().onCopiesDeleted(repairs::handOff);
     this.gets = new Gets<>(requests, routes, warmUp, repairs, metrics, codec);
     this.nearGets = near == null ? null : new NearGets<>(near, gets, codec);
-    this.replicaWrites = new ReplicaWrites(requests, routes, health.failback(), writes, repairs);
+    this.replicaWrites = new ReplicaWrites(writes, repairs);
     this.placements = new PlacementChanges(topologies, replicas, routerSpec, topology.hashTag, topology.nodes);
     this.nearChanges = new NearCacheChanges(near, () -> this.topology.nodes, () -> topologies.placement().description());
     this.description = "shardwise(" + backend.name();

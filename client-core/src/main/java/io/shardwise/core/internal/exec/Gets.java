@@ -28,12 +28,13 @@ import java.util.function.Function;
  */
 public final class Gets<V> {
 
-  private final Requests requests;
-  private final Routes routes;
+  /** The pieces of every read, for getMulti ({@link MultiGets}) too. */
+  final Requests requests;
+  final Routes routes;
+  final Repairs repairs;
+  final ClientMetrics metrics;
   private final WarmUp warmUp;
-  private final ClientMetrics metrics;
   private final MultiGets<V> multi;
-  private final Repairs repairs;
 
   public Gets(
       Requests requests,
@@ -42,12 +43,12 @@ public final class Gets<V> {
       Repairs repairs,
       ClientMetrics metrics,
       ValueCodec<V> codec) {
-    this.warmUp = warmUp;
-    this.repairs = repairs;
-    this.multi = new MultiGets<>(requests, routes, this, repairs, metrics, codec);
     this.requests = requests;
     this.routes = routes;
+    this.repairs = repairs;
     this.metrics = metrics;
+    this.warmUp = warmUp;
+    this.multi = new MultiGets<>(this, codec);
   }
 
   /** A read of {@code key} on {@code t}, which the caller counted itself on and which this read releases. */
@@ -62,26 +63,14 @@ public final class Gets<V> {
           return requests.call(m, "get", c -> c.get(key), true, decode, t);
         }
       }
-      f = read(t, key).thenApply(decode);
+      ReplicaMoves.Move move = t.readsHistory() ? ReplicaMoves.route(t, key, System.nanoTime()) : null;
+      f = read(t, move != null && move.readsElsewhere(t) ? move : null, key).thenApply(decode);
     } catch (RuntimeException | Error e) {
       t.exit();
       throw e;
     }
     f.whenComplete((v, x) -> t.exit());
     return f;
-  }
-
-  /**
-   * A read of {@code key} none of whose replicas in {@code p} can be read ({@link #unreadable}): a
-   * miss, an error, or a get on the node the failure mode sends it to.
-   */
-  private CompletableFuture<CachedValue> unreadable(Topology t, String key, Routes.Plan p) {
-    long hash = t.hash(key);
-    int node = unreadable(t, key, hash, p);
-    if (node == Routes.NONE) {
-      return CompletableFuture.failedFuture(routes.unavailable(t, t.router.primary(hash), key));
-    }
-    return node == Routes.OLD_COPY ? CompletableFuture.completedFuture(null) : requests.send(t, node, "get", c -> c.get(key), true);
   }
 
   /**
@@ -103,41 +92,31 @@ public final class Gets<V> {
     return node;
   }
 
-  /** A read of {@code key} on {@code t}, on its replicas, or as the failure mode says when all are out. */
-  private CompletableFuture<CachedValue> read(Topology t, String key) {
-    ReplicaMoves.Move move = t.readsHistory() ? ReplicaMoves.route(t, key, System.nanoTime()) : null;
-    if (move != null && move.readsElsewhere(t)) {
-      return moved(t, move, key);
-    }
-    Routes.Plan p = routes.readPlan(t, key, t.hash(key));
-    if (p.readCount == 0) {
-      return unreadable(t, key, p);
-    }
-    int[] order = Arrays.copyOf(p.reads, p.readCount);
-    int[] ranks = ranks(p, order);
-    return p.spill >= 0
-        ? spilled(t, key, order, ranks, p.spill)
-        : tryFrom(t, null, key, order, ranks, 0, false, repairs.enabled(t) ? repairs.generation(key) : NO_REPAIR, null);
-  }
-
   /**
-   * A read of a key whose replicas changed in a change still being taken over ({@link
-   * ReplicaMoves}): on the replicas of its serving placement in turn (those of the placement before
-   * the change while it settles; else the replicas that arrived in the change first), then, after
-   * a miss on each, on its sources in turn. Once copies are due (see {@link WarmUp}), a hit is
-   * copied to the replicas of the key that answered a miss before it, so that a key warms onto
-   * every replica that arrived. A read of a key that moves does not spill (bounded loads).
+   * A read of {@code key} on {@code t}: on its replicas in the order of its read plan, or as the
+   * failure mode says when all are out ({@link #unreadable}). For a key whose replicas changed in a
+   * change still being taken over ({@code move} not null, {@link ReplicaMoves}): on the replicas of
+   * its serving placement in turn (those of the placement before the change while it settles; else
+   * the replicas that arrived in the change first), then, after a miss on each, on its sources in
+   * turn. Once copies are due (see {@link WarmUp}), a hit is copied to the replicas of the key that
+   * answered a miss before it, so that a key warms onto every replica that arrived. A read of a key
+   * that moves does not spill (bounded loads).
    */
-  CompletableFuture<CachedValue> moved(Topology t, ReplicaMoves.Move move, String key) {
-    long generation = warmUp.readGeneration(key);
-    Topology serving = move.serving();
-    Routes.Plan p = routes.readPlan(serving, key, serving.hash(key));
+  CompletableFuture<CachedValue> read(Topology t, ReplicaMoves.Move move, String key) {
+    Topology serving = move == null ? t : move.serving();
+    long generation = move != null || repairs.enabled(t) ? warmUp.readGeneration(key) : NO_REPAIR;
+    long hash = serving.hash(key);
+    Routes.Plan p = routes.readPlan(serving, key, hash);
     if (p.readCount == 0) {
-      return unreadable(serving, key, p).thenCompose(
+      int node = unreadable(serving, key, hash, p);
+      CompletableFuture<CachedValue> one = node == Routes.NONE
+          ? CompletableFuture.failedFuture(routes.unavailable(serving, serving.router.primary(hash), key))
+          : node == Routes.OLD_COPY ? CompletableFuture.completedFuture(null) : requests.send(serving, node, "get", c -> c.get(key), true);
+      return move == null ? one : one.thenCompose(
           found -> found != null ? CompletableFuture.completedFuture(found) : fromSources(move, key, 0, Member.NONE, generation));
     }
     int[] order = Arrays.copyOf(p.reads, p.readCount);
-    boolean copies = move.copies() && serving == t;
+    boolean copies = move != null && move.copies() && serving == t;
     for (int i = 0, k = 0; copies && i < order.length; i++) {
       int node = order[i];
       if (Member.in(move.arrived(), t.members[node])) { // ahead of the others, in their order
@@ -145,7 +124,13 @@ public final class Gets<V> {
         order[k++] = node;
       }
     }
-    return tryFrom(serving, move, key, order, ranks(p, order), 0, false, copies ? generation : NO_REPAIR, null);
+    int[] ranks = new int[order.length]; // of each node among the key's replicas
+    for (int i = 0; i < order.length; i++) {
+      ranks[i] = Routes.rank(p, order[i]);
+    }
+    return move == null && p.spill >= 0
+        ? spilled(t, key, order, ranks, p.spill)
+        : tryFrom(serving, move, key, order, ranks, 0, false, move == null || copies ? generation : NO_REPAIR, null);
   }
 
   /**
@@ -170,15 +155,6 @@ public final class Gets<V> {
                       leaveSpillCopy(t, key, value, spill, planned, generation, order, 0, order.length);
                       return value;
                     }));
-  }
-
-  /** The rank of each node of {@code order} among the replicas of {@code p} ({@link Routes#rank}). */
-  private static int[] ranks(Routes.Plan p, int[] order) {
-    int[] ranks = new int[order.length];
-    for (int i = 0; i < order.length; i++) {
-      ranks[i] = Routes.rank(p, order[i]);
-    }
-    return ranks;
   }
 
   /**

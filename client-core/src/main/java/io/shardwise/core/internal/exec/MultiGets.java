@@ -1,11 +1,9 @@
 package io.shardwise.core.internal.exec;
 
 import io.shardwise.client.CachedValue;
-import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.client.ValueCodec;
-import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.Routes;
@@ -26,7 +24,7 @@ import java.util.function.BiConsumer;
  * still unanswered to the r-th node of its order, one request per node: with one replica a single
  * round, with N at most N (and one more for a spill), the keys that missed or failed going on to
  * their next replica. Keys whose replicas changed in a change being taken over are read one by one,
- * as a get of each is ({@link Gets#moved}). Every key's outcome is what happened to that key.
+ * as a get of each is ({@link Gets#read}). Every key's outcome is what happened to that key.
  */
 final class MultiGets<V> {
 
@@ -39,20 +37,12 @@ final class MultiGets<V> {
   /** No key goes on to the next round. */
   private static final int[] NONE_NEXT = new int[0];
 
-  private final Requests requests;
-  private final Routes routes;
+  /** The read executor whose pieces and per-key steps every key's read takes. */
   private final Gets<V> gets;
-  private final Repairs repairs;
-  private final ClientMetrics metrics;
   private final ValueCodec<V> codec;
 
-  MultiGets(
-      Requests requests, Routes routes, Gets<V> gets, Repairs repairs, ClientMetrics metrics, ValueCodec<V> codec) {
-    this.requests = requests;
-    this.routes = routes;
+  MultiGets(Gets<V> gets, ValueCodec<V> codec) {
     this.gets = gets;
-    this.repairs = repairs;
-    this.metrics = metrics;
     this.codec = codec;
   }
 
@@ -88,7 +78,7 @@ final class MultiGets<V> {
       try {
         out.hit(key, codec.decode((CachedValue) outcome));
       } catch (RuntimeException e) {
-        out.error(key, requests.asShardwise(source, e)); // a value that cannot be decoded is that key's error
+        out.error(key, gets.requests.asShardwise(source, e)); // a value that cannot be decoded is that key's error
       }
     }
   }
@@ -118,7 +108,7 @@ final class MultiGets<V> {
     /** With repair: per key, its generation noted before it was read, and the replicas that missed. */
     final long[] repairGenerations;
     final List<Member>[] missedOn;
-    /** On a topology with a history: per key whose replicas changed, its own read ({@link Gets#moved}). */
+    /** On a topology with a history: per key whose replicas changed, its own read ({@link Gets#read}). */
     final CompletableFuture<CachedValue>[] moving;
     final CompletableFuture<Void> done;
     /** Handed each value read as the result is built; null when none is. */
@@ -139,7 +129,7 @@ final class MultiGets<V> {
       from = width == 1 ? order : new int[n]; // with one node per key, the node answered is the one read
       planned = t.bounded == null ? null : new BoundedReads.Spill[n];
       generations = t.bounded == null ? null : new long[n];
-      boolean repair = repairs.enabled(t);
+      boolean repair = gets.repairs.enabled(t);
       repairGenerations = repair ? new long[n] : null;
       missedOn = repair ? new List[n] : null;
       moving = t.readsHistory() ? new CompletableFuture[n] : null;
@@ -150,7 +140,7 @@ final class MultiGets<V> {
       for (int k = 0; k < n; k++) {
         ReplicaMoves.Move move = moving == null ? null : ReplicaMoves.route(t, keys[k], now);
         if (move != null && move.readsElsewhere(t)) {
-          own.add(moving[k] = gets.moved(t, move, keys[k]));
+          own.add(moving[k] = gets.read(t, move, keys[k]));
         } else if (plan(k)) {
           first[count++] = k;
         }
@@ -168,12 +158,12 @@ final class MultiGets<V> {
     private boolean plan(int k) {
       String key = keys[k];
       long hash = t.hash(key);
-      Routes.Plan p = routes.readPlan(t, key, hash);
+      Routes.Plan p = gets.routes.readPlan(t, key, hash);
       int row = k * width;
       if (p.readCount == 0) {
         int node = gets.unreadable(t, key, hash, p);
         if (node == Routes.NONE || node == Routes.OLD_COPY) {
-          outcome[k] = node == Routes.NONE ? routes.unavailable(t, t.router.primary(hash), key) : MISS;
+          outcome[k] = node == Routes.NONE ? gets.routes.unavailable(t, t.router.primary(hash), key) : MISS;
           return false;
         }
         order[row] = node;
@@ -201,7 +191,7 @@ final class MultiGets<V> {
       }
       lengths[k] = at - row;
       if (repairGenerations != null) {
-        repairGenerations[k] = repairs.generation(key);
+        repairGenerations[k] = gets.repairs.generation(key);
       }
       return true;
     }
@@ -218,9 +208,9 @@ final class MultiGets<V> {
         perNode[order[at]]++;
         int rank = ranks == null ? 0 : ranks[at];
         if (rank == SPILL) {
-          metrics.redirected(t.nodes.get(order[at + 1]), t.nodes.get(order[at]), "spill");
+          gets.metrics.redirected(t.nodes.get(order[at + 1]), t.nodes.get(order[at]), "spill");
         } else if (t.replicated && rank >= 0) {
-          metrics.replicaRead(t.members[order[at]].node, rank);
+          gets.metrics.replicaRead(t.members[order[at]].node, rank);
         }
       }
       int[][] byNode = new int[perNode.length][];
@@ -259,16 +249,16 @@ final class MultiGets<V> {
       for (int k : indexes) {
         nodeKeys.add(keys[k]);
       }
-      routes.sent(m);
-      return requests
-          .inParts(m, nodeKeys, null, true, part -> requests.send(t, node, r == 0 ? "getMulti" : "getMultiReplica", c -> c.getMulti(part)))
+      gets.routes.sent(m);
+      return gets.requests
+          .inParts(m, nodeKeys, null, true, part -> gets.requests.send(t, node, r == 0 ? "getMulti" : "getMultiReplica", c -> c.getMulti(part)))
           .thenApply(
               reply -> {
                 m.inFlight.decrementAndGet();
                 int answered = nodeKeys.size() - reply.failedCount(nodeKeys.size());
                 if (answered > 0) {
                   int hits = reply.replies().size();
-                  metrics.reads(m.node, hits, answered - hits);
+                  gets.metrics.reads(m.node, hits, answered - hits);
                 }
                 int[] next = NONE_NEXT;
                 int c = 0;
@@ -293,7 +283,7 @@ final class MultiGets<V> {
         outcome[k] = cv;
         from[k] = node;
         if (missedOn != null && missedOn[k] != null) {
-          repairs.afterRead(key, cv, repairGenerations[k], m, missedOn[k]);
+          gets.repairs.afterRead(key, cv, repairGenerations[k], m, missedOn[k]);
         }
         int row = k * width;
         if (r > 0 && ranks != null && ranks[row] == SPILL) { // read past the spill node, which missed
@@ -313,10 +303,10 @@ final class MultiGets<V> {
           missedOn[k].add(m);
         }
       } else if (outcome[k] != MISS) {
-        outcome[k] = requests.asShardwise(m, failure);
+        outcome[k] = gets.requests.asShardwise(m, failure);
       }
       if (r + 1 < lengths[k]) {
-        metrics.replicaFailover(m.node, t.nodes.get(order[at + 1]), failure == null ? "miss" : "error");
+        gets.metrics.replicaFailover(m.node, t.nodes.get(order[at + 1]), failure == null ? "miss" : "error");
         return false;
       }
       return true;
@@ -332,7 +322,7 @@ final class MultiGets<V> {
         }
         Member primary = t.members[t.primary(keys[k])];
         Throwable failure = Requests.failureOf(moved);
-        add(result, keys[k], failure == null ? moved.join() : requests.asShardwise(primary, failure), primary, read);
+        add(result, keys[k], failure == null ? moved.join() : gets.requests.asShardwise(primary, failure), primary, read);
       }
       return result.build();
     }

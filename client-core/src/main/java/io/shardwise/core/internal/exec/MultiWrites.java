@@ -1,11 +1,9 @@
 package io.shardwise.core.internal.exec;
 
 import io.shardwise.client.MultiResult;
-import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.health.DirtyCopies;
-import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ReplicaMoves;
@@ -48,16 +46,12 @@ final class MultiWrites {
   /** {@link Run#counts}: a key written by itself ({@link Run#own}). */
   private static final int OWN = Integer.MIN_VALUE;
 
-  private final Requests requests;
-  private final Failback failback;
   private final Writes writes;
   private final Repairs repairs;
 
-  MultiWrites(Requests requests, Failback failback, Writes writes, Repairs repairs) {
+  MultiWrites(Writes writes, Repairs repairs) {
     this.writes = writes;
     this.repairs = repairs;
-    this.requests = requests;
-    this.failback = failback;
   }
 
   /**
@@ -139,7 +133,7 @@ final class MultiWrites {
       parts.add(sent.thenCompose(x -> afterBatches()));
       if (t.bounded != null && !batched.isEmpty()) {
         // Done once the copies spilled reads left are gone; never deleted on a replica of the key.
-        parts.add(t.bounded.afterWrites(batched, sent, requests, (k, m) -> ReplicaMoves.holds(t, k, m)));
+        parts.add(t.bounded.afterWrites(batched, sent, writes.requests, (k, m) -> ReplicaMoves.holds(t, k, m)));
       }
       return Requests.allOf(parts).handle((x, y) -> (Void) null).thenCompose(x -> sent.thenApply(y -> result()));
     }
@@ -166,9 +160,7 @@ final class MultiWrites {
         if (move == null || move.plain(t)) {
           warm[k] = copying;
         } else if (move.marksOnly(t)) {
-          for (Member former : move.formerOwners()) {
-            failback.markOldCopy(former, key, null);
-          }
+          writes.markFormerOwners(key, move, Member.NONE);
           writes.warmUp.bump(key);
           warm[k] = true;
         } else {
@@ -197,16 +189,13 @@ final class MultiWrites {
       int n = keys.length;
       List<String>[][] byNode = new List[2][t.members.length];
       List<CompletableFuture<Void>> sent = new ArrayList<>();
-      try (Fence fence = failback.fence()) {
+      try (Fence fence = writes.failback.fence()) {
         for (int k = 0; k < n; k++) {
           if (counts[k] == OWN) {
             continue;
           }
           try {
             counts[k] = writes.targets(t, keys[k], t.hash(keys[k]), fence, targets, k * width, null);
-            if (counts[k] == 0) {
-              throw new NodeUnavailableException(t.members[t.primary(keys[k])].node, "its replicas kept coming back while it was routed");
-            }
           } catch (ShardwiseException e) {
             errors = errors == null ? new ShardwiseException[n] : errors;
             errors[k] = e;
@@ -257,11 +246,11 @@ final class MultiWrites {
       }
       String operation = removes ? "deleteMulti" : "setMulti";
       if (marked == null) {
-        return requests.inParts(member, nodeKeys, bytes, !removes, part -> requests.send(t, node, operation, op.of(part, redirected)));
+        return writes.requests.inParts(member, nodeKeys, bytes, !removes, part -> writes.requests.send(t, node, operation, op.of(part, redirected)));
       }
       Map<String, Long> cleared = marked;
-      return requests
-          .inParts(member, nodeKeys, bytes, !removes, part -> dirty.handOff(() -> requests.send(t, node, operation, op.of(part, redirected))))
+      return writes.requests
+          .inParts(member, nodeKeys, bytes, !removes, part -> dirty.handOff(() -> writes.requests.send(t, node, operation, op.of(part, redirected))))
           .whenComplete(
               (reply, x) ->
                   cleared.forEach(
@@ -287,10 +276,10 @@ final class MultiWrites {
         if (counts[k] == OWN) {
           continue;
         }
-        CompletableFuture<Void> repair =
-            generations == null ? null : writes.afterReplicatedWrite(keys[k], generations[k], removes ? t.replicaMembers(t.hash(keys[k])) : Member.NONE);
-        CompletableFuture<Void> copies = warm != null && warm[k] ? writes.afterWarmUpWrite(keys[k]) : null;
-        CompletableFuture<?> wait = repair == null ? copies : copies == null ? repair : Requests.allOf(List.of(repair, copies));
+        // With repair on, the end of a replicated write waits for the copies under way itself.
+        CompletableFuture<Void> wait = generations != null
+            ? writes.afterReplicatedWrite(keys[k], generations[k], removes ? t.replicaMembers(t.hash(keys[k])) : Member.NONE)
+            : warm != null && warm[k] ? writes.afterWarmUpWrite(keys[k]) : null;
         if (wait != null) {
           waits = waits == null ? new CompletableFuture<?>[keys.length] : waits;
           waits[k] = wait;
@@ -319,9 +308,9 @@ final class MultiWrites {
         for (int i = 0; i < count; i++) {
           Member m = t.members[targets[k * width + i]];
           NodeReply<Boolean> reply = replies[counts[k] < 0 ? 1 : 0][targets[k * width + i]];
-          got[i] = reply.confirmed(keys[k]) ? reply.replies().get(keys[k]) : requests.asShardwise(m, reply.unconfirmed(keys[k], m.node));
+          got[i] = reply.confirmed(keys[k]) ? reply.replies().get(keys[k]) : writes.requests.asShardwise(m, reply.unconfirmed(keys[k], m.node));
         }
-        outcomes[k] = ToAll.outcome(failback, t, keys[k], targets, k * width, count, got, counts[k] > 0 && marks, Boolean::logicalOr);
+        outcomes[k] = ToAll.outcome(writes.failback, t, keys[k], targets, k * width, count, got, counts[k] > 0 && marks, Boolean::logicalOr);
       }
     }
 
@@ -333,7 +322,7 @@ final class MultiWrites {
         Object outcome;
         if (counts[k] == OWN) {
           Throwable failure = Requests.failureOf(own[k]);
-          outcome = failure == null ? own[k].join() : requests.asShardwise(t.members[t.primary(key)], failure);
+          outcome = failure == null ? own[k].join() : writes.requests.asShardwise(t.members[t.primary(key)], failure);
         } else {
           outcome = outcomes[k];
           Throwable waited = waits == null || waits[k] == null ? null : Requests.failureOf(waits[k]);

@@ -10,7 +10,6 @@ import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
-import io.shardwise.spi.KeyRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -66,24 +65,17 @@ public final class ReplicaWrites {
   record Write<T>(
       String key, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind, Shape shape, BinaryOperator<T> combine) {}
 
-  private final Requests requests;
-  private final Routes routes;
-  private final Failback failback;
+  /** The requests, routes and failback marks and fences this executor and its parts share. */
   private final Writes writes;
-  private final MultiWrites multi;
-
   private final Repairs repairs;
   private final Counters counters;
+  private final MultiWrites multi;
 
-  public ReplicaWrites(
-      Requests requests, Routes routes, Failback failback, Writes writes, Repairs repairs) {
-    this.counters = new Counters(requests, failback, writes, repairs);
-    this.requests = requests;
-    this.routes = routes;
-    this.failback = failback;
+  public ReplicaWrites(Writes writes, Repairs repairs) {
     this.writes = writes;
     this.repairs = repairs;
-    this.multi = new MultiWrites(requests, failback, writes, repairs);
+    this.counters = new Counters(writes.requests, writes.failback, writes, repairs);
+    this.multi = new MultiWrites(writes, repairs);
   }
 
   /**
@@ -113,14 +105,14 @@ public final class ReplicaWrites {
       boolean plain = t.history.length == 0 && !writes.warmUp.copying();
       // No spill or retry: nothing follows the replies, and the topology is released in the stage
       // of the last one.
-      Topology release = plain && t.bounded == null && !requests.retrying() ? t : null;
+      Topology release = plain && t.bounded == null && !writes.requests.retrying() ? t : null;
       if (release != null && t.replicas == 1) {
         // The common case of one replica, up and not marked: one request, the topology released in
         // the stage of its reply. The plan below decides the same with more work.
         Member m = t.members[t.router.primary(t.hash(key))];
         if (m.available() && !m.holdsOldCopy(key)) {
           Writes.WriteOp<T> one = op;
-          return requests.call(m, operation, c -> one.send(c, ttl), false, Function.identity(), t);
+          return writes.requests.call(m, operation, c -> one.send(c, ttl), false, Function.identity(), t);
         }
       }
       Write<T> w = new Write<>(key, operation, ttl, op, kind, shape, combine);
@@ -133,7 +125,7 @@ public final class ReplicaWrites {
       f = plain ? route(t, w, null, generation, null) : moving(t, w, generation);
       if (t.bounded != null && kind != Writes.Kind.TOUCHES) {
         // Done once the copies spilled reads left are gone; never deleted on a replica of the key.
-        f = t.bounded.afterWrites(List.of(key), f, requests, (k, m) -> ReplicaMoves.holds(t, k, m));
+        f = t.bounded.afterWrites(List.of(key), f, writes.requests, (k, m) -> ReplicaMoves.holds(t, k, m));
       }
     } catch (RuntimeException | Error e) {
       t.exit();
@@ -165,11 +157,7 @@ public final class ReplicaWrites {
     CompletableFuture<T> written = route(move.serving(), w, took, -1, null);
     Member[] targets = took[0];
     Member first = targets.length == 0 ? null : targets[0];
-    for (Member former : move.formerOwners()) {
-      if (!Member.in(targets, former)) {
-        failback.markOldCopy(former, w.key(), first);
-      }
-    }
+    writes.markFormerOwners(w.key(), move, targets);
     List<CompletableFuture<Boolean>> clears = new ArrayList<>();
     List<Member> cleared = new ArrayList<>();
     for (Member stale : move.clears()) {
@@ -177,10 +165,10 @@ public final class ReplicaWrites {
         continue; // a write never deletes what it writes
       }
       if (stale.retired() || !stale.available()) {
-        failback.markOldCopy(stale, w.key(), first); // read only once available, and not before its delete
+        writes.failback.markOldCopy(stale, w.key(), first); // read only once available, and not before its delete
         continue;
       }
-      clears.add(requests.send(stale, "moveDelete", c -> c.delete(w.key())));
+      clears.add(writes.requests.send(stale, "moveDelete", c -> c.delete(w.key())));
       cleared.add(stale);
     }
     List<CompletableFuture<?>> all = new ArrayList<>(clears);
@@ -194,7 +182,7 @@ public final class ReplicaWrites {
               for (int i = 0; i < clears.size(); i++) {
                 Throwable kept = clears.get(i).handle((r, f) -> f).join();
                 if (kept != null && !written.isCompletedExceptionally()) {
-                  return CompletableFuture.<T>failedFuture(requests.movedCopyKept(cleared.get(i), kept));
+                  return CompletableFuture.<T>failedFuture(writes.requests.movedCopyKept(cleared.get(i), kept));
                 }
               }
               return written;
@@ -214,22 +202,19 @@ public final class ReplicaWrites {
       took[0] = Member.NONE;
     }
     long hash = t.hash(w.key());
-    Routes.Plan first = routes.plan(t, w.key(), hash);
+    Routes.Plan first = writes.routes.plan(t, w.key(), hash);
     if (first.outCount == 0) {
       // Every replica available: nothing to journal, so no fence (as a single write to an
       // available node takes none); a replica that fails meanwhile gets its copy marked.
       return send(t, w, Arrays.copyOf(first.writes, first.writeCount), took, generation, release);
     }
     int[] targets = new int[t.replicas];
-    try (Fence fence = failback.fence()) {
+    try (Fence fence = writes.failback.fence()) {
       int count;
       try {
         count = writes.targets(t, w.key(), hash, fence, targets, 0, w.op() instanceof Counters.CounterOp ? p -> counters.refused(t, w.key(), p) : null);
       } catch (ShardwiseException e) {
         return released(CompletableFuture.failedFuture(e), release);
-      }
-      if (count == 0) {
-        throw new IllegalStateException("replicas of " + KeyRules.shorten(w.key()) + " kept coming back while it was routed");
       }
       if (count > 0) {
         // Sent inside the fence: a replica readmitted meanwhile sees the key journaled, or is written.
@@ -239,7 +224,7 @@ public final class ReplicaWrites {
       if (took != null) {
         took[0] = new Member[] {t.members[targets[0]]};
       }
-      Duration ttl = w.ttl() == null ? null : failback.cap(w.ttl());
+      Duration ttl = w.ttl() == null ? null : writes.failback.cap(w.ttl());
       CompletableFuture<T> one = writes.send(t, targets[0], w.key(), w.operation(), ttl, w.op(), w.kind());
       return released(generation < 0 ? one : writes.healed(w.key(), generation, Member.NONE, one), release);
     }
@@ -263,7 +248,7 @@ public final class ReplicaWrites {
     }
     switch (w.shape()) {
       case ALL:
-        return ToAll.send(requests, writes, failback, t, w, targets, release, generation);
+        return ToAll.send(writes, t, w, targets, release, generation);
       case COUNT:
         {
           @SuppressWarnings("unchecked")
@@ -275,8 +260,8 @@ public final class ReplicaWrites {
           CompletableFuture<T> written =
               writes.counting(t, targets[0], w.key(), w.operation(), w.ttl(), w.op(), w.kind())
                   .thenCompose(
-                      stored -> Boolean.TRUE.equals(stored)
-                          ? deleteOthers(t, w.key(), targets).thenApply(x -> stored)
+                      stored -> Boolean.TRUE.equals(stored) && targets.length > 1
+                          ? deleteOthers(t, w.key(), targets, stored)
                           : CompletableFuture.completedFuture(stored));
           return generation < 0 ? written : writes.healed(w.key(), generation, t.members(targets, 1, targets.length), written);
         }
@@ -286,37 +271,35 @@ public final class ReplicaWrites {
   }
 
   /**
-   * Deletes the key on the replicas after the first, so that a read there misses and goes on to the
-   * first; fails only if a delete failed and its copy could not be marked old.
+   * Deletes the key on the replicas after the first, which {@code stored} it, so that a read there
+   * misses and goes on to the first: the outcome is the rule of a write over the first's reply and
+   * the deletes ({@link ToAll#outcome}), a replica whose delete failed getting its copy marked old.
    */
-  private CompletableFuture<Void> deleteOthers(Topology t, String key, int[] targets) {
-    if (targets.length == 1) {
-      return CompletableFuture.completedFuture(null);
-    }
-    int[] others = Arrays.copyOfRange(targets, 1, targets.length);
-    List<CompletableFuture<Boolean>> sent = new ArrayList<>(others.length);
-    for (int node : others) {
-      sent.add(writes.counting(t, node, key, "replicaDelete", null, (c, d) -> c.delete(key), Writes.Kind.REMOVES));
+  private <T> CompletableFuture<T> deleteOthers(Topology t, String key, int[] targets, T stored) {
+    List<CompletableFuture<Boolean>> sent = new ArrayList<>(targets.length - 1);
+    for (int i = 1; i < targets.length; i++) {
+      sent.add(writes.counting(t, targets[i], key, "replicaDelete", null, (c, d) -> c.delete(key), Writes.Kind.REMOVES));
     }
     return Requests.allOf(sent)
-        .handle((x, y) -> (Void) null)
-        .thenCompose(
-            x -> {
-              for (int i = 0; i < others.length; i++) {
-                Throwable failure = Requests.failureOf(sent.get(i));
-                if (failure != null && !failback.markFailedCopy(t.members[others[i]], key)) {
-                  return CompletableFuture.failedFuture(requests.asShardwise(t.members[others[i]], failure));
-                }
+        .handle(
+            (x, y) -> {
+              Object[] replies = new Object[targets.length];
+              replies[0] = stored;
+              for (int i = 1; i < targets.length; i++) {
+                Throwable failure = Requests.failureOf(sent.get(i - 1));
+                replies[i] = failure == null ? stored : failure;
               }
-              return CompletableFuture.completedFuture(null);
-            });
+              Object outcome = ToAll.outcome(writes.failback, t, key, targets, 0, targets.length, replies, true, (a, b) -> a);
+              return outcome instanceof Throwable f ? CompletableFuture.<T>failedFuture(f) : CompletableFuture.completedFuture(stored);
+            })
+        .thenCompose(Function.identity());
   }
 
   // ---- multi-key writes ------------------------------------------------------------------------
 
   /** Stores {@code encoded} on every available replica of each key; releases {@code t} when done. */
   public CompletableFuture<MultiResult<Boolean>> setMulti(Topology t, Map<String, CachedValue> encoded, Duration ttl) {
-    Duration capped = failback.cap(ttl);
+    Duration capped = writes.failback.cap(ttl);
     return multi.write(
         t,
         encoded.keySet(),

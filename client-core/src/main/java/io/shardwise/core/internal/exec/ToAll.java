@@ -13,9 +13,7 @@ import java.util.function.BinaryOperator;
  * replicas costs one more request, and little besides.
  */
 final class ToAll<T> {
-  private final Requests requests;
   private final Writes writes;
-  private final Failback failback;
   private final Topology t;
   private final ReplicaWrites.Write<T> w;
   private final int[] targets;
@@ -28,11 +26,8 @@ final class ToAll<T> {
   private final AtomicInteger left;
   private final CompletableFuture<T> result = new CompletableFuture<>();
 
-  private ToAll(
-      Requests requests, Writes writes, Failback failback, Topology t, ReplicaWrites.Write<T> w, int[] targets, Topology release, long generation) {
-    this.requests = requests;
+  private ToAll(Writes writes, Topology t, ReplicaWrites.Write<T> w, int[] targets, Topology release, long generation) {
     this.writes = writes;
-    this.failback = failback;
     this.t = t;
     this.w = w;
     this.targets = targets;
@@ -46,9 +41,8 @@ final class ToAll<T> {
    * Sends {@code w} to each of {@code targets}; {@code release}, if not null, is released in the
    * stage of the last reply.
    */
-  static <T> CompletableFuture<T> send(
-      Requests requests, Writes writes, Failback failback, Topology t, ReplicaWrites.Write<T> w, int[] targets, Topology release, long generation) {
-    ToAll<T> all = new ToAll<>(requests, writes, failback, t, w, targets, release, generation);
+  static <T> CompletableFuture<T> send(Writes writes, Topology t, ReplicaWrites.Write<T> w, int[] targets, Topology release, long generation) {
+    ToAll<T> all = new ToAll<>(writes, t, w, targets, release, generation);
     for (int i = 0; i < targets.length; i++) {
       all.send(i);
     }
@@ -102,7 +96,7 @@ final class ToAll<T> {
     Member m = t.members[targets[i]];
     m.inFlight.incrementAndGet();
     if (release != null && m.oldCopies().stamp(w.key()) == null) {
-      requests.callThen(m, w.operation(), c -> w.op().send(c, w.ttl()), (value, failure) -> done(i, m, value, failure));
+      writes.requests.callThen(m, w.operation(), c -> w.op().send(c, w.ttl()), (value, failure) -> done(i, m, value, failure));
       return;
     }
     CompletableFuture<T> f;
@@ -123,7 +117,7 @@ final class ToAll<T> {
   }
 
   private void settle() {
-    Object outcome = outcome(failback, t, w.key(), targets, 0, targets.length, replies, marks(t, w.kind()), w.combine());
+    Object outcome = outcome(writes.failback, t, w.key(), targets, 0, targets.length, replies, marks(t, w.kind()), w.combine());
     if (release != null) {
       release.exit();
     }

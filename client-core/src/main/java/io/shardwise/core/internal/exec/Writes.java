@@ -9,6 +9,7 @@ import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.FailoverOrder;
+import io.shardwise.core.internal.route.ReplicaMoves;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.spi.KeyRules;
@@ -23,8 +24,9 @@ import java.util.function.Function;
  * The pieces of a write of one key that {@link ReplicaWrites} and the multi-key writes share: its
  * route through the {@link Failback} fence ({@link #targets}), and for a key whose replicas are
  * all out the next node of its order, journaled against the nodes skipped ({@link #redirect});
- * the hand-over of a write to a node where the key's copy is marked old ({@link #send}); and the
- * end of a write that warm-up or repair copies may race ({@link #afterWarmUpWrite}, {@link
+ * the hand-over of a write to a node where the key's copy is marked old ({@link #send}); the marks
+ * a write of a moved key leaves on its former replicas ({@link #markFormerOwners}); and the end of
+ * a write that warm-up or repair copies may race ({@link #afterWarmUpWrite}, {@link
  * #afterReplicatedWrite}, {@link #deleteLateCopies}).
  */
 public final class Writes {
@@ -47,9 +49,10 @@ public final class Writes {
     TOUCHES
   }
 
-  private final Requests requests;
-  private final Routes routes;
-  private final Failback failback;
+  /** The requests, routes, and failback marks and fences of every write, for its executor and parts too. */
+  final Requests requests;
+  final Routes routes;
+  final Failback failback;
   /**
    * The warm-up copies under way: a write moves a key's generation ({@link WarmUp#bump}) before it
    * is sent where a copy may race it, and waits for the copies while they are written ({@link
@@ -125,15 +128,33 @@ public final class Writes {
   }
 
   /**
+   * The step of every write of a key that moved ({@link ReplicaMoves}), alone ({@link ReplicaWrites})
+   * or in a batch ({@link MultiWrites}): its copies on the former replicas of changes only
+   * remembered are marked old, so that the value they still hold is never read once the key moves
+   * back to them or fails over to them; never on one of {@code targets}, the nodes that take the
+   * write (none if not known yet: a set or delete replaces the marked copy it writes). The copies
+   * that writes left elsewhere while a former replica was out are marked too, but on the first
+   * target ({@link Failback#markOldCopy}).
+   */
+  void markFormerOwners(String key, ReplicaMoves.Move move, Member[] targets) {
+    Member first = targets.length == 0 ? null : targets[0];
+    for (Member former : move.formerOwners()) {
+      if (!Member.in(targets, former)) {
+        failback.markOldCopy(former, key, first);
+      }
+    }
+  }
+
+  /**
    * Routes a write of {@code key} on {@code t} inside {@code fence}, as every write of one key is
    * routed, alone or in a batch: its write targets (its available replicas, in preference order)
    * into {@code into} from {@code at}, journaled against its replicas that are out; returns how
    * many, or -1 for the one node the failure mode sends it to when every replica is out ({@link
-   * #redirect}; the write then takes the failover TTL), or 0 if its replicas kept coming back.
-   * {@code refuse} (may be null), asked once the replicas out are held, may refuse the write before
-   * anything is journaled.
+   * #redirect}; the write then takes the failover TTL). {@code refuse} (may be null), asked once
+   * the replicas out are held, may refuse the write before anything is journaled.
    *
-   * @throws ShardwiseException refused, a journal is full, or the failure mode sends the key nowhere
+   * @throws ShardwiseException refused, a journal is full, the failure mode sends the key nowhere,
+   *     or its replicas kept coming back while it was routed
    */
   int targets(Topology t, String key, long hash, Fence fence, int[] into, int at, Function<Routes.Plan, ShardwiseException> refuse) {
     for (int attempt = 0; attempt <= t.replicas; attempt++) {
@@ -163,7 +184,8 @@ public final class Writes {
       System.arraycopy(p.writes, 0, into, at, p.writeCount);
       return p.writeCount;
     }
-    return 0;
+    throw new NodeUnavailableException(
+        t.members[t.router.primary(hash)].node, "the replicas of " + KeyRules.shorten(key) + " kept coming back while it was routed");
   }
 
   /**
