@@ -276,10 +276,7 @@ public final class Gets<V> {
         .thenCompose(Function.identity());
   }
 
-  /**
-   * Sends a getMulti of {@code distinct} on {@code t} ({@link MultiGets}); releases {@code t} when
-   * done. {@code read}, when not null, is handed each value read, as the result is built.
-   */
+  /** Sends a getMulti of {@code distinct} on {@code t} ({@link MultiGets}), releasing it when done; {@code read}, if any, is handed each value read. */
   public PendingGetMulti<V> start(Topology t, Set<String> distinct, BiConsumer<String, CachedValue> read) {
     return multi.start(t, distinct, read);
   }

@@ -34,6 +34,7 @@ final class MultiGets<V> {
   private static final int FAILOVER = -2;
   /** A key's outcome: a miss (a {@link CachedValue} is a hit, a {@link ShardwiseException} an error). */
   private static final Object MISS = new Object();
+  private static final BiConsumer<String, CachedValue> NO_OFFERS = (key, value) -> {};
   /** No key goes on to the next round. */
   private static final int[] NONE_NEXT = new int[0];
 
@@ -62,19 +63,14 @@ final class MultiGets<V> {
     return new PendingGetMulti<>(run.done, run::result);
   }
 
-  /**
-   * Adds {@code key}'s outcome to {@code out}: a value read on {@code source} is handed to {@code
-   * read} (when not null) and decoded there.
-   */
+  /** Adds {@code key}'s outcome to {@code out}: a value read on {@code source} is handed to {@code read} and decoded there. */
   private void add(MultiResult.Builder<V> out, String key, Object outcome, Member source, BiConsumer<String, CachedValue> read) {
     if (outcome == null || outcome == MISS) {
       out.miss(key);
     } else if (outcome instanceof ShardwiseException e) {
       out.error(key, e);
     } else {
-      if (read != null) {
-        read.accept(key, (CachedValue) outcome);
-      }
+      read.accept(key, (CachedValue) outcome);
       try {
         out.hit(key, codec.decode((CachedValue) outcome));
       } catch (RuntimeException e) {
@@ -111,13 +107,13 @@ final class MultiGets<V> {
     /** On a topology with a history: per key whose replicas changed, its own read ({@link Gets#read}). */
     final CompletableFuture<CachedValue>[] moving;
     final CompletableFuture<Void> done;
-    /** Handed each value read as the result is built; null when none is. */
+    /** Handed each value read as the result is built (the near cache's offers). */
     final BiConsumer<String, CachedValue> read;
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     Multi(Topology t, Set<String> distinct, BiConsumer<String, CachedValue> read) {
       this.t = t;
-      this.read = read;
+      this.read = read == null ? NO_OFFERS : read;
       int n = distinct.size();
       keys = distinct.toArray(new String[0]);
       width = t.replicas + (t.bounded == null ? 0 : 1);
