@@ -38,7 +38,8 @@ public final class NearCacheAdmission {
       names[i] = String.format(Locale.ROOT, "e2e:key:%05d", i);
     }
     KeyStream stream = exponent > 0 ? KeyStream.zipf(keys, exponent, 1) : KeyStream.uniform(keys);
-    NearCache near = new NearCache(variant.options(), Duration.ofMinutes(10));
+    // tracked: a bound of minutes is allowed, so that no entry expires during the replay
+    NearCache near = new NearCache(variant.options().withMaxStaleness(Duration.ofMinutes(10)), true);
     SplittableRandom random = new SplittableRandom(1);
     CachedValue value = CachedValue.of(new byte[100], 0);
     System.out.println("| " + stream + ", " + variant.label() + ": reads so far | hit ratio of the block | entries |");
