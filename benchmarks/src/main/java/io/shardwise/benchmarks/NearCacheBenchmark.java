@@ -6,6 +6,8 @@ import io.shardwise.client.CachedValue;
 import io.shardwise.core.NearCacheOptions;
 import io.shardwise.core.internal.near.NearCache;
 import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -13,14 +15,16 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The near cache's read path with its counts (a {@code LongAdder} per hit or miss, the epoch check,
- * Caffeine's eviction listener for the eviction counts) against a bare Caffeine cache built the
+ * the refresh-ahead check of the entry's age, Caffeine's eviction listener for the eviction counts) against a bare Caffeine cache built the
  * same way without them: what the counting and the checks cost a get answered locally.
  */
 @State(Scope.Thread)
@@ -34,13 +38,20 @@ public class NearCacheBenchmark {
   private static final int KEYS = 1024;
 
   private final String[] keys = new String[KEYS];
+  /** Whether the hits check each entry's age for refresh-ahead (a clock read per hit once served twice). */
+  @Param({"true", "false"})
+  public boolean refreshAhead;
+
   private NearCache near;
+  private ScheduledExecutorService refreshThread;
   private Cache<String, CachedValue> bare;
   private int i;
 
   @Setup
   public void setUp() {
-    near = new NearCache(NearCacheOptions.defaults().withHotOnly(false), true);
+    near = new NearCache(NearCacheOptions.defaults().withHotOnly(false).withRefreshAhead(refreshAhead), true);
+    refreshThread = Executors.newSingleThreadScheduledExecutor();
+    near.refreshWith(refreshThread, due -> {}); // the hit path checks each entry's age, as in a client
     bare =
         Caffeine.newBuilder()
             .expireAfterWrite(Duration.ofMinutes(1))
@@ -53,6 +64,11 @@ public class NearCacheBenchmark {
       near.offer(near.ticket(keys[k]), value);
       bare.put(keys[k], value);
     }
+  }
+
+  @TearDown
+  public void tearDown() {
+    refreshThread.shutdownNow();
   }
 
   private String next() {

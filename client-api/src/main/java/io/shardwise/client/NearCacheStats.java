@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param evictions entries removed to keep within the bound ({@code max-bytes} or {@code
  *     max-entries})
  * @param expiries entries removed because they reached {@code max-staleness}
+ * @param refreshes keys read again from their servers, in the background, for entries served
+ *     again in the second half of their life ({@code refresh-ahead})
  * @param invalidations entries dropped, by cause: {@code write} (this client wrote the key),
  *     {@code server} (the server's notice that the key changed: Redis tracking), {@code node} (a
  *     node was ejected, readmitted or retired), {@code change} (a server-list or placement change
@@ -31,13 +33,14 @@ public record NearCacheStats(
     long misses,
     long evictions,
     long expiries,
+    long refreshes,
     Map<String, Long> invalidations,
     Map<String, Long> dropAlls,
     long entries,
     long bytes) {
 
   /** No near cache. */
-  public static final NearCacheStats OFF = new NearCacheStats(false, 0, 0, 0, 0, Map.of(), Map.of(), 0, 0);
+  public static final NearCacheStats OFF = new NearCacheStats(false, 0, 0, 0, 0, 0, Map.of(), Map.of(), 0, 0);
 
   public NearCacheStats {
     invalidations = Map.copyOf(Objects.requireNonNull(invalidations, "invalidations"));

@@ -22,9 +22,13 @@ import java.util.Objects;
  * @param maxStaleness the longest an entry is served without its server's sign (default 1 s for
  *     memcached, which sends none, and 60 s for Redis, where invalidations drop entries and this
  *     is a safety bound); null for the backend's default
+ * @param refreshAhead whether an entry served before and again in the second half of its life is
+ *     read again from its server in the background, while it is still served, so that a key read
+ *     often does not wait for its server each time its entry reaches {@code maxStaleness} (default
+ *     true; such reads are gathered and sent as getMultis)
  */
 public record NearCacheOptions(
-    boolean enabled, long maxBytes, long maxEntries, boolean hotOnly, int hotThreshold, Duration maxStaleness) {
+    boolean enabled, long maxBytes, long maxEntries, boolean hotOnly, int hotThreshold, Duration maxStaleness, boolean refreshAhead) {
 
   /** Default {@link #maxBytes()}: 64 MiB. */
   public static final long DEFAULT_MAX_BYTES = 64L << 20;
@@ -32,12 +36,12 @@ public record NearCacheOptions(
   /**
    * What an entry is weighed at besides its key's characters (two bytes each) and its value's
    * bytes, on a 64-bit JVM with compressed pointers, as measured after GC (NearCacheMemoryBenchmark,
-   * docs/near-cache.md): 192 bytes of objects (Caffeine's node 56, the map's node 32, the key's
-   * string 24, the value's wrapper 24, the entry 24, two array headers 32), up to 14 of alignment,
+   * docs/near-cache.md): 200 bytes of objects (Caffeine's node 56, the map's node 32, the key's
+   * string 24, the value's wrapper 24, the entry 32, two array headers 32), up to 14 of alignment,
    * and the entry's share of the tables that grow with the entries (the map's table, 4 bytes a slot
    * at 1.3 to 2.7 slots an entry, and Caffeine's frequency sketch, 12 bytes an entry measured).
    */
-  public static final int ENTRY_OVERHEAD_BYTES = 232;
+  public static final int ENTRY_OVERHEAD_BYTES = 240;
 
   /** Default {@link #maxStaleness()} with memcached: 1 second. */
   public static final Duration DEFAULT_MEMCACHED_STALENESS = Duration.ofSeconds(1);
@@ -69,7 +73,7 @@ public record NearCacheOptions(
 
   /** Off: every read goes to the servers. */
   public static NearCacheOptions off() {
-    return new NearCacheOptions(false, DEFAULT_MAX_BYTES, 0, true, BoundedOptions.DEFAULT_HOT_THRESHOLD, null);
+    return new NearCacheOptions(false, DEFAULT_MAX_BYTES, 0, true, BoundedOptions.DEFAULT_HOT_THRESHOLD, null, true);
   }
 
   /** On, with the defaults: 64 MiB, hot keys only, the backend's staleness bound. */
@@ -78,29 +82,33 @@ public record NearCacheOptions(
   }
 
   public NearCacheOptions withEnabled(boolean on) {
-    return new NearCacheOptions(on, maxBytes, maxEntries, hotOnly, hotThreshold, maxStaleness);
+    return new NearCacheOptions(on, maxBytes, maxEntries, hotOnly, hotThreshold, maxStaleness, refreshAhead);
   }
 
   /** Bounded by memory: {@code bytes} in all. */
   public NearCacheOptions withMaxBytes(long bytes) {
-    return new NearCacheOptions(enabled, bytes, 0, hotOnly, hotThreshold, maxStaleness);
+    return new NearCacheOptions(enabled, bytes, 0, hotOnly, hotThreshold, maxStaleness, refreshAhead);
   }
 
   /** Bounded by entries: {@code entries} at most, whatever their size. */
   public NearCacheOptions withMaxEntries(long entries) {
-    return new NearCacheOptions(enabled, 0, entries, hotOnly, hotThreshold, maxStaleness);
+    return new NearCacheOptions(enabled, 0, entries, hotOnly, hotThreshold, maxStaleness, refreshAhead);
   }
 
   public NearCacheOptions withHotOnly(boolean hot) {
-    return new NearCacheOptions(enabled, maxBytes, maxEntries, hot, hotThreshold, maxStaleness);
+    return new NearCacheOptions(enabled, maxBytes, maxEntries, hot, hotThreshold, maxStaleness, refreshAhead);
   }
 
   public NearCacheOptions withHotThreshold(int reads) {
-    return new NearCacheOptions(enabled, maxBytes, maxEntries, hotOnly, reads, maxStaleness);
+    return new NearCacheOptions(enabled, maxBytes, maxEntries, hotOnly, reads, maxStaleness, refreshAhead);
   }
 
   public NearCacheOptions withMaxStaleness(Duration d) {
-    return new NearCacheOptions(enabled, maxBytes, maxEntries, hotOnly, hotThreshold, Objects.requireNonNull(d, "maxStaleness"));
+    return new NearCacheOptions(enabled, maxBytes, maxEntries, hotOnly, hotThreshold, Objects.requireNonNull(d, "maxStaleness"), refreshAhead);
+  }
+
+  public NearCacheOptions withRefreshAhead(boolean on) {
+    return new NearCacheOptions(enabled, maxBytes, maxEntries, hotOnly, hotThreshold, maxStaleness, on);
   }
 
   /**

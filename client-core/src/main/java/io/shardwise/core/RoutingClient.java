@@ -141,6 +141,13 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     health.failback().onCopiesDeleted(repairs::handOff);
     this.gets = new Gets<>(requests, routes, warmUp, repairs, metrics, codec);
     this.nearGets = near == null ? null : new NearGets<>(near, gets, codec);
+    if (near != null) {
+      near.refreshWith(health.healthThread(), keys -> {
+        if (!closed) {
+          nearGets.refresh(keys, enter);
+        }
+      });
+    }
     this.replicaWrites = new ReplicaWrites(writes, repairs);
     this.placements = new PlacementChanges(topologies, replicas, routerSpec, topology.hashTag, topology.nodes);
     this.nearChanges = new NearCacheChanges(near, () -> this.topology.nodes, () -> topologies.placement().description());

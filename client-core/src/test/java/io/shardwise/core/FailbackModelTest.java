@@ -44,7 +44,7 @@ class FailbackModelTest {
 
   /** The outcome of one run. */
   record Outcome(
-      long reads, long hits, long writes, long stale, long wrong, long ejections, long repairs, long nearHits, List<String> examples) {}
+      long reads, long hits, long writes, long stale, long wrong, long ejections, long repairs, long nearHits, long nearRefreshes, List<String> examples) {}
 
   /** Seeds 1, 2, 3; {@code -Dfailback.model.seeds=N} runs seeds 1..N. */
   static java.util.stream.LongStream seeds() {
@@ -143,6 +143,23 @@ class FailbackModelTest {
   }
 
   /**
+   * With a near cache whose entries refresh ahead: they live 100 ms, and a second hit after 50 ms
+   * reads the key again in the background while the entry is served. A value a refresh reads must lose to
+   * this client's writes as any read's does.
+   */
+  @ParameterizedTest(name = "replicas {0}, seed {1}")
+  @MethodSource("boundedRuns")
+  void withANearCacheThatRefreshesAheadNoReadReturnsAnOlderValueEither(int replicas, long seed) throws Exception {
+    NearCacheOptions near = NearCacheOptions.defaults().withHotOnly(false).withMaxStaleness(Duration.ofMillis(100));
+    Outcome outcome = run(seed, RejoinPolicy.JOURNAL, replicas, BoundedOptions.builder().build(), near);
+    assertThat(outcome.ejections()).as("the chaos ejected nodes").isGreaterThan(5);
+    assertThat(outcome.nearRefreshes()).as("keys refreshed ahead").isGreaterThan(20);
+    assertThat(outcome.nearHits()).as("reads served from the near cache").isGreaterThan(300);
+    assertThat(outcome.wrong()).as("values of other keys").isZero();
+    assertThat(outcome.stale()).as("old values read; examples: %s", outcome.examples()).isZero();
+  }
+
+  /**
    * With repair on (the default of these runs), repairs were made: a run with replicas must keep
    * exercising the repair's copies, whose generation check it must catch (docs/replicas.md).
    */
@@ -221,10 +238,10 @@ class FailbackModelTest {
     client.close();
     Outcome outcome =
         new Outcome(done.reads(), done.hits(), done.writes(), done.stale(), done.wrong(), ejections.get(), repairs.get(),
-            client.nearCacheStats().hits(), done.examples());
+            client.nearCacheStats().hits(), client.nearCacheStats().refreshes(), done.examples());
     System.out.printf(
-        "[failback model] policy %s replicas %d bounded %s near %s seed %d: %d reads (%d hits, %d near), %d writes, %d ejections, %d repairs, %d old, %d wrong%n",
-        policy.id(), replicas, bounded.enabled(), near.enabled(), seed, outcome.reads(), outcome.hits(), outcome.nearHits(), outcome.writes(),
+        "[failback model] policy %s replicas %d bounded %s near %s seed %d: %d reads (%d hits, %d near, %d refreshed), %d writes, %d ejections, %d repairs, %d old, %d wrong%n",
+        policy.id(), replicas, bounded.enabled(), near.enabled(), seed, outcome.reads(), outcome.hits(), outcome.nearHits(), outcome.nearRefreshes(), outcome.writes(),
         outcome.ejections(), outcome.repairs(), outcome.stale(), outcome.wrong());
     if (SimulatedFleet.TRACING && !outcome.examples().isEmpty()) {
       String key = outcome.examples().get(0).split(" ", 2)[0];

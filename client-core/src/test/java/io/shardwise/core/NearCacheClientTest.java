@@ -2,6 +2,7 @@ package io.shardwise.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.CacheClient;
@@ -131,6 +132,36 @@ class NearCacheClientTest {
     assertThatThrownBy(() -> sync.set("k", "v2", Duration.ZERO)).isInstanceOf(RuntimeException.class);
     writtenElsewhere("k", "landed late");
     assertThat(sync.get("k")).as("the outcome was unknown: read again").isEqualTo("landed late");
+  }
+
+  @Test
+  void anEntryServedAgainInTheSecondHalfOfItsLifeIsReadAgainInTheBackgroundWhileStillServed() throws Exception {
+    Duration bound = Duration.ofSeconds(3);
+    build(everyKey().withMaxStaleness(bound));
+    sync.set("k", "v1", Duration.ZERO);
+    sync.set("gone", "g1", Duration.ZERO);
+    long before = System.nanoTime(); // the entries are kept after this
+    for (int i = 0; i < 2; i++) { // read, then served here: served again later, each is refreshed
+      assertThat(sync.get("k")).isEqualTo("v1");
+      assertThat(sync.get("gone")).isEqualTo("g1");
+    }
+    writtenElsewhere("k", "v2");
+    store("gone").data.remove("gone"); // another client deleted it
+    Thread.sleep(bound.toMillis() / 2 + 100);
+    long misses = client.nearCacheStats().misses();
+    String served = sync.get("k");
+    String servedGone = sync.get("gone");
+    long age = System.nanoTime() - before;
+    assumeTrue(age < bound.toNanos(), "this process stalled past the bound (" + age / 1_000_000 + " ms): the entries expired");
+    assertThat(served).as("served while its refresh is under way").isEqualTo("v1");
+    assertThat(servedGone).isEqualTo("g1");
+    assertThat(client.nearCacheStats().misses()).isEqualTo(misses);
+
+    InMemoryClients.await(() -> "v2".equals(sync.get("k")));
+    assertThat(client.nearCacheStats().misses()).as("the new value came without a get waiting for it").isEqualTo(misses);
+    assertThat(client.nearCacheStats().refreshes()).isEqualTo(2);
+    InMemoryClients.await(() -> client.nearCacheStats().invalidations("server") == 1);
+    assertThat(sync.get("gone")).as("the refresh found it gone: dropped before its bound").isNull();
   }
 
   @Test

@@ -7,7 +7,8 @@ import io.shardwise.core.NearCacheOptions;
  * (64 MiB, hot keys only, the default threshold), {@code hot:N} the same with a threshold of
  * {@code N} recent reads, {@code all} every key read admitted; any of them followed by {@code /D}
  * (a duration such as {@code 10s}) sets {@link NearCacheOptions#maxStaleness()}, whose default (1 s
- * with memcached) bounds how long a key's entry serves between two server reads.
+ * with memcached) bounds how long a key's entry serves between two server reads; any of them after
+ * {@code norefresh:} turns {@link NearCacheOptions#refreshAhead()} off.
  *
  * @param label the contender's name in the tables
  * @param options the near cache's settings
@@ -17,6 +18,10 @@ record NearVariant(String label, NearCacheOptions options) {
   /** The variant {@code spec} names. */
   static NearVariant of(String spec) {
     String s = spec.strip();
+    if (s.startsWith("norefresh:")) {
+      NearVariant base = of(s.substring("norefresh:".length()));
+      return new NearVariant(base.label() + ", no refresh-ahead", base.options().withRefreshAhead(false));
+    }
     int slash = s.indexOf('/');
     if (slash >= 0) {
       java.time.Duration staleness;
@@ -45,6 +50,7 @@ record NearVariant(String label, NearCacheOptions options) {
       }
       return new NearVariant("near, hot keys (" + threshold + ")", defaults.withHotThreshold(threshold));
     }
-    throw new IllegalArgumentException("unknown near cache '" + spec + "'; expected hot, hot:N or all");
+    throw new IllegalArgumentException("unknown near cache '" + spec + "'; expected hot, hot:N or all, each with an optional"
+        + " /D and norefresh: before");
   }
 }

@@ -93,6 +93,7 @@ final class ConfigSettings {
     if (near.maxStaleness() != null) {
       put(s, NearCacheSettings.MAX_STALENESS, SettingsReader.format(near.maxStaleness()));
     }
+    put(s, NearCacheSettings.REFRESH_AHEAD, Boolean.toString(near.refreshAhead()));
     BackendSettings backend = c.chosenBackend();
     backend.raw().forEach(
         (k, v) -> put(s, c.backend() + "." + k, mask && backend.isSecret(k) ? masked(v) : v));

@@ -25,7 +25,8 @@ import java.util.Map;
  * <p>What changes live. Caffeine changes a cache's bound ({@code policy().eviction().setMaximum})
  * and its expiry ({@code policy().expireAfterWrite().setExpiresAfter}, which applies to the entries
  * kept too) in place, and the hot threshold is one field: {@code max-bytes}, {@code max-entries}
- * (the bound already in effect only), {@code max-staleness} and {@code hot-threshold} change live.
+ * (the bound already in effect only), {@code max-staleness}, {@code hot-threshold} and {@code
+ * refresh-ahead} (a field the hits read) change live.
  * {@code enabled} and {@code admit} are read at start-up only, as every key that is not a placement
  * key: the near cache, and Redis tracking on every connection, are set up before the first
  * connection, and the admission sketch is made with the cache.
@@ -38,9 +39,10 @@ public final class NearCacheSettings {
   public static final String ADMIT = "near-cache.admit";
   public static final String HOT_THRESHOLD = "near-cache.hot-threshold";
   public static final String MAX_STALENESS = "near-cache.max-staleness";
+  public static final String REFRESH_AHEAD = "near-cache.refresh-ahead";
 
   /** The keys a change while the client serves may name, relative to {@code shardwise.}. */
-  public static final List<String> LIVE_KEYS = List.of(MAX_BYTES, MAX_ENTRIES, HOT_THRESHOLD, MAX_STALENESS);
+  public static final List<String> LIVE_KEYS = List.of(MAX_BYTES, MAX_ENTRIES, HOT_THRESHOLD, MAX_STALENESS, REFRESH_AHEAD);
 
   static final List<String> ADMISSIONS = List.of("hot", "all");
 
@@ -95,9 +97,19 @@ public final class NearCacheSettings {
               + "a safety bound beside the server's invalidations. Live.")
           .build();
 
+  static final ConfigKey REFRESH_AHEAD_KEY =
+      key(REFRESH_AHEAD, Type.BOOLEAN)
+          .byDefault("true")
+          .allowing("true, false")
+          .doing("Near cache: an entry served before and served again in the second half of its "
+              + "max-staleness is read again from its server in the background while it is still "
+              + "served (the keys due gathered into getMultis), so that a key read often does not "
+              + "wait for its server when its entry expires. Live.")
+          .build();
+
   /** The keys, in the order of docs/configuration.md. */
   static final List<ConfigKey> KEYS =
-      List.of(ENABLED_KEY, MAX_BYTES_KEY, MAX_ENTRIES_KEY, ADMIT_KEY, HOT_THRESHOLD_KEY, MAX_STALENESS_KEY);
+      List.of(ENABLED_KEY, MAX_BYTES_KEY, MAX_ENTRIES_KEY, ADMIT_KEY, HOT_THRESHOLD_KEY, MAX_STALENESS_KEY, REFRESH_AHEAD_KEY);
 
   private final NearCacheOptions options;
 
@@ -115,6 +127,7 @@ public final class NearCacheSettings {
     NearCacheOptions o = d.withEnabled(enabled).withHotOnly(hot);
     o = bounds(r, o, true);
     o = o.withHotThreshold(HOT_THRESHOLD_KEY.integer(r, d.hotThreshold()));
+    o = o.withRefreshAhead(REFRESH_AHEAD_KEY.bool(r, d.refreshAhead()));
     this.options = staleness(r, o, backend);
   }
 
@@ -162,6 +175,7 @@ public final class NearCacheSettings {
     if (!current.hotOnly() && r.isSet(HOT_THRESHOLD)) {
       r.problem(HOT_THRESHOLD, "applies to " + PREFIX + ADMIT + "=hot only, but it is all");
     }
+    o = o.withRefreshAhead(REFRESH_AHEAD_KEY.bool(r, current.refreshAhead()));
     return staleness(r, o, invalidates ? null : "memcached");
   }
 

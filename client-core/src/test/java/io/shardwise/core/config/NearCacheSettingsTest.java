@@ -46,6 +46,7 @@ class NearCacheSettingsTest {
         .containsEntry("shardwise.near-cache.max-bytes", "64MB")
         .containsEntry("shardwise.near-cache.admit", "hot")
         .containsEntry("shardwise.near-cache.hot-threshold", Integer.toString(BoundedOptions.DEFAULT_HOT_THRESHOLD))
+        .containsEntry("shardwise.near-cache.refresh-ahead", "true")
         .doesNotContainKey("shardwise.near-cache.max-entries")
         .doesNotContainKey("shardwise.near-cache.max-staleness");
   }
@@ -60,15 +61,21 @@ class NearCacheSettingsTest {
                 "near-cache.max-bytes", "16MB",
                 "near-cache.admit", "hot",
                 "near-cache.hot-threshold", "3",
-                "near-cache.max-staleness", "500ms"));
+                "near-cache.max-staleness", "500ms",
+                "near-cache.refresh-ahead", "false"));
     assertThat(config.nearCache())
         .isEqualTo(
-            NearCacheOptions.defaults().withMaxBytes(16L << 20).withHotThreshold(3).withMaxStaleness(Duration.ofMillis(500)));
+            NearCacheOptions.defaults()
+                .withMaxBytes(16L << 20)
+                .withHotThreshold(3)
+                .withMaxStaleness(Duration.ofMillis(500))
+                .withRefreshAhead(false));
     assertThat(config.settings())
         .containsEntry("shardwise.near-cache.enabled", "true")
         .containsEntry("shardwise.near-cache.max-bytes", "16MB")
         .containsEntry("shardwise.near-cache.hot-threshold", "3")
-        .containsEntry("shardwise.near-cache.max-staleness", "500ms");
+        .containsEntry("shardwise.near-cache.max-staleness", "500ms")
+        .containsEntry("shardwise.near-cache.refresh-ahead", "false");
     NearCacheOptions entries = read("near-cache.enabled", "true", "near-cache.max-entries", "1000", "near-cache.admit", "ALL");
     assertThat(entries.maxEntries()).isEqualTo(1000);
     assertThat(entries.maxBytes()).as("max-entries set instead: the one bound").isZero();
@@ -89,6 +96,9 @@ class NearCacheSettingsTest {
         .contains("0");
     assertThat(problems("memory", "near-cache.max-staleness", "0s"))
         .startsWith("shardwise.near-cache.max-staleness: ");
+    assertThat(problems("memory", "near-cache.refresh-ahead", "sometimes"))
+        .startsWith("shardwise.near-cache.refresh-ahead: ")
+        .contains("sometimes");
   }
 
   @Test
@@ -123,10 +133,12 @@ class NearCacheSettingsTest {
             Map.of(
                 "shardwise.near-cache.max-bytes", "8MB",
                 "shardwise.near-cache.max-staleness", "5s",
-                "shardwise.near-cache.hot-threshold", "2"),
+                "shardwise.near-cache.hot-threshold", "2",
+                "shardwise.near-cache.refresh-ahead", "false"),
             now,
             true);
-    assertThat(next).isEqualTo(now.withMaxBytes(8L << 20).withMaxStaleness(Duration.ofSeconds(5)).withHotThreshold(2));
+    assertThat(next)
+        .isEqualTo(now.withMaxBytes(8L << 20).withMaxStaleness(Duration.ofSeconds(5)).withHotThreshold(2).withRefreshAhead(false));
     assertThatThrownBy(() -> NearCacheSettings.change(Map.of("shardwise.near-cache.enabled", "false"), now, true))
         .isInstanceOf(InvalidSettingsException.class)
         .hasMessageContaining("shardwise.near-cache.enabled: is read at start-up only; restart the client to apply it");

@@ -34,7 +34,8 @@ import org.springframework.core.env.Environment;
  * goes to {@link AsyncCacheClient#updatePlacement} with the router as the properties now describe it
  * (a key removed goes back to its default), the bounded-load keys so described too when one of them
  * changed, and the server list if it changed too. A changed near-cache key that changes live
- * ({@link NearCacheSettings#LIVE_KEYS}: max-bytes, max-entries, max-staleness, hot-threshold) goes to
+ * ({@link NearCacheSettings#LIVE_KEYS}: max-bytes, max-entries, max-staleness, hot-threshold,
+ * refresh-ahead) goes to
  * {@code updatePlacement} too, every live key as the properties now describe it (a removed one back
  * to its default), with the placement when that changed as well. A bad list or placement is
  * logged at WARN on {@code io.shardwise.topology} and the one in force stays. Every other changed
@@ -197,8 +198,8 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
 
   /**
    * The live near-cache keys as the properties now describe them: the bound set (max-entries, or
-   * max-bytes, 64MB when removed), max-staleness (the backend's default when removed), and
-   * hot-threshold unless admit is all.
+   * max-bytes, 64MB when removed), max-staleness (the backend's default when removed), refresh-ahead
+   * (true when removed), and hot-threshold unless admit is all.
    */
   private Map<String, String> nearCache(Map<String, Map.Entry<String, String>> now) {
     Map<String, String> keys = new LinkedHashMap<>(); // relative to shardwise.
@@ -209,6 +210,7 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
       keys.put(NearCacheSettings.MAX_BYTES, value(now, NearCacheSettings.MAX_BYTES, "64MB"));
     }
     keys.put(NearCacheSettings.MAX_STALENESS, value(now, NearCacheSettings.MAX_STALENESS, defaultStaleness));
+    keys.put(NearCacheSettings.REFRESH_AHEAD, value(now, NearCacheSettings.REFRESH_AHEAD, "true"));
     if (!"all".equalsIgnoreCase(value(now, NearCacheSettings.ADMIT, "hot").strip())) {
       keys.put(NearCacheSettings.HOT_THRESHOLD, value(now, NearCacheSettings.HOT_THRESHOLD, Integer.toString(BoundedOptions.DEFAULT_HOT_THRESHOLD)));
     }

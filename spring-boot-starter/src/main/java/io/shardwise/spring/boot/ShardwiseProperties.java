@@ -667,7 +667,8 @@ public class ShardwiseProperties {
 
   /**
    * The near cache: values read kept in this process (docs/near-cache.md). max-bytes, max-entries,
-   * max-staleness and hot-threshold follow a refresh; enabled and admit are read at start-up only.
+   * max-staleness, hot-threshold and refresh-ahead follow a refresh; enabled and admit are read at
+   * start-up only.
    */
   public static class NearCache {
 
@@ -695,6 +696,12 @@ public class ShardwiseProperties {
      * invalidation could cost.
      */
     private String maxStaleness;
+
+    /**
+     * Whether an entry served again in the second half of its max-staleness is read again from its server
+     * in the background while still served: true or false.
+     */
+    private String refreshAhead = "true";
 
     public String getEnabled() {
       return enabled;
@@ -742,6 +749,14 @@ public class ShardwiseProperties {
 
     public void setMaxStaleness(String maxStaleness) {
       this.maxStaleness = maxStaleness;
+    }
+
+    public String getRefreshAhead() {
+      return refreshAhead;
+    }
+
+    public void setRefreshAhead(String refreshAhead) {
+      this.refreshAhead = refreshAhead;
     }
   }
 

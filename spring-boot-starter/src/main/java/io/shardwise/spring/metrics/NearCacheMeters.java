@@ -22,9 +22,12 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code shardwise.near.cache.evictions}</td><td>counter</td><td>cause (size,
  *       expired)</td><td>entries removed to keep within max-bytes or max-entries, or because they
  *       reached max-staleness</td></tr>
+ *   <tr><td>{@code shardwise.near.cache.refreshes}</td><td>counter</td><td></td><td>keys read
+ *       again in the background for entries served again in the second half of their life
+ *       (refresh-ahead)</td></tr>
  *   <tr><td>{@code shardwise.near.cache.invalidations}</td><td>counter</td><td>cause (write,
  *       server, node, change, tracking, flush)</td><td>entries dropped: this client wrote the key,
- *       the server's notice (Redis), a node ejected, readmitted or retired, a server-list or
+ *       the server's notice (Redis) or a refresh that found the key gone, a node ejected, readmitted or retired, a server-list or
  *       placement change, a tracked connection lost or replaced, a server flushed</td></tr>
  *   <tr><td>{@code shardwise.near.cache.drops}</td><td>counter</td><td>cause (node, change,
  *       tracking, flush)</td><td>events that dropped every entry</td></tr>
@@ -54,6 +57,7 @@ final class NearCacheMeters {
     String evicted = "Near-cache entries removed for its bound or for max-staleness";
     counter(registry, tags.and("cause", "size"), client, "shardwise.near.cache.evictions", evicted, NearCacheStats::evictions);
     counter(registry, tags.and("cause", "expired"), client, "shardwise.near.cache.evictions", evicted, NearCacheStats::expiries);
+    counter(registry, tags, client, "shardwise.near.cache.refreshes", "Keys read again in the background before their near-cache entry expires", NearCacheStats::refreshes);
     for (String cause : INVALIDATION_CAUSES) {
       counter(registry, tags.and("cause", cause), client, "shardwise.near.cache.invalidations", "Near-cache entries dropped, by cause", s -> s.invalidations(cause));
       if (!cause.equals("write") && !cause.equals("server")) {

@@ -274,10 +274,15 @@ class ServersRefreshTest {
                   .containsOnly(
                       Map.entry("shardwise.near-cache.max-bytes", "64MB"),
                       Map.entry("shardwise.near-cache.max-staleness", "500ms"),
+                      Map.entry("shardwise.near-cache.refresh-ahead", "true"),
                       Map.entry("shardwise.near-cache.hot-threshold", "4"));
 
+              refresh(context, Map.of("shardwise.near-cache.refresh-ahead", "false"));
+              assertThat(recorder.placements).hasSize(2);
+              assertThat(recorder.placements.get(1)).containsEntry("shardwise.near-cache.refresh-ahead", "false");
+
               refresh(context, Map.of("shardwise.near-cache.admit", "all", "shardwise.near-cache.enabled", "false"));
-              assertThat(recorder.placements).as("read at start-up only: a WARN, no call").hasSize(1);
+              assertThat(recorder.placements).as("read at start-up only: a WARN, no call").hasSize(2);
               assertThat(client.nearCacheStats().enabled()).isTrue();
             });
   }

@@ -234,14 +234,15 @@ class ShardwiseMetricsTest {
         .thenReturn(Map.of(a, new NodeStatus(a, NodeState.HEALTHY, Instant.now(), "", 0).withNearCache(NearCacheTracking.TRACKED)));
     Map<String, Long> invalidations = Map.of("write", 4L, "server", 3L, "node", 2L, "change", 0L, "tracking", 1L, "flush", 0L);
     when(client.nearCacheStats())
-        .thenReturn(new NearCacheStats(true, 90, 10, 5, 6, invalidations, Map.of("node", 1L, "tracking", 1L), 7, 7_000))
-        .thenReturn(new NearCacheStats(true, 90, 10, 5, 6, invalidations, Map.of("node", 1L, "tracking", 1L), 7, 7_000))
-        .thenReturn(new NearCacheStats(true, 190, 10, 5, 6, invalidations, Map.of("node", 1L, "tracking", 1L), 8, 8_000));
+        .thenReturn(new NearCacheStats(true, 90, 10, 5, 6, 9, invalidations, Map.of("node", 1L, "tracking", 1L), 7, 7_000))
+        .thenReturn(new NearCacheStats(true, 90, 10, 5, 6, 9, invalidations, Map.of("node", 1L, "tracking", 1L), 7, 7_000))
+        .thenReturn(new NearCacheStats(true, 190, 10, 5, 6, 9, invalidations, Map.of("node", 1L, "tracking", 1L), 8, 8_000));
     metrics.watch(client);
     assertThat(registry.get("shardwise.near.cache.gets").tag("result", "hit").functionCounter().count()).isEqualTo(190);
     assertThat(registry.get("shardwise.near.cache.gets").tag("result", "miss").functionCounter().count()).isEqualTo(10);
     assertThat(registry.get("shardwise.near.cache.evictions").tag("cause", "size").functionCounter().count()).isEqualTo(5);
     assertThat(registry.get("shardwise.near.cache.evictions").tag("cause", "expired").functionCounter().count()).isEqualTo(6);
+    assertThat(registry.get("shardwise.near.cache.refreshes").functionCounter().count()).isEqualTo(9);
     assertThat(registry.get("shardwise.near.cache.invalidations").tag("cause", "write").functionCounter().count()).isEqualTo(4);
     assertThat(registry.get("shardwise.near.cache.invalidations").tag("cause", "server").functionCounter().count()).isEqualTo(3);
     assertThat(registry.get("shardwise.near.cache.invalidations").tag("cause", "tracking").functionCounter().count()).isEqualTo(1);

@@ -11,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -115,6 +116,40 @@ public final class NearGets<V> {
                   }
                 });
     return local == null ? read : new PendingGetMulti<>(read.done, () -> merge(distinct, local, read.result()));
+  }
+
+  /**
+   * Refresh-ahead ({@link NearCache#refreshWith}): reads {@code keys}, whose entries are still
+   * served, in one getMulti on the topology {@code enter} counts it on, and offers each value found
+   * with a ticket taken now, so that a write or an invalidation meanwhile wins as for any read. A key
+   * the servers no longer have loses its entry; a key whose read failed keeps it until its bound.
+   */
+  public void refresh(Set<String> keys, Supplier<Topology> enter) {
+    Map<String, NearCache.Ticket> tickets = new HashMap<>(keys.size() * 4 / 3 + 1);
+    for (String key : keys) {
+      tickets.put(key, near.refreshTicket(key));
+    }
+    Set<String> found = ConcurrentHashMap.newKeySet(keys.size());
+    PendingGetMulti<V> read =
+        gets.start(
+            enter.get(),
+            keys,
+            (key, value) -> {
+              found.add(key);
+              near.offer(tickets.get(key), value);
+            });
+    read.done.thenRun(
+        () -> {
+          if (found.size() == keys.size()) {
+            return; // the common case: no result to build
+          }
+          Map<String, ShardwiseException> errors = read.result().errors();
+          for (String key : keys) {
+            if (!found.contains(key) && !errors.containsKey(key)) {
+              near.refreshedGone(tickets.get(key));
+            }
+          }
+        });
   }
 
   /** The result of a getMulti of {@code distinct} of which {@code kept} were answered here and the rest in {@code read}. */

@@ -12,15 +12,26 @@ import io.shardwise.core.internal.spill.FrequencySketch;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.Invalidations;
 import io.shardwise.spi.NodeConnection;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 /**
  * Values read from the servers, kept in this process ({@link NearCacheOptions}), in a Caffeine
@@ -60,8 +71,62 @@ public final class NearCache implements Invalidations {
   /** The keys the admission sketch follows: its sampling period is ten times this in reads. */
   private static final int SKETCH_KEYS = 1 << 16;
 
-  /** One value, and the epoch it was read in. */
-  record Entry(CachedValue value, long epoch) {}
+  /** The most keys waiting for a refresh; beyond, an entry due for one just lives out its bound. */
+  static final int MAX_REFRESHING = 1 << 16;
+
+  /** The most keys one refresh reads in one getMulti. */
+  static final int REFRESH_BATCH = 4096;
+
+  /** The longest a key due for a refresh waits for others to be read with it. */
+  static final long REFRESH_GATHER_NANOS = 10_000_000L;
+
+  /**
+   * One value, the epoch it was read in, and one word for refresh-ahead: when it was kept (ticker
+   * nanos, the two low bits cleared) with whether it was served since in the low bit, or {@link
+   * #CLAIMED} once a hit asked its refresh. 32 bytes, one field more than the value and the epoch.
+   */
+  static final class Entry {
+    static final long CLAIMED = Long.MIN_VALUE;
+    private static final long SERVED = 1;
+    private static final long TIME = ~3L;
+    private static final VarHandle KEPT;
+
+    static {
+      try {
+        KEPT = MethodHandles.lookup().findVarHandle(Entry.class, "kept", long.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    final CachedValue value;
+    final long epoch;
+    @SuppressWarnings("FieldMayBeFinal") // changed through KEPT
+    private volatile long kept;
+
+    Entry(CachedValue value, long epoch, long keptAt) {
+      this.value = value;
+      this.epoch = epoch;
+      this.kept = keptAt & TIME;
+    }
+
+    /**
+     * A hit: true for the one hit that asks this entry's refresh, the first at least {@code after}
+     * after it was kept (by {@code clock}, read only then) that is not its first hit. The first hit
+     * is only noted: an entry served once while kept is not read again for nobody.
+     */
+    boolean hitAsksRefresh(Ticker clock, long after) {
+      long k = (long) KEPT.getOpaque(this);
+      if (k == CLAIMED) {
+        return false;
+      }
+      if ((k & SERVED) == 0) {
+        KEPT.compareAndSet(this, k, k | SERVED);
+        return false;
+      }
+      return clock.read() - (k & TIME) >= after && KEPT.compareAndSet(this, k, CLAIMED);
+    }
+  }
 
   /**
    * What a read noted before it was sent: the key's generation and the epoch. Its value is
@@ -86,6 +151,20 @@ public final class NearCache implements Invalidations {
   private final LongAdder misses = new LongAdder();
   private final LongAdder evictions = new LongAdder();
   private final LongAdder expiries = new LongAdder();
+  private final LongAdder refreshes = new LongAdder();
+  private final Ticker ticker;
+  /**
+   * The age from which a hit asks its entry's refresh (half the staleness bound), or 0 for none
+   * (refresh-ahead off, or no {@link #refreshWith} yet); changed live with the bound ({@link #apply}).
+   */
+  private volatile long refreshAfterNanos;
+  /** Keys due for a refresh, read together by {@link #refresher}. */
+  private final ConcurrentLinkedQueue<String> due = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger dueCount = new AtomicInteger();
+  private final AtomicBoolean gathering = new AtomicBoolean();
+  /** Where refreshes are gathered and sent, and what reads them; null until {@link #refreshWith}. */
+  private volatile ScheduledExecutorService refreshThread;
+  private volatile Consumer<Set<String>> refresher;
   /** Entries dropped, by cause: {@link Cause}'s order. */
   private final LongAdder[] invalidations = adders();
   /** Drop-all events, by cause. */
@@ -167,7 +246,7 @@ public final class NearCache implements Invalidations {
           }
         });
     if (options.maxBytes() > 0) {
-      builder.maximumWeight(options.maxBytes()).weigher((String key, Entry e) -> weight(key, e.value()));
+      builder.maximumWeight(options.maxBytes()).weigher((String key, Entry e) -> weight(key, e.value));
     } else {
       builder.maximumSize(options.maxEntries());
     }
@@ -175,6 +254,23 @@ public final class NearCache implements Invalidations {
     this.sweeps = executor;
     this.tracked = tracked;
     this.options = options;
+    this.ticker = ticker;
+  }
+
+  /** Half of {@code staleness} with {@code refreshAhead}, else 0 (none). */
+  private static long refreshAfter(NearCacheOptions options, Duration staleness) {
+    return options.refreshAhead() ? Math.max(1, staleness.toNanos() / 2) : 0;
+  }
+
+  /**
+   * Refreshes are gathered on {@code thread} and read by {@code reader}: a getMulti of the keys, each
+   * value found {@link #offer offered} with a {@link #refreshTicket}, each key found gone {@link
+   * #refreshedGone dropped}. Until this is called no refresh is asked.
+   */
+  public synchronized void refreshWith(ScheduledExecutorService thread, Consumer<Set<String>> reader) {
+    this.refreshThread = thread;
+    this.refresher = reader;
+    this.refreshAfterNanos = refreshAfter(options, options.staleness(tracked));
   }
 
   /** The options in force. */
@@ -205,6 +301,9 @@ public final class NearCache implements Invalidations {
     entries.policy().eviction().ifPresent(e -> e.setMaximum(next.maxBytes() > 0 ? next.maxBytes() : next.maxEntries()));
     entries.policy().expireAfterWrite().ifPresent(e -> e.setExpiresAfter(staleness));
     hotThreshold = next.hotThreshold();
+    if (refresher != null) {
+      refreshAfterNanos = refreshAfter(next, staleness);
+    }
     options = next;
   }
 
@@ -227,7 +326,80 @@ public final class NearCache implements Invalidations {
       return null;
     }
     hits.increment();
+    long after = refreshAfterNanos;
+    if (after > 0 && e.hitAsksRefresh(ticker, after)) {
+      refreshSoon(key);
+    }
     return e.value;
+  }
+
+  /**
+   * Refresh-ahead: {@code key}'s entry, served before and served again in the second half of its
+   * life, is read again from its server in the background, while this entry is still served, so that
+   * a key read often never waits for its server when its entry reaches the staleness bound (as
+   * Caffeine's {@code refreshAfterWrite}, which refreshes one key at a time; here the keys due are
+   * gathered for up to {@link #REFRESH_GATHER_NANOS} and read in one getMulti, one request per
+   * server). The value read replaces the entry through the same ticket as any read, so a write or an
+   * invalidation that comes meanwhile wins. An entry not served twice, the second time in the second
+   * half of its life, expires as before: on a uniform stream most entries are served once at most,
+   * and refreshing them would cost the servers reads that nobody waits for.
+   */
+  private void refreshSoon(String key) {
+    ScheduledExecutorService thread = refreshThread;
+    if (thread == null || dueCount.get() >= MAX_REFRESHING) {
+      return; // the entry lives out its bound; the next read after it reads the server
+    }
+    dueCount.incrementAndGet();
+    refreshes.increment();
+    due.add(key);
+    if (gathering.compareAndSet(false, true)) {
+      long wait = Math.min(REFRESH_GATHER_NANOS, refreshAfterNanos / 5);
+      try {
+        thread.schedule(this::sendRefreshes, wait, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException closed) {
+        due.clear();
+        dueCount.set(0);
+      }
+    }
+  }
+
+  /** Reads the keys due for a refresh, in getMultis of at most {@link #REFRESH_BATCH} keys. */
+  private void sendRefreshes() {
+    gathering.set(false); // a key queued from now on schedules the next gathering
+    Consumer<Set<String>> reader = refresher;
+    Set<String> batch = new LinkedHashSet<>();
+    for (String key; (key = due.poll()) != null; ) {
+      dueCount.decrementAndGet();
+      batch.add(key);
+      if (batch.size() == REFRESH_BATCH) {
+        read(reader, batch);
+        batch = new LinkedHashSet<>();
+      }
+    }
+    if (!batch.isEmpty()) {
+      read(reader, batch);
+    }
+  }
+
+  private void read(Consumer<Set<String>> reader, Set<String> keys) {
+    try {
+      reader.accept(keys);
+    } catch (RuntimeException e) {
+      // The client closed, or could not send: the entries live out their bound.
+    }
+  }
+
+  /** A ticket for a refresh of {@code key}, kept whatever the admission (the key is kept already). */
+  public Ticket refreshTicket(String key) {
+    return new Ticket(key, generations.get(stripe(key)), epoch.get());
+  }
+
+  /**
+   * The refresh of {@code ticket} found no value on the server: the key was deleted or expired
+   * there, so its entry goes now rather than at its staleness bound.
+   */
+  public void refreshedGone(Ticket ticket) {
+    invalidate(ticket.key, Cause.SERVER);
   }
 
   /**
@@ -258,7 +430,7 @@ public final class NearCache implements Invalidations {
             (k, old) -> {
               boolean current = generations.get(s) == ticket.generation && epoch.get() == ticket.epoch;
               // Not current: an invalidation is under way or done; whatever is kept goes too.
-              return current ? new Entry(value, ticket.epoch) : null;
+              return current ? new Entry(value, ticket.epoch, ticker.read()) : null;
             });
   }
 
@@ -343,6 +515,7 @@ public final class NearCache implements Invalidations {
         misses.sum(),
         evictions.sum(),
         expiries.sum(),
+        refreshes.sum(),
         byCause(invalidations),
         byCause(dropAlls),
         entries.estimatedSize(),

@@ -13,8 +13,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -324,5 +328,101 @@ class NearCacheTest {
     }
     assertThat(served.get()).as("reads served from the cache").isGreaterThan(1000);
     assertThat(old.get()).as("reads older than a write done before they began").isZero();
+  }
+
+  /** A near cache of every key, memcached's bound, whose refreshes are gathered on a real thread and recorded. */
+  private NearCache refreshing(List<Set<String>> batches, ScheduledExecutorService thread, NearCacheOptions options) {
+    NearCache near = cache(options);
+    near.refreshWith(thread, keys -> batches.add(Set.copyOf(keys)));
+    return near;
+  }
+
+  @Test
+  void anEntryServedAgainInTheSecondHalfOfItsLifeIsRefreshedOnceWhileStillServed() throws Exception {
+    List<Set<String>> batches = new CopyOnWriteArrayList<>();
+    ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor();
+    try {
+      NearCache near = refreshing(batches, thread, NearCacheOptions.defaults().withHotOnly(false));
+      near.offer(near.ticket("k"), value("v1"));
+      near.offer(near.ticket("j"), value("j1"));
+      near.offer(near.ticket("once"), value("o1"));
+      nanos.addAndGet(Duration.ofMillis(100).toNanos());
+      assertThat(text(near.get("k"))).isEqualTo("v1");
+      assertThat(text(near.get("j"))).isEqualTo("j1");
+      nanos.addAndGet(Duration.ofMillis(399).toNanos());
+      assertThat(text(near.get("k"))).isEqualTo("v1");
+      Thread.sleep(50);
+      assertThat(batches).as("served twice, both in the first half of its 1 s: no refresh").isEmpty();
+
+      nanos.addAndGet(Duration.ofMillis(2).toNanos());
+      for (int i = 0; i < 5; i++) {
+        assertThat(text(near.get("k"))).as("still served while its refresh is under way").isEqualTo("v1");
+      }
+      assertThat(text(near.get("j"))).isEqualTo("j1");
+      assertThat(text(near.get("once"))).isEqualTo("o1");
+      await(() -> !batches.isEmpty());
+      Thread.sleep(50);
+      assertThat(batches).as("k and j in one read, each once; not the entry served once").containsExactly(Set.of("k", "j"));
+      assertThat(near.stats().refreshes()).isEqualTo(2);
+
+      near.offer(near.refreshTicket("k"), value("v2")); // the refresh's reply
+      assertThat(text(near.get("k"))).isEqualTo("v2");
+      nanos.addAndGet(Duration.ofMillis(600).toNanos());
+      assertThat(text(near.get("k"))).as("the refreshed entry lives a full bound from its refresh").isEqualTo("v2");
+      assertThat(near.get("j")).as("not refreshed: expired").isNull();
+      assertThat(near.get("once")).isNull();
+      await(() -> batches.size() == 2);
+      assertThat(batches.get(1)).containsExactly("k");
+    } finally {
+      thread.shutdownNow();
+    }
+  }
+
+  @Test
+  void aWriteDuringARefreshWinsAndAKeyTheServerNoLongerHasIsDropped() throws Exception {
+    List<Set<String>> batches = new CopyOnWriteArrayList<>();
+    ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor();
+    try {
+      NearCache near = refreshing(batches, thread, NearCacheOptions.defaults().withHotOnly(false));
+      near.offer(near.ticket("k"), value("v1"));
+      near.offer(near.ticket("gone"), value("g1"));
+      NearCache.Ticket refresh = near.refreshTicket("k");
+      near.invalidate("k"); // this client's write, sent while the refresh was under way
+      near.offer(refresh, value("read before the write"));
+      assertThat(near.get("k")).isNull();
+
+      near.refreshedGone(near.refreshTicket("gone"));
+      assertThat(near.get("gone")).as("deleted or expired on its server").isNull();
+      assertThat(near.stats().invalidations("server")).isEqualTo(1);
+    } finally {
+      thread.shutdownNow();
+    }
+  }
+
+  @Test
+  void withoutRefreshAheadAnEntryJustExpires() throws Exception {
+    List<Set<String>> batches = new CopyOnWriteArrayList<>();
+    ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor();
+    try {
+      NearCache near = refreshing(batches, thread, NearCacheOptions.defaults().withHotOnly(false).withRefreshAhead(false));
+      near.offer(near.ticket("k"), value("v1"));
+      nanos.addAndGet(Duration.ofMillis(900).toNanos());
+      assertThat(text(near.get("k"))).isEqualTo("v1");
+      nanos.addAndGet(Duration.ofMillis(200).toNanos());
+      assertThat(near.get("k")).isNull();
+      Thread.sleep(50);
+      assertThat(batches).isEmpty();
+      assertThat(near.stats().refreshes()).isZero();
+    } finally {
+      thread.shutdownNow();
+    }
+  }
+
+  private static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("waited 10 s").isLessThan(deadline);
+      Thread.sleep(5);
+    }
   }
 }
