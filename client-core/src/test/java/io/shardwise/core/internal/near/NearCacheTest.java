@@ -355,11 +355,22 @@ class NearCacheTest {
       assertThat(batches).as("served twice, both in the first half of its 1 s: no refresh").isEmpty();
 
       nanos.addAndGet(Duration.ofMillis(2).toNanos());
+      // The refresh thread is held until both keys are due, so that a stall of this thread longer
+      // than the 10 ms gathering cannot split them into two reads.
+      java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+      thread.execute(() -> {
+        try {
+          held.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
       for (int i = 0; i < 5; i++) {
         assertThat(text(near.get("k"))).as("still served while its refresh is under way").isEqualTo("v1");
       }
       assertThat(text(near.get("j"))).isEqualTo("j1");
       assertThat(text(near.get("once"))).isEqualTo("o1");
+      held.countDown();
       await(() -> !batches.isEmpty());
       Thread.sleep(50);
       assertThat(batches).as("k and j in one read, each once; not the entry served once").containsExactly(Set.of("k", "j"));
