@@ -68,28 +68,31 @@ class TopologyModelTest {
       long wrong,
       List<String> examples) {}
 
-  /** Seeds 1, 2, 3 per router; {@code -Dtopology.model.seeds=N} runs seeds 1..N. */
+  /** Seeds 1, 2, 3 per router (see {@link #routerSeeds}). */
   static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> runs() {
-    long seeds = Long.getLong("topology.model.seeds", 3);
+    return routerSeeds(3);
+  }
+
+  /**
+   * Seeds 1..{@code seeds} per router; {@code -Dtopology.model.seeds=N} runs N seeds instead, and
+   * {@code -Dtopology.model.first-seed=F} starts them at F, so that test JVMs run side by side can
+   * each take other seeds.
+   */
+  static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> routerSeeds(long seeds) {
+    long first = Long.getLong("topology.model.first-seed", 1);
+    long last = first + Long.getLong("topology.model.seeds", seeds) - 1;
     List<org.junit.jupiter.params.provider.Arguments> out = new ArrayList<>();
     for (String router : List.of("ketama", "hrw", "maglev")) {
-      for (long seed = 1; seed <= seeds; seed++) {
+      for (long seed = first; seed <= last; seed++) {
         out.add(org.junit.jupiter.params.provider.Arguments.of(router, seed));
       }
     }
     return out.stream();
   }
 
-  /** Seeds 1, 2 per router; {@code -Dtopology.model.seeds=N} runs seeds 1..N. */
+  /** Seeds 1, 2 per router (see {@link #routerSeeds}). */
   static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> replicaRuns() {
-    long seeds = Long.getLong("topology.model.seeds", 2);
-    List<org.junit.jupiter.params.provider.Arguments> out = new ArrayList<>();
-    for (String router : List.of("ketama", "hrw", "maglev")) {
-      for (long seed = 1; seed <= seeds; seed++) {
-        out.add(org.junit.jupiter.params.provider.Arguments.of(router, seed));
-      }
-    }
-    return out.stream();
+    return routerSeeds(2);
   }
 
   @ParameterizedTest(name = "{0}, seed {1}")
@@ -119,16 +122,9 @@ class TopologyModelTest {
     assertNoOldValue(run(router, seed, false, 1, true));
   }
 
-  /** Seed 1 per router; {@code -Dtopology.model.seeds=N} runs seeds 1..N. */
+  /** Seed 1 per router (see {@link #routerSeeds}). */
   static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> repairRuns() {
-    long seeds = Long.getLong("topology.model.seeds", 1);
-    List<org.junit.jupiter.params.provider.Arguments> out = new ArrayList<>();
-    for (String router : List.of("ketama", "hrw", "maglev")) {
-      for (long seed = 1; seed <= seeds; seed++) {
-        out.add(org.junit.jupiter.params.provider.Arguments.of(router, seed));
-      }
-    }
-    return out.stream();
+    return routerSeeds(1);
   }
 
   /**
