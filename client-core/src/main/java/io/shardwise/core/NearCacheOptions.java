@@ -19,9 +19,11 @@ import java.util.Objects;
  *     memory, and a Redis tracking-table entry, for reads that do not come again)
  * @param hotThreshold the recent reads from which a key is hot (1 to 15; default {@value
  *     BoundedOptions#DEFAULT_HOT_THRESHOLD}, as bounded loads)
- * @param maxStaleness the longest an entry is served without its server's sign (default 1 s for
- *     memcached, which sends none, and 60 s for Redis, where invalidations drop entries and this
- *     is a safety bound); null for the backend's default
+ * @param maxStaleness the longest an entry is served without its server's sign: required with
+ *     memcached, which sends none, so that how long another client's write may go unseen is a
+ *     choice made where the client is configured (as EVCache's in-memory cache asks for its
+ *     duration); 60 s by default with Redis, where invalidations drop entries and this is a safety
+ *     bound. Null for Redis's default
  * @param refreshAhead whether an entry served before and again in the second half of its life is
  *     read again from its server in the background, while it is still served, so that a key read
  *     often does not wait for its server each time its entry reaches {@code maxStaleness} (default
@@ -42,9 +44,6 @@ public record NearCacheOptions(
    * at 1.3 to 2.7 slots an entry, and Caffeine's frequency sketch, 12 bytes an entry measured).
    */
   public static final int ENTRY_OVERHEAD_BYTES = 240;
-
-  /** Default {@link #maxStaleness()} with memcached: 1 second. */
-  public static final Duration DEFAULT_MEMCACHED_STALENESS = Duration.ofSeconds(1);
 
   /** Default {@link #maxStaleness()} with Redis: 60 seconds. */
   public static final Duration DEFAULT_REDIS_STALENESS = Duration.ofSeconds(60);
@@ -76,7 +75,10 @@ public record NearCacheOptions(
     return new NearCacheOptions(false, DEFAULT_MAX_BYTES, 0, true, BoundedOptions.DEFAULT_HOT_THRESHOLD, null, true);
   }
 
-  /** On, with the defaults: 64 MiB, hot keys only, the backend's staleness bound. */
+  /**
+   * On, with the defaults: 64 MiB, hot keys only, Redis's staleness bound. With memcached, {@link
+   * #withMaxStaleness} is required as well.
+   */
   public static NearCacheOptions defaults() {
     return off().withEnabled(true);
   }
@@ -112,15 +114,21 @@ public record NearCacheOptions(
   }
 
   /**
-   * {@link #maxStaleness()}, or the default for a backend that invalidates ({@code invalidates}:
-   * Redis with tracking) or does not (memcached).
+   * {@link #maxStaleness()} for a backend that invalidates ({@code invalidates}: Redis with
+   * tracking), or Redis's default; or for a backend that does not (memcached), which has none.
    *
-   * @throws IllegalArgumentException a bound over {@link #MAX_MEMCACHED_STALENESS} for a backend
-   *     that does not invalidate
+   * @throws IllegalArgumentException for a backend that does not invalidate, no bound or one over
+   *     {@link #MAX_MEMCACHED_STALENESS}
    */
   public Duration staleness(boolean invalidates) {
     if (maxStaleness == null) {
-      return invalidates ? DEFAULT_REDIS_STALENESS : DEFAULT_MEMCACHED_STALENESS;
+      if (!invalidates) {
+        throw new IllegalArgumentException(
+            "near cache max staleness is required with a backend whose servers do not invalidate (memcached): "
+                + "an entry is served up to that long after another client's write; set one, at most 1m "
+                + "(withMaxStaleness, or shardwise.near-cache.max-staleness)");
+      }
+      return DEFAULT_REDIS_STALENESS;
     }
     if (!invalidates && maxStaleness.compareTo(MAX_MEMCACHED_STALENESS) > 0) {
       throw new IllegalArgumentException(

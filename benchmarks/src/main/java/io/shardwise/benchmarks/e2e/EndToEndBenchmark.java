@@ -155,8 +155,9 @@ public final class EndToEndBenchmark implements Callable<Integer> {
         "Near caches measured in the near-cache scenarios, each a Shardwise client of its own"
             + " (default ${DEFAULT-VALUE}): hot (NearCacheOptions.defaults(): hot keys only), hot:N"
             + " (hot keys, threshold N recent reads), all (every key read); a suffix /D such as"
-            + " all/10s sets the near cache's max staleness; norefresh: before any of them turns"
-            + " refresh-ahead off."
+            + " all/10s sets the near cache's max staleness (without it Redis's default, and 1s"
+            + " with memcached, which has none); norefresh: before any of them turns refresh-ahead"
+            + " off."
       })
   List<String> near;
 

@@ -6,14 +6,23 @@ import io.shardwise.core.NearCacheOptions;
  * One near cache to measure ({@code --near}): {@code hot} is {@link NearCacheOptions#defaults()}
  * (64 MiB, hot keys only, the default threshold), {@code hot:N} the same with a threshold of
  * {@code N} recent reads, {@code all} every key read admitted; any of them followed by {@code /D}
- * (a duration such as {@code 10s}) sets {@link NearCacheOptions#maxStaleness()}, whose default (1 s
- * with memcached) bounds how long a key's entry serves between two server reads; any of them after
- * {@code norefresh:} turns {@link NearCacheOptions#refreshAhead()} off.
+ * (a duration such as {@code 10s}) sets {@link NearCacheOptions#maxStaleness()}, which bounds how
+ * long a key's entry serves between two server reads: Redis's default without it, and {@link
+ * #MEMCACHED_STALENESS} with memcached, which has no default; any of them after {@code norefresh:}
+ * turns {@link NearCacheOptions#refreshAhead()} off.
  *
  * @param label the contender's name in the tables
  * @param options the near cache's settings
  */
 record NearVariant(String label, NearCacheOptions options) {
+
+  /** The staleness bound of a memcached variant without {@code /D}: 1 s. */
+  static final java.time.Duration MEMCACHED_STALENESS = java.time.Duration.ofSeconds(1);
+
+  /** {@link #options()}, with {@link #MEMCACHED_STALENESS} unless a bound was named. */
+  NearCacheOptions forMemcached() {
+    return options.maxStaleness() == null ? options.withMaxStaleness(MEMCACHED_STALENESS) : options;
+  }
 
   /** The variant {@code spec} names. */
   static NearVariant of(String spec) {

@@ -214,7 +214,7 @@ enum Scenario {
         for (NearVariant v : nearCaches) {
           contenders.add(
               ShardwiseContender.near(
-                  v.label(), ShardwiseContender.memcachedBackend(timeout), list, ketama, v.options(), timeout));
+                  v.label(), ShardwiseContender.memcachedBackend(timeout), list, ketama, v.forMemcached(), timeout));
         }
         return new Setup(contenders, () -> Servers.memcachedCounters(fleet));
       }

@@ -90,11 +90,12 @@ public final class NearCacheSettings {
 
   static final ConfigKey MAX_STALENESS_KEY =
       key(MAX_STALENESS, Type.DURATION)
-          .byDefault("(1s for memcached, 60s for redis)")
-          .between(null, SettingsReader.MAX_DURATION, "> 0, <= 106751d; <= 1m with memcached", "")
+          .byDefault("(required with memcached; 60s for redis)")
+          .between(null, SettingsReader.MAX_DURATION, "> 0, <= 106751d; set, and <= 1m, with memcached", "")
           .doing("Near cache: the longest an entry is served after it was read. memcached cannot "
-              + "invalidate, so another client's write is seen after at most this; with Redis "
-              + "a safety bound beside the server's invalidations. Live.")
+              + "invalidate, so another client's write is seen after at most this, and the near "
+              + "cache on memcached needs it set; with Redis a safety bound beside the server's "
+              + "invalidations. Live.")
           .build();
 
   static final ConfigKey REFRESH_AHEAD_KEY =
@@ -128,8 +129,18 @@ public final class NearCacheSettings {
     o = bounds(r, o, true);
     o = o.withHotThreshold(HOT_THRESHOLD_KEY.integer(r, d.hotThreshold()));
     o = o.withRefreshAhead(REFRESH_AHEAD_KEY.bool(r, d.refreshAhead()));
+    if (enabled && "memcached".equals(backend) && !r.isSet(MAX_STALENESS)) {
+      r.problem(MAX_STALENESS, MEMCACHED_NEEDS_STALENESS);
+    }
     this.options = staleness(r, o, backend);
   }
+
+  /** Why memcached has no default {@code max-staleness}. */
+  static final String MEMCACHED_NEEDS_STALENESS =
+      "is required with backend memcached when the near cache is enabled: memcached cannot tell a "
+          + "client that another client changed a key, so an entry is served up to this long after "
+          + "another client's write, and how long is a choice for the application (1s is common; at "
+          + "most 1m)";
 
   /**
    * Whether {@code key} (full, {@code shardwise.near-cache.max-bytes}, in any of the spellings the

@@ -116,7 +116,15 @@ class NearCacheSettingsTest {
   }
 
   @Test
-  void memcachedTakesAtMostOneMinuteOfStalenessRedisMore() {
+  void memcachedNeedsAStalenessBoundOfAtMostOneMinuteRedisTakesMore() {
+    assertThat(problems("memcached", "near-cache.enabled", "true"))
+        .contains(
+            "shardwise.near-cache.max-staleness: is required with backend memcached when the near cache is enabled:"
+                + " memcached cannot tell a client that another client changed a key, so an entry is served up to this"
+                + " long after another client's write, and how long is a choice for the application (1s is common; at"
+                + " most 1m)");
+    assertThat(problems("memcached", "near-cache.enabled", "true", "near-cache.max-staleness", "1s")).doesNotContain("near-cache");
+    assertThat(problems("memcached", "near-cache.enabled", "false")).doesNotContain("near-cache");
     assertThat(problems("memcached", "near-cache.max-staleness", "2m"))
         .contains(
             "shardwise.near-cache.max-staleness: must be <= 1m with backend memcached, whose servers cannot tell a"

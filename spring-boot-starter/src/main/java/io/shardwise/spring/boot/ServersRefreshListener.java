@@ -76,7 +76,7 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
   private final boolean serversFromProperty;
   /** The normalized live near-cache keys, empty without a near cache (then all are start-up only). */
   private final Set<String> nearLive = new HashSet<>();
-  /** The default {@code max-staleness} of the client's backend. */
+  /** The default {@code max-staleness} of the client's backend; null for memcached, which has none. */
   private final String defaultStaleness;
   private final Set<String> warned = new HashSet<>();
   private Map<String, Map.Entry<String, String>> seen;
@@ -95,10 +95,7 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
       NearCacheSettings.LIVE_KEYS.forEach(k -> nearLive.add(SettingsReader.normalize(k)));
     }
     this.defaultStaleness =
-        SettingsReader.format(
-            "memcached".equals(config.backend())
-                ? NearCacheOptions.DEFAULT_MEMCACHED_STALENESS
-                : NearCacheOptions.DEFAULT_REDIS_STALENESS);
+        "memcached".equals(config.backend()) ? null : SettingsReader.format(NearCacheOptions.DEFAULT_REDIS_STALENESS);
     this.seen = read();
   }
 
@@ -198,8 +195,9 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
 
   /**
    * The live near-cache keys as the properties now describe them: the bound set (max-entries, or
-   * max-bytes, 64MB when removed), max-staleness (the backend's default when removed), refresh-ahead
-   * (true when removed), and hot-threshold unless admit is all.
+   * max-bytes, 64MB when removed), max-staleness (Redis's default when removed; with memcached,
+   * which has none, the bound in force stays and a warning says so), refresh-ahead (true when
+   * removed), and hot-threshold unless admit is all.
    */
   private Map<String, String> nearCache(Map<String, Map.Entry<String, String>> now) {
     Map<String, String> keys = new LinkedHashMap<>(); // relative to shardwise.
@@ -209,7 +207,15 @@ final class ServersRefreshListener implements ApplicationListener<ApplicationEve
     } else {
       keys.put(NearCacheSettings.MAX_BYTES, value(now, NearCacheSettings.MAX_BYTES, "64MB"));
     }
-    keys.put(NearCacheSettings.MAX_STALENESS, value(now, NearCacheSettings.MAX_STALENESS, defaultStaleness));
+    String staleness = value(now, NearCacheSettings.MAX_STALENESS, defaultStaleness);
+    if (staleness != null) {
+      keys.put(NearCacheSettings.MAX_STALENESS, staleness);
+    } else {
+      LOG.warn(
+          "{}{} was removed, but the near cache on memcached needs one: the bound in force stays",
+          ShardwiseConfig.PREFIX,
+          NearCacheSettings.MAX_STALENESS);
+    }
     keys.put(NearCacheSettings.REFRESH_AHEAD, value(now, NearCacheSettings.REFRESH_AHEAD, "true"));
     if (!"all".equalsIgnoreCase(value(now, NearCacheSettings.ADMIT, "hot").strip())) {
       keys.put(NearCacheSettings.HOT_THRESHOLD, value(now, NearCacheSettings.HOT_THRESHOLD, Integer.toString(BoundedOptions.DEFAULT_HOT_THRESHOLD)));

@@ -260,7 +260,11 @@ class ServersRefreshTest {
   @Test
   void aRefreshedLiveNearCacheKeyGoesToTheClientAloneAndTheStartUpOnlyOnesDoNot() {
     runner
-        .withPropertyValues("shardwise.servers=" + SERVERS, "shardwise.near-cache.enabled=true", "shardwise.near-cache.hot-threshold=4")
+        .withPropertyValues(
+            "shardwise.servers=" + SERVERS,
+            "shardwise.near-cache.enabled=true",
+            "shardwise.near-cache.max-staleness=1s",
+            "shardwise.near-cache.hot-threshold=4")
         .run(
             context -> {
               assertThat(context).hasNotFailed();
@@ -285,6 +289,19 @@ class ServersRefreshTest {
               assertThat(recorder.placements).as("read at start-up only: a WARN, no call").hasSize(2);
               assertThat(client.nearCacheStats().enabled()).isTrue();
             });
+  }
+
+  @Test
+  void aNearCacheOnMemcachedWithoutAStalenessBoundDoesNotStart() {
+    runner
+        .withPropertyValues("shardwise.servers=" + SERVERS, "shardwise.near-cache.enabled=true")
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("shardwise.near-cache.max-staleness: is required with backend memcached when the near cache is enabled"));
   }
 
   private static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {

@@ -33,8 +33,23 @@ class NearCacheTest {
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private final Ticker ticker = nanos::get;
 
+  /** A near cache over memcached (not tracked), whose entries live 1 s unless {@code options} say. */
   private NearCache cache(NearCacheOptions options) {
-    return new NearCache(options, false, Runnable::run, ticker);
+    NearCacheOptions bounded = options.maxStaleness() == null ? options.withMaxStaleness(Duration.ofSeconds(1)) : options;
+    return new NearCache(bounded, false, Runnable::run, ticker);
+  }
+
+  @Test
+  void overMemcachedAStalenessBoundIsRequiredAndAtMostAMinute() {
+    assertThatThrownBy(() -> new NearCache(NearCacheOptions.defaults(), false, Runnable::run, ticker))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("max staleness is required with a backend whose servers do not invalidate (memcached)");
+    assertThatThrownBy(() -> cache(NearCacheOptions.defaults().withMaxStaleness(Duration.ofSeconds(61))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("must be <= 1m")
+        .hasMessageContaining("PT1M1S");
+    NearCache tracked = new NearCache(NearCacheOptions.defaults(), true, Runnable::run, ticker);
+    assertThat(tracked.options().staleness(true)).isEqualTo(NearCacheOptions.DEFAULT_REDIS_STALENESS);
   }
 
   private NearCache everyKey() {
