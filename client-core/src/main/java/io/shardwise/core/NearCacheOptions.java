@@ -22,8 +22,8 @@ import java.util.Objects;
  * @param maxStaleness the longest an entry is served without its server's sign: required with
  *     memcached, which sends none, so that how long another client's write may go unseen is a
  *     choice made where the client is configured (EVCache's in-memory cache over memcached has a
- *     duration of 0 until one is set); 60 s by default with Redis, where invalidations drop entries and this is a safety
- *     bound. Null for Redis's default
+ *     duration of 0 until one is set); 60 s by default with Redis, where invalidations drop
+ *     entries and this is a safety bound. Null for Redis's default
  * @param refreshAhead whether an entry served before and again in the second half of its life is
  *     read again from its server in the background, while it is still served, so that a key read
  *     often does not wait for its server each time its entry reaches {@code maxStaleness} (default

@@ -14,8 +14,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -29,6 +31,8 @@ import org.springframework.context.ApplicationEvent;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.MutablePropertySources;
+import org.springframework.core.env.PropertySource;
 
 /**
  * A Spring Cloud refresh of {@code shardwise.servers} reaches the running client's {@code
@@ -288,6 +292,33 @@ class ServersRefreshTest {
               refresh(context, Map.of("shardwise.near-cache.admit", "all", "shardwise.near-cache.enabled", "false"));
               assertThat(recorder.placements).as("read at start-up only: a WARN, no call").hasSize(2);
               assertThat(client.nearCacheStats().enabled()).isTrue();
+            });
+  }
+
+  @Test
+  void aStalenessBoundRemovedOnMemcachedKeepsTheOneInForce() {
+    String key = "shardwise.near-cache.max-staleness";
+    runner
+        .withPropertyValues("shardwise.servers=" + SERVERS, "shardwise.near-cache.enabled=true", key + "=2s")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              Recorder recorder = recorder(context);
+              MutablePropertySources sources = context.getEnvironment().getPropertySources();
+              for (PropertySource<?> source : sources) {
+                if (source instanceof MapPropertySource map && map.containsProperty(key)) {
+                  Map<String, Object> without = new HashMap<>(map.getSource());
+                  without.remove(key);
+                  sources.replace(map.getName(), new MapPropertySource(map.getName(), without));
+                }
+              }
+              assertThat(context.getEnvironment().getProperty(key)).isNull();
+              context.publishEvent(new EnvironmentChangeEvent(context, Set.of(key)));
+              assertThat(recorder.placements).hasSize(1);
+              assertThat(recorder.placements.get(0))
+                  .as("memcached has no default to go back to")
+                  .doesNotContainKey(key)
+                  .containsEntry("shardwise.near-cache.max-bytes", "64MB");
             });
   }
 
