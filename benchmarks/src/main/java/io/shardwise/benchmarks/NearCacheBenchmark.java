@@ -24,8 +24,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The near cache's read path with its counts (a {@code LongAdder} per hit or miss, the epoch check,
- * the refresh-ahead check of the entry's age, Caffeine's eviction listener for the eviction counts) against a bare Caffeine cache built the
- * same way without them: what the counting and the checks cost a get answered locally.
+ * the refresh-ahead check of the entry's age, Caffeine's eviction listener for the eviction counts)
+ * against a bare Caffeine cache built the same way without them: what the counting and the checks
+ * cost a get answered locally.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

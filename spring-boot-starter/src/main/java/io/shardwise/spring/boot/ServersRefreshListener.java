@@ -35,9 +35,9 @@ import org.springframework.core.env.Environment;
  * (a key removed goes back to its default), the bounded-load keys so described too when one of them
  * changed, and the server list if it changed too. A changed near-cache key that changes live
  * ({@link NearCacheSettings#LIVE_KEYS}: max-bytes, max-entries, max-staleness, hot-threshold,
- * refresh-ahead) goes to
- * {@code updatePlacement} too, every live key as the properties now describe it (a removed one back
- * to its default), with the placement when that changed as well. A bad list or placement is
+ * refresh-ahead) goes to {@code updatePlacement} too, every live key as the properties now describe
+ * it (a removed one back to its default; max-staleness on memcached, which has none, keeps the
+ * bound in force), with the placement when that changed as well. A bad list or placement is
  * logged at WARN on {@code io.shardwise.topology} and the one in force stays. Every other changed
  * {@code shardwise.*} key is read at start-up only, and says so at WARN, once per key and value; so
  * does {@code shardwise.servers} when the servers come from {@code shardwise.servers-file} or

@@ -691,9 +691,9 @@ public class ShardwiseProperties {
     private String hotThreshold = "8";
 
     /**
-     * The longest an entry is served after it was read: 1s by default and at most 1m with memcached,
-     * whose servers cannot invalidate; 60s by default with Redis, where it bounds what a lost
-     * invalidation could cost.
+     * The longest an entry is served after it was read: required, at most 1m, with memcached, whose
+     * servers cannot invalidate (another client's write is seen after at most this); 60s by default
+     * with Redis, where it bounds what a lost invalidation could cost.
      */
     private String maxStaleness;
 

@@ -27,8 +27,9 @@ import java.util.function.ToDoubleFunction;
  *       (refresh-ahead)</td></tr>
  *   <tr><td>{@code shardwise.near.cache.invalidations}</td><td>counter</td><td>cause (write,
  *       server, node, change, tracking, flush)</td><td>entries dropped: this client wrote the key,
- *       the server's notice (Redis) or a refresh that found the key gone, a node ejected, readmitted or retired, a server-list or
- *       placement change, a tracked connection lost or replaced, a server flushed</td></tr>
+ *       the server's notice (Redis) or a refresh that found the key gone, a node ejected,
+ *       readmitted or retired, a server-list or placement change, a tracked connection lost or
+ *       replaced, a server flushed</td></tr>
  *   <tr><td>{@code shardwise.near.cache.drops}</td><td>counter</td><td>cause (node, change,
  *       tracking, flush)</td><td>events that dropped every entry</td></tr>
  *   <tr><td>{@code shardwise.near.cache.entries}</td><td>gauge</td><td></td><td>entries held
