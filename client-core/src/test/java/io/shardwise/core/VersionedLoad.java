@@ -72,6 +72,19 @@ final class VersionedLoad {
     return new long[] {reads.get(), hits.get()};
   }
 
+  /**
+   * Waits until {@code enough} holds or {@code maxNanos} have passed, polling every 20 ms. A model
+   * run's floors (hits, ejections, changes) count what it did, and a loaded machine does less per
+   * second: the run goes on until it has done that much instead of failing for want of CPU, and a
+   * run that never gets there still fails its floor.
+   */
+  static void runUntil(java.util.function.BooleanSupplier enough, long maxNanos) throws InterruptedException {
+    long until = System.nanoTime() + maxNanos;
+    while (!enough.getAsBoolean() && System.nanoTime() - until < 0) {
+      Thread.sleep(20);
+    }
+  }
+
   /** Stops the threads, waits for them, and returns what they did. */
   Outcome stop() throws InterruptedException {
     running.set(false);
