@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardwise.client.AsyncCacheClient;
 import io.shardwise.client.CacheClient;
+import io.shardwise.client.ClientMetrics;
 import io.shardwise.client.Codecs;
 import io.shardwise.client.LoadReport;
 import io.shardwise.client.MultiResult;
@@ -31,12 +32,17 @@ class BoundedReadsTest {
   private CacheClient<String> sync;
 
   private void build(BoundedOptions.Builder options) {
+    build(options, ClientMetrics.NONE);
+  }
+
+  private void build(BoundedOptions.Builder options, ClientMetrics metrics) {
     client =
         new ClientBuilder<>(Codecs.utf8())
             .backend(backend)
             .servers("a:1,b:2,c:3,d:4")
             .bounded(options.enabled(true).build())
             .nanoClock(clock::get)
+            .metrics(metrics)
             .build();
     sync = client.sync();
   }
@@ -241,6 +247,39 @@ class BoundedReadsTest {
     Map<String, Integer> hot = client.loadReport().hotKeys();
     assertThat(hot).hasSize(32).containsKey("hottest");
     assertThat(hot.get("hottest")).isBetween(9, 15);
+  }
+
+  /**
+   * The reads of the primary after a spill node had no copy are upkeep the cap does not govern, and
+   * are reported apart from the reads it does (docs/bounded.md): {@code getFallback} and {@code
+   * getMultiFallback}, beside {@code addCopy}.
+   */
+  @Test
+  void readsOfThePrimaryAfterASpillNodeMissedAreReportedAsFallbacks() {
+    Map<String, AtomicLong> operations = new java.util.concurrent.ConcurrentHashMap<>();
+    build(
+        BoundedOptions.builder().scope(BoundedOptions.Scope.ALL).epsilon(0.25),
+        new ClientMetrics() {
+          @Override
+          public void request(Node node, String operation, long latencyNanos, Throwable failure) {
+            operations.computeIfAbsent(operation, o -> new AtomicLong()).incrementAndGet();
+          }
+        });
+    sync.set("popular", "v1", Duration.ZERO);
+    for (int i = 0; i < 400; i++) {
+      assertThat(sync.get("popular")).isEqualTo("v1");
+    }
+    assertThat(operations).containsKeys("get", "getFallback", "addCopy").doesNotContainKey("getMultiFallback");
+    assertThat(operations.get("getFallback").get()).as("fallbacks: one per spill node without a copy").isLessThan(operations.get("get").get());
+
+    operations.clear();
+    for (int i = 0; i < 3; i++) {
+      sync.set("multi" + i, "v" + i, Duration.ZERO);
+    }
+    for (int round = 0; round < 200; round++) {
+      assertThat(sync.getMulti(List.of("multi0", "multi1", "multi2")).values()).hasSize(3);
+    }
+    assertThat(operations).containsKeys("getMulti", "getMultiFallback").doesNotContainKey("getFallback");
   }
 
   @Test

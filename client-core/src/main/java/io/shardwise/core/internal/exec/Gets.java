@@ -130,7 +130,7 @@ public final class Gets<V> {
     }
     return move == null && p.spill >= 0
         ? spilled(t, key, order, ranks, p.spill)
-        : tryFrom(serving, move, key, order, ranks, 0, false, move == null || copies ? generation : NO_REPAIR, null);
+        : tryFrom(serving, move, key, order, ranks, 0, false, move == null || copies ? generation : NO_REPAIR, null, "get");
   }
 
   /**
@@ -150,7 +150,7 @@ public final class Gets<V> {
         .thenCompose(
             copy -> copy != null
                 ? CompletableFuture.completedFuture(copy)
-                : tryFrom(t, null, key, order, ranks, 0, false, NO_REPAIR, null).thenApply(
+                : tryFrom(t, null, key, order, ranks, 0, false, NO_REPAIR, null, FALLBACK).thenApply(
                     value -> {
                       leaveSpillCopy(t, key, value, spill, planned, generation, order, 0, order.length);
                       return value;
@@ -209,6 +209,12 @@ public final class Gets<V> {
     return CompletableFuture.completedFuture(null);
   }
 
+  /**
+   * The operation name ({@link io.shardwise.client.ClientMetrics#request}) of the replicas' reads
+   * after a spill node missed: upkeep of the copies that the cap does not govern (docs/bounded.md).
+   */
+  private static final String FALLBACK = "getFallback";
+
   /** The generation of a read that repairs and copies nothing ({@link #tryFrom}). */
   private static final long NO_REPAIR = -1;
 
@@ -218,7 +224,7 @@ public final class Gets<V> {
    * missedOn} gathers the replicas that answered a miss so far (made at the first), and a hit after
    * misses is copied to them: a read repair ({@link Repairs#afterRead}), or for a key a change moves
    * ({@code move} not null), a warm-up copy. For such a key, once every replica missed, its sources
-   * are read in turn ({@link #fromSources}).
+   * are read in turn ({@link #fromSources}). Each read is reported as {@code operation}.
    */
   private CompletableFuture<CachedValue> tryFrom(
       Topology t,
@@ -229,7 +235,8 @@ public final class Gets<V> {
       int i,
       boolean missed,
       long generation,
-      List<Member> missedOn) {
+      List<Member> missedOn,
+      String operation) {
     Member m = t.members[order[i]];
     if (t.replicated) {
       metrics.replicaRead(m.node, ranks[i]);
@@ -237,7 +244,7 @@ public final class Gets<V> {
     routes.sent(m); // counted as sent there
     CompletableFuture<CachedValue> sent;
     try {
-      sent = requests.send(t, order[i], "get", c -> c.get(key), true);
+      sent = requests.send(t, order[i], operation, c -> c.get(key), true);
     } catch (RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
@@ -264,7 +271,7 @@ public final class Gets<V> {
               boolean anyMiss = missed || failure == null;
               if (i + 1 < order.length) {
                 metrics.replicaFailover(m.node, t.nodes.get(order[i + 1]), failure == null ? "miss" : "error");
-                return tryFrom(t, move, key, order, ranks, i + 1, anyMiss, generation, missing);
+                return tryFrom(t, move, key, order, ranks, i + 1, anyMiss, generation, missing, operation);
               }
               if (!anyMiss) {
                 return CompletableFuture.<CachedValue>failedFuture(failure);

@@ -197,11 +197,13 @@ final class MultiGets<V> {
       if (count == 0) {
         return CompletableFuture.completedFuture(null);
       }
-      int[] perNode = new int[t.members.length];
+      // One batch per node, and a second one there for keys read after their spill node missed
+      // (reported as getMultiFallback): group g is node g / 2, read after a spill when g is odd.
+      int[] perNode = new int[2 * t.members.length];
       for (int i = 0; i < count; i++) {
         int k = pending[i];
         int at = k * width + r;
-        perNode[order[at]]++;
+        perNode[group(k, r)]++;
         int rank = ranks == null ? 0 : ranks[at];
         if (rank == SPILL) {
           gets.metrics.redirected(t.nodes.get(order[at + 1]), t.nodes.get(order[at]), "spill");
@@ -211,17 +213,17 @@ final class MultiGets<V> {
       }
       int[][] byNode = new int[perNode.length][];
       for (int i = 0; i < count; i++) {
-        int node = order[pending[i] * width + r];
-        if (byNode[node] == null) {
-          byNode[node] = new int[perNode[node]];
-          perNode[node] = 0;
+        int g = group(pending[i], r);
+        if (byNode[g] == null) {
+          byNode[g] = new int[perNode[g]];
+          perNode[g] = 0;
         }
-        byNode[node][perNode[node]++] = pending[i];
+        byNode[g][perNode[g]++] = pending[i];
       }
       List<CompletableFuture<int[]>> replies = new ArrayList<>();
-      for (int node = 0; node < byNode.length; node++) {
-        if (byNode[node] != null) {
-          replies.add(readOn(node, byNode[node], r));
+      for (int g = 0; g < byNode.length; g++) {
+        if (byNode[g] != null) {
+          replies.add(readOn(g / 2, byNode[g], r, r == 0 ? "getMulti" : g % 2 == 1 ? "getMultiFallback" : "getMultiReplica"));
         }
       }
       return Requests.allOf(replies)
@@ -238,8 +240,17 @@ final class MultiGets<V> {
               });
     }
 
-    /** One node's batch of round {@code r}; completes with the keys that go on to the next round. */
-    CompletableFuture<int[]> readOn(int node, int[] indexes, int r) {
+    /** Key {@code k}'s batch in round {@code r} ({@link #round}). */
+    private int group(int k, int r) {
+      boolean afterSpill = r > 0 && ranks != null && ranks[k * width] == SPILL; // a spill comes first
+      return 2 * order[k * width + r] + (afterSpill ? 1 : 0);
+    }
+
+    /**
+     * One node's batch of round {@code r}, reported as {@code operation}; completes with the keys
+     * that go on to the next round.
+     */
+    CompletableFuture<int[]> readOn(int node, int[] indexes, int r, String operation) {
       Member m = t.members[node];
       List<String> nodeKeys = new ArrayList<>(indexes.length);
       for (int k : indexes) {
@@ -247,7 +258,7 @@ final class MultiGets<V> {
       }
       gets.routes.sent(m);
       return gets.requests
-          .inParts(m, nodeKeys, null, true, part -> gets.requests.send(t, node, r == 0 ? "getMulti" : "getMultiReplica", c -> c.getMulti(part)))
+          .inParts(m, nodeKeys, null, true, part -> gets.requests.send(t, node, operation, c -> c.getMulti(part)))
           .thenApply(
               reply -> {
                 m.inFlight.decrementAndGet();
