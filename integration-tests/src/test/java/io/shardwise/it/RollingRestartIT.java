@@ -30,7 +30,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A rolling restart with two replicas: 5 servers killed and restarted empty one at a time, {@code
- * -Drolling.gap=15s} apart by default (docs/replicas.md's figures: {@code -Drolling.gap=20s}), under 8 threads of read-mostly cache-aside load (99% gets of
+ * -Drolling.gap=15s} apart by default (docs/replicas.md's figures: {@code -Drolling.gap=20s}), or
+ * more until the last one restarted holds 99.9% of its keys again (at most 5 gaps), under 8 threads of read-mostly cache-aside load (99% gets of
  * 20,000 keys; a miss writes the key back with add, a write stores a new version). Counted: the keys that
  * missed at least once during the roll (a key misses only when no replica holds it), old values
  * read, and how long each restarted server took to hold 99% of the keys whose replicas it is again
@@ -103,13 +104,22 @@ class RollingRestartIT {
         long restarted = System.nanoTime();
         long refilledMillis = -1;
         long until = restarted + GAP.toNanos();
-        while (System.nanoTime() < until) {
-          if (refilledMillis < 0 && items(server) >= owned[s] * 99 / 100) {
+        // As an operator rolls (docs/replicas.md): the next server only once this one holds its
+        // keys again, here 99.9% of them. A loaded machine reads, and so refills, slower than GAP
+        // allows; restarting the next server sooner loses the keys whose two replicas are those two
+        // servers (at 99%, about a quarter of the 1% left: 80 keys over the roll at load 10).
+        // Without repair nothing refills it: GAP apart.
+        long latest = REPAIR ? until + 4 * GAP.toNanos() : until;
+        boolean refilled = false;
+        while (System.nanoTime() < until || (!refilled && System.nanoTime() < latest)) {
+          long held = items(server);
+          if (refilledMillis < 0 && held >= owned[s] * 99 / 100) {
             refilledMillis = (System.nanoTime() - restarted) / 1_000_000;
           }
+          refilled = held >= owned[s] * 999 / 1000;
           Thread.sleep(100);
         }
-        refills.add(refilledMillis < 0 ? "not within " + GAP.toSeconds() + " s (" + items(server) + " of " + owned[s] + ")" : refilledMillis + " ms");
+        refills.add(refilledMillis < 0 ? "not within " + Duration.ofNanos(latest - restarted).toSeconds() + " s (" + items(server) + " of " + owned[s] + ")" : refilledMillis + " ms");
       }
       load.rolling.set(false);
       load.stop();
@@ -119,7 +129,7 @@ class RollingRestartIT {
       }
       double hitRate = load.hits.sum() / (double) load.reads.sum();
       System.out.printf(
-          "ROLLING %s%s: 5 servers restarted empty %d s apart, replicas 2, 8 threads of 99%% gets on %d keys: %d reads (hit rate %.4f),"
+          "ROLLING %s%s: 5 servers restarted empty %d s apart or more (until 99.9%% refilled), replicas 2, 8 threads of 99%% gets on %d keys: %d reads (hit rate %.4f),"
               + " %d keys (%.2f%%) missed at least once during the roll, %d old values, %d errors; 99%% of each restarted server's"
               + " keys back after %s; repairs by cause %s; seen back empty (keys missing, the client's estimate) %s%n",
           fleet, REPAIR ? "" : ", repair off", GAP.toSeconds(), KEYS, load.reads.sum(), hitRate, missed, 100.0 * missed / KEYS, load.stale.sum(),

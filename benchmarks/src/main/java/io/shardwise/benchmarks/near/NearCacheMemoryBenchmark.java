@@ -58,7 +58,7 @@ public final class NearCacheMemoryBenchmark {
 
   private static final PrintStream out = System.out;
   private static final PrintStream err = System.err;
-  private static final String ENTRY_CLASS = "io.shardwise.core.internal.near.NearCache$Entry";
+  private static final String ENTRY_CLASS = "io.shardwise.core.internal.near.NearEntry";
   /** The near cache's generations: 65,536 longs. */
   private static final long GENERATIONS_BYTES = 512 * 1024;
   /** Batches of the load under way at once: more time out on a loaded 2-core machine. */

@@ -12,22 +12,12 @@ import io.shardwise.core.internal.spill.FrequencySketch;
 import io.shardwise.spi.Backend;
 import io.shardwise.spi.Invalidations;
 import io.shardwise.spi.NodeConnection;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -71,70 +61,13 @@ public final class NearCache implements Invalidations {
   /** The keys the admission sketch follows: its sampling period is ten times this in reads. */
   private static final int SKETCH_KEYS = 1 << 16;
 
-  /** The most keys waiting for a refresh; beyond, an entry due for one just lives out its bound. */
-  static final int MAX_REFRESHING = 1 << 16;
-
-  /** The most keys one refresh reads in one getMulti. */
-  static final int REFRESH_BATCH = 4096;
-
-  /** The longest a key due for a refresh waits for others to be read with it. */
-  static final long REFRESH_GATHER_NANOS = 10_000_000L;
-
-  /**
-   * One value, the epoch it was read in, and one word for refresh-ahead: when it was kept (ticker
-   * nanos, the two low bits cleared) with whether it was served since in the low bit, or {@link
-   * #CLAIMED} once a hit asked its refresh. 32 bytes, one field more than the value and the epoch.
-   */
-  static final class Entry {
-    static final long CLAIMED = Long.MIN_VALUE;
-    private static final long SERVED = 1;
-    private static final long TIME = ~3L;
-    private static final VarHandle KEPT;
-
-    static {
-      try {
-        KEPT = MethodHandles.lookup().findVarHandle(Entry.class, "kept", long.class);
-      } catch (ReflectiveOperationException e) {
-        throw new ExceptionInInitializerError(e);
-      }
-    }
-
-    final CachedValue value;
-    final long epoch;
-    @SuppressWarnings("FieldMayBeFinal") // changed through KEPT
-    private volatile long kept;
-
-    Entry(CachedValue value, long epoch, long keptAt) {
-      this.value = value;
-      this.epoch = epoch;
-      this.kept = keptAt & TIME;
-    }
-
-    /**
-     * A hit: true for the one hit that asks this entry's refresh, the first at least {@code after}
-     * after it was kept (by {@code clock}, read only then) that is not its first hit. The first hit
-     * is only noted: an entry served once while kept is not read again for nobody.
-     */
-    boolean hitAsksRefresh(Ticker clock, long after) {
-      long k = (long) KEPT.getOpaque(this);
-      if (k == CLAIMED) {
-        return false;
-      }
-      if ((k & SERVED) == 0) {
-        KEPT.compareAndSet(this, k, k | SERVED);
-        return false;
-      }
-      return clock.read() - (k & TIME) >= after && KEPT.compareAndSet(this, k, CLAIMED);
-    }
-  }
-
   /**
    * What a read noted before it was sent: the key's generation and the epoch. Its value is
    * installed only if neither moved since.
    */
   public record Ticket(String key, long generation, long epoch) {}
 
-  private final Cache<String, Entry> entries;
+  private final Cache<String, NearEntry> entries;
   private final AtomicLongArray generations = new AtomicLongArray(STRIPES);
   /** Moved each time every entry is dropped. */
   private final AtomicLong epoch = new AtomicLong();
@@ -147,28 +80,16 @@ public final class NearCache implements Invalidations {
   private final boolean tracked;
   /** The options in force; changed live by {@link #apply}. Guarded by this for writes. */
   private volatile NearCacheOptions options;
-  private final LongAdder hits = new LongAdder();
-  private final LongAdder misses = new LongAdder();
-  private final LongAdder evictions = new LongAdder();
-  private final LongAdder expiries = new LongAdder();
-  private final LongAdder refreshes = new LongAdder();
   private final Ticker ticker;
   /**
    * The age from which a hit asks its entry's refresh (half the staleness bound), or 0 for none
    * (refresh-ahead off, or no {@link #refreshWith} yet); changed live with the bound ({@link #apply}).
    */
   private volatile long refreshAfterNanos;
-  /** Keys due for a refresh, read together by {@link #refresher}. */
-  private final ConcurrentLinkedQueue<String> due = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger dueCount = new AtomicInteger();
-  private final AtomicBoolean gathering = new AtomicBoolean();
-  /** Where refreshes are gathered and sent, and what reads them; null until {@link #refreshWith}. */
-  private volatile ScheduledExecutorService refreshThread;
-  private volatile Consumer<Set<String>> refresher;
-  /** Entries dropped, by cause: {@link Cause}'s order. */
-  private final LongAdder[] invalidations = adders();
-  /** Drop-all events, by cause. */
-  private final LongAdder[] dropAlls = adders();
+  /** Keys due for a refresh, gathered and read; null until {@link #refreshWith}. */
+  private volatile RefreshAhead refreshAhead;
+  /** What the cache did, for {@link #stats}. */
+  private final NearCounts counts = new NearCounts();
 
   /** Why entries are dropped; the name in lower case is the meters' {@code cause} tag. */
   public enum Cause {
@@ -189,14 +110,6 @@ public final class NearCache implements Invalidations {
     FLUSH;
 
     final String tag = name().toLowerCase(java.util.Locale.ROOT);
-  }
-
-  private static LongAdder[] adders() {
-    LongAdder[] a = new LongAdder[Cause.values().length];
-    for (int i = 0; i < a.length; i++) {
-      a[i] = new LongAdder();
-    }
-    return a;
   }
 
   /**
@@ -235,18 +148,18 @@ public final class NearCache implements Invalidations {
     this.hotThreshold = options.hotThreshold();
     Caffeine<Object, Object> builder = Caffeine.newBuilder().executor(executor).ticker(ticker).expireAfterWrite(staleness);
     builder.evictionListener(
-        (String key, Entry e, RemovalCause cause) -> {
+        (String key, NearEntry e, RemovalCause cause) -> {
           if (cause != RemovalCause.EXPIRED) {
-            evictions.increment();
+            counts.evictions.increment();
             return;
           }
-          expiries.increment();
+          counts.expiries.increment();
           if (key != null) {
             keepHot(key);
           }
         });
     if (options.maxBytes() > 0) {
-      builder.maximumWeight(options.maxBytes()).weigher((String key, Entry e) -> weight(key, e.value));
+      builder.maximumWeight(options.maxBytes()).weigher((String key, NearEntry e) -> NearEntry.weight(key, e.value));
     } else {
       builder.maximumSize(options.maxEntries());
     }
@@ -268,8 +181,7 @@ public final class NearCache implements Invalidations {
    * #refreshedGone dropped}. Until this is called no refresh is asked.
    */
   public synchronized void refreshWith(ScheduledExecutorService thread, Consumer<Set<String>> reader) {
-    this.refreshThread = thread;
-    this.refresher = reader;
+    this.refreshAhead = new RefreshAhead(thread, reader);
     this.refreshAfterNanos = refreshAfter(options, options.staleness(tracked));
   }
 
@@ -301,16 +213,10 @@ public final class NearCache implements Invalidations {
     entries.policy().eviction().ifPresent(e -> e.setMaximum(next.maxBytes() > 0 ? next.maxBytes() : next.maxEntries()));
     entries.policy().expireAfterWrite().ifPresent(e -> e.setExpiresAfter(staleness));
     hotThreshold = next.hotThreshold();
-    if (refresher != null) {
+    if (refreshAhead != null) {
       refreshAfterNanos = refreshAfter(next, staleness);
     }
     options = next;
-  }
-
-  /** An entry's weight: its key (two bytes a char at most), its value and {@link NearCacheOptions#ENTRY_OVERHEAD_BYTES}. */
-  static int weight(String key, CachedValue value) {
-    long w = 2L * key.length() + value.length() + NearCacheOptions.ENTRY_OVERHEAD_BYTES;
-    return (int) Math.min(Integer.MAX_VALUE, w);
   }
 
   private static int stripe(String key) {
@@ -320,12 +226,12 @@ public final class NearCache implements Invalidations {
 
   /** The value of {@code key} kept here, or null: none is, or the one kept is from before a {@link #dropAll}. */
   public CachedValue get(String key) {
-    Entry e = entries.getIfPresent(key);
+    NearEntry e = entries.getIfPresent(key);
     if (e == null || e.epoch != epoch.get()) {
-      misses.increment();
+      counts.misses.increment();
       return null;
     }
-    hits.increment();
+    counts.hits.increment();
     long after = refreshAfterNanos;
     if (after > 0 && e.hitAsksRefresh(ticker, after)) {
       refreshSoon(key);
@@ -333,59 +239,11 @@ public final class NearCache implements Invalidations {
     return e.value;
   }
 
-  /**
-   * Refresh-ahead: {@code key}'s entry, served before and served again in the second half of its
-   * life, is read again from its server in the background, while this entry is still served, so that
-   * a key read often never waits for its server when its entry reaches the staleness bound (as
-   * Caffeine's {@code refreshAfterWrite}, which refreshes one key at a time; here the keys due are
-   * gathered for up to {@link #REFRESH_GATHER_NANOS} and read in one getMulti, one request per
-   * server). The value read replaces the entry through the same ticket as any read, so a write or an
-   * invalidation that comes meanwhile wins. An entry not served twice, the second time in the second
-   * half of its life, expires as before: on a uniform stream most entries are served once at most,
-   * and refreshing them would cost the servers reads that nobody waits for.
-   */
+  /** Refresh-ahead ({@link RefreshAhead}): {@code key}'s entry is read again in the background. */
   private void refreshSoon(String key) {
-    ScheduledExecutorService thread = refreshThread;
-    if (thread == null || dueCount.get() >= MAX_REFRESHING) {
-      return; // the entry lives out its bound; the next read after it reads the server
-    }
-    dueCount.incrementAndGet();
-    refreshes.increment();
-    due.add(key);
-    if (gathering.compareAndSet(false, true)) {
-      long wait = Math.min(REFRESH_GATHER_NANOS, refreshAfterNanos / 5);
-      try {
-        thread.schedule(this::sendRefreshes, wait, TimeUnit.NANOSECONDS);
-      } catch (RejectedExecutionException closed) {
-        due.clear();
-        dueCount.set(0);
-      }
-    }
-  }
-
-  /** Reads the keys due for a refresh, in getMultis of at most {@link #REFRESH_BATCH} keys. */
-  private void sendRefreshes() {
-    gathering.set(false); // a key queued from now on schedules the next gathering
-    Consumer<Set<String>> reader = refresher;
-    Set<String> batch = new LinkedHashSet<>();
-    for (String key; (key = due.poll()) != null; ) {
-      dueCount.decrementAndGet();
-      batch.add(key);
-      if (batch.size() == REFRESH_BATCH) {
-        read(reader, batch);
-        batch = new LinkedHashSet<>();
-      }
-    }
-    if (!batch.isEmpty()) {
-      read(reader, batch);
-    }
-  }
-
-  private void read(Consumer<Set<String>> reader, Set<String> keys) {
-    try {
-      reader.accept(keys);
-    } catch (RuntimeException e) {
-      // The client closed, or could not send: the entries live out their bound.
+    RefreshAhead r = refreshAhead;
+    if (r != null && r.ask(key, refreshAfterNanos)) {
+      counts.refreshes.increment();
     }
   }
 
@@ -430,7 +288,7 @@ public final class NearCache implements Invalidations {
             (k, old) -> {
               boolean current = generations.get(s) == ticket.generation && epoch.get() == ticket.epoch;
               // Not current: an invalidation is under way or done; whatever is kept goes too.
-              return current ? new Entry(value, ticket.epoch, ticker.read()) : null;
+              return current ? new NearEntry(value, ticket.epoch, ticker.read()) : null;
             });
   }
 
@@ -446,7 +304,7 @@ public final class NearCache implements Invalidations {
   private void invalidate(String key, Cause cause) {
     generations.incrementAndGet(stripe(key));
     if (entries.asMap().remove(key) != null) {
-      invalidations[cause.ordinal()].increment();
+      counts.invalidations[cause.ordinal()].increment();
       keepHot(key);
     }
   }
@@ -485,8 +343,8 @@ public final class NearCache implements Invalidations {
    */
   public void dropAll(Cause cause) {
     long now = epoch.incrementAndGet();
-    dropAlls[cause.ordinal()].increment();
-    LongAdder dropped = invalidations[cause.ordinal()];
+    counts.dropAlls[cause.ordinal()].increment();
+    LongAdder dropped = counts.invalidations[cause.ordinal()];
     sweeps.execute(() -> entries.asMap().values().removeIf(e -> {
       if (e.epoch < now) {
         dropped.increment();
@@ -509,25 +367,7 @@ public final class NearCache implements Invalidations {
 
   /** The counts since the cache was built, and its size now. */
   public NearCacheStats stats() {
-    return new NearCacheStats(
-        true,
-        hits.sum(),
-        misses.sum(),
-        evictions.sum(),
-        expiries.sum(),
-        refreshes.sum(),
-        byCause(invalidations),
-        byCause(dropAlls),
-        entries.estimatedSize(),
-        options.maxBytes() > 0 ? weight() : -1);
-  }
-
-  private static Map<String, Long> byCause(LongAdder[] counts) {
-    Map<String, Long> out = new LinkedHashMap<>();
-    for (Cause c : Cause.values()) {
-      out.put(c.tag, counts[c.ordinal()].sum());
-    }
-    return out;
+    return counts.stats(entries.estimatedSize(), options.maxBytes() > 0 ? weight() : -1);
   }
 
   /** Entries kept now (an estimate, as Caffeine's). */
@@ -541,11 +381,11 @@ public final class NearCache implements Invalidations {
   }
 
   public long hits() {
-    return hits.sum();
+    return counts.hits.sum();
   }
 
   public long misses() {
-    return misses.sum();
+    return counts.misses.sum();
   }
 
   /** Runs Caffeine's pending maintenance (evictions, expiries) now. */

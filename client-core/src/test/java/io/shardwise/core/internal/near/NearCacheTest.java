@@ -183,7 +183,7 @@ class NearCacheTest {
     }
     near.cleanUp();
     assertThat(near.weight()).isLessThanOrEqualTo(bound).isGreaterThan(bound / 2);
-    assertThat(NearCache.weight("key1", CachedValue.of(new byte[500], 0)))
+    assertThat(NearEntry.weight("key1", CachedValue.of(new byte[500], 0)))
         .isEqualTo(2 * 4 + 500 + NearCacheOptions.ENTRY_OVERHEAD_BYTES);
   }
 
