@@ -90,6 +90,9 @@ public final class NearCache implements Invalidations {
   private volatile RefreshAhead refreshAhead;
   /** What the cache did, for {@link #stats}. */
   private final NearCounts counts = new NearCounts();
+  /** {@link #counts}' hits and misses, one field load away on the hit path, as before the split. */
+  private final LongAdder hits = counts.hits;
+  private final LongAdder misses = counts.misses;
 
   /** Why entries are dropped; the name in lower case is the meters' {@code cause} tag. */
   public enum Cause {
@@ -228,10 +231,10 @@ public final class NearCache implements Invalidations {
   public CachedValue get(String key) {
     NearEntry e = entries.getIfPresent(key);
     if (e == null || e.epoch != epoch.get()) {
-      counts.misses.increment();
+      misses.increment();
       return null;
     }
-    counts.hits.increment();
+    hits.increment();
     long after = refreshAfterNanos;
     if (after > 0 && e.hitAsksRefresh(ticker, after)) {
       refreshSoon(key);
@@ -381,11 +384,11 @@ public final class NearCache implements Invalidations {
   }
 
   public long hits() {
-    return counts.hits.sum();
+    return hits.sum();
   }
 
   public long misses() {
-    return counts.misses.sum();
+    return misses.sum();
   }
 
   /** Runs Caffeine's pending maintenance (evictions, expiries) now. */
