@@ -21,9 +21,9 @@ import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.exec.PendingGetMulti;
 import io.shardwise.core.internal.exec.Gets;
 import io.shardwise.core.internal.exec.NearGets;
-import io.shardwise.core.internal.exec.ReplicaWrites;
-import io.shardwise.core.internal.exec.Requests;
 import io.shardwise.core.internal.exec.Writes;
+import io.shardwise.core.internal.exec.Requests;
+import io.shardwise.core.internal.exec.WriteSteps;
 import io.shardwise.core.internal.health.DeadlineScanner;
 import io.shardwise.core.internal.health.FleetHealth;
 import io.shardwise.core.internal.health.Member;
@@ -48,8 +48,8 @@ import java.util.function.Supplier;
  * The routing client, the facade of the pieces in {@code io.shardwise.core.internal}: it checks
  * keys, values and TTLs, encodes and decodes values, holds the current topology (replaced whole by
  * {@link #updateServers} and {@link #updatePlacement}) and counts each operation on the snapshot it
- * uses, and hands the operation to its executor ({@link Gets}, {@link ReplicaWrites}), the
- * same for one replica and for N, which sends what {@link Routes} and {@code ReplicaMoves}
+ * uses, and hands the operation to its executor ({@link Gets}, {@link Writes}), the
+ * same for one replica and for N, which sends what {@link Routes} and {@code Moves}
  * decide over the key's preference list. docs/architecture.md follows a get and a set through them.
  */
 final class RoutingClient<V> implements AsyncCacheClient<V> {
@@ -72,7 +72,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   private final PlacementChanges placements;
   private final NearCacheChanges nearChanges;
   private final Gets<V> gets;
-  private final ReplicaWrites replicaWrites;
+  private final Writes writes;
   private final Repairs repairs;
   private final Refills refills;
   /** Values read, kept in this process; null when the near cache is off. */
@@ -128,7 +128,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     Routes routes = new Routes(replicaReads, failover.failureMode());
     int retries = failover.failureMode() == FailureMode.RETRY ? failover.retryAttempts() : 0;
     this.requests = new Requests(health, metrics, deadlines, timeout, retries, batchSize);
-    Writes writes = new Writes(requests, routes, health.failback(), warmUp, metrics);
+    WriteSteps steps = new WriteSteps(requests, routes, health.failback(), warmUp, metrics);
     this.refills = new Refills(health.healthThread(), metrics);
     if (repair.enabled() && !repair.checkInterval().isZero()) {
       // Only a key stored on several replicas can be put back on a server that came back empty.
@@ -148,7 +148,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
         }
       });
     }
-    this.replicaWrites = new ReplicaWrites(writes, repairs);
+    this.writes = new Writes(steps, repairs);
     this.placements = new PlacementChanges(topologies, replicas, routerSpec, topology.hashTag, topology.nodes);
     this.nearChanges = new NearCacheChanges(near, () -> this.topology.nodes, () -> topologies.placement().description());
     this.description = "shardwise(" + backend.name();
@@ -200,7 +200,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     CachedValue encoded = checks.encode(key, value);
     RequestChecks.ttl(ttl);
-    return write(key, "set", ttl, (c, d) -> c.set(key, encoded, d), Writes.Kind.REPLACES, ReplicaWrites.Shape.ALL, (a, b) -> null);
+    return write(key, "set", ttl, (c, d) -> c.set(key, encoded, d), WriteSteps.Kind.REPLACES, Writes.Shape.ALL, (a, b) -> null);
   }
 
   @Override
@@ -208,20 +208,20 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     validate(key);
     CachedValue encoded = checks.encode(key, value);
     RequestChecks.ttl(ttl);
-    return write(key, "add", ttl, (c, d) -> c.add(key, encoded, d), Writes.Kind.KEEPS, ReplicaWrites.Shape.DECIDE_THEN_DELETE, null);
+    return write(key, "add", ttl, (c, d) -> c.add(key, encoded, d), WriteSteps.Kind.KEEPS, Writes.Shape.DECIDE_THEN_DELETE, null);
   }
 
   @Override
   public CompletableFuture<Boolean> delete(String key) {
     validate(key);
-    return write(key, "delete", null, (c, d) -> c.delete(key), Writes.Kind.REMOVES, ReplicaWrites.Shape.ALL, Boolean::logicalOr);
+    return write(key, "delete", null, (c, d) -> c.delete(key), WriteSteps.Kind.REMOVES, Writes.Shape.ALL, Boolean::logicalOr);
   }
 
   @Override
   public CompletableFuture<Boolean> touch(String key, Duration ttl) {
     validate(key);
     RequestChecks.ttl(ttl);
-    return write(key, "touch", ttl, (c, d) -> c.touch(key, d), Writes.Kind.TOUCHES, ReplicaWrites.Shape.ALL, Boolean::logicalOr);
+    return write(key, "touch", ttl, (c, d) -> c.touch(key, d), WriteSteps.Kind.TOUCHES, Writes.Shape.ALL, Boolean::logicalOr);
   }
 
   @Override
@@ -239,7 +239,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     RequestChecks.ttl(ttl);
     ttls.record(ttl);
     return invalidated(
-        key, replicaWrites.write(enter(), key, "incr", ttl, new Counters.CounterOp(key, signedDelta, initial), Writes.Kind.KEEPS, ReplicaWrites.Shape.COUNT, null));
+        key, writes.write(enter(), key, "incr", ttl, new Counters.CounterOp(key, signedDelta, initial), WriteSteps.Kind.KEEPS, Writes.Shape.COUNT, null));
   }
 
   /**
@@ -265,14 +265,14 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
       String key,
       String operation,
       Duration ttl,
-      Writes.WriteOp<T> op,
-      Writes.Kind kind,
-      ReplicaWrites.Shape shape,
+      WriteSteps.WriteOp<T> op,
+      WriteSteps.Kind kind,
+      Writes.Shape shape,
       java.util.function.BinaryOperator<T> combine) {
     if (ttl != null) {
       ttls.record(ttl);
     }
-    return invalidated(key, replicaWrites.write(enter(), key, operation, ttl, op, kind, shape, combine));
+    return invalidated(key, writes.write(enter(), key, operation, ttl, op, kind, shape, combine));
   }
 
   @Override
@@ -331,7 +331,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     for (CachedValue value : encoded.values()) {
       bytes += value.length();
     }
-    CompletableFuture<MultiResult<Boolean>> done = invalidated(encoded.keySet(), replicaWrites.setMulti(enter(), encoded, ttl));
+    CompletableFuture<MultiResult<Boolean>> done = invalidated(encoded.keySet(), writes.setMulti(enter(), encoded, ttl));
     return new PendingBatch<>(done, requests.partsBound(encoded.size(), bytes));
   }
 
@@ -339,7 +339,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Collection<String> keys) {
     checkOpen();
     Set<String> distinct = checks.keys(keys);
-    return invalidated(distinct, replicaWrites.deleteMulti(enter(), distinct));
+    return invalidated(distinct, writes.deleteMulti(enter(), distinct));
   }
 
   // ---- checks ------------------------------------------------------------------------------

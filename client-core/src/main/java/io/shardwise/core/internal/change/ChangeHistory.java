@@ -33,7 +33,7 @@ final class ChangeHistory {
    * placement equal to a more recent one, at most {@link #MAX_HISTORY}; the members of servers added
    * back are the new ones ({@code earlier} maps each new member to the one it replaces). A change
    * whose previous placement is the new one (a change reversed) is kept: no key differs from it,
-   * but it tells that the keys moving back are held by their owners ({@code ReplicaMoves}), which reads
+   * but it tells that the keys moving back are held by their owners ({@code Moves}), which reads
    * look at while the reversal settles.
    */
   static List<Transition> kept(List<Transition> history, Map<Member, Member> earlier) {

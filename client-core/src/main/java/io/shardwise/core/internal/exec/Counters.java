@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * Counters on N replicas, for {@link ReplicaWrites}: an update is counted on every replica that holds
+ * Counters on N replicas, for {@link Writes}: an update is counted on every replica that holds
  * the counter, so that losing one server loses no increment, and never starts the count again from
  * its initial value while a replica holds it ({@code docs/replicas.md}, Counters). A key with one
  * copy takes a plain incr instead.
@@ -25,7 +25,7 @@ public final class Counters {
    * A counter update: {@link #send} adds to a counter that exists ({@code incrIfPresent}),
    * {@link #create} creates it with {@code initial} when absent.
    */
-  public record CounterOp(String key, long delta, long initial) implements Writes.WriteOp<Long> {
+  public record CounterOp(String key, long delta, long initial) implements WriteSteps.WriteOp<Long> {
     @Override
     public CompletableFuture<Long> send(io.shardwise.spi.NodeConnection connection, Duration ttl) {
       return connection.incrIfPresent(key, delta);
@@ -38,13 +38,13 @@ public final class Counters {
 
   private final Requests requests;
   private final Failback failback;
-  private final Writes writes;
+  private final WriteSteps steps;
   private final Repairs repairs;
 
-  Counters(Requests requests, Failback failback, Writes writes, Repairs repairs) {
+  Counters(Requests requests, Failback failback, WriteSteps steps, Repairs repairs) {
     this.requests = requests;
     this.failback = failback;
-    this.writes = writes;
+    this.steps = steps;
     this.repairs = repairs;
   }
 
@@ -118,15 +118,15 @@ public final class Counters {
    * marked.
    */
   CompletableFuture<Long> count(Topology t, String key, int[] targets, CounterOp op, Duration ttl, long generation) {
-    writes.warmUp.countingBegins(key);
+    steps.warmUp.countingBegins(key);
     CompletableFuture<Long> f;
     try {
       f = countOnce(t, key, targets, op, ttl, generation);
     } catch (RuntimeException | Error e) {
-      writes.warmUp.countingEnds(key);
+      steps.warmUp.countingEnds(key);
       throw e;
     }
-    return f.whenComplete((v, x) -> writes.warmUp.countingEnds(key));
+    return f.whenComplete((v, x) -> steps.warmUp.countingEnds(key));
   }
 
   private CompletableFuture<Long> countOnce(Topology t, String key, int[] targets, CounterOp op, Duration ttl, long generation) {
@@ -144,7 +144,7 @@ public final class Counters {
     boolean creatingBefore = creationsBefore != createdBefore;
     List<CompletableFuture<Long>> added = new ArrayList<>(targets.length);
     for (int node : targets) {
-      added.add(writes.counting(t, node, key, "incr", ttl, op, Writes.Kind.KEEPS));
+      added.add(steps.counting(t, node, key, "incr", ttl, op, WriteSteps.Kind.KEEPS));
     }
     return Requests.allOf(added)
         .handle((x, y) -> (Void) null)
@@ -175,7 +175,7 @@ public final class Counters {
                 Long count = first;
                 CompletableFuture<Long> written = CompletableFuture.completedFuture(count);
                 Member[] lacking = absent.toArray(new Member[0]);
-                CompletableFuture<Long> done = generation < 0 ? written : writes.healed(key, generation, lacking, written);
+                CompletableFuture<Long> done = generation < 0 ? written : steps.healed(key, generation, lacking, written);
                 return done.whenComplete((v, f) -> absent.forEach(m -> repairs.handOff(m, List.of(key))));
               }
               if (!failed.isEmpty()) {
@@ -240,7 +240,7 @@ public final class Counters {
               for (int i = 0; i < targets.length; i++) {
                 if (Requests.failureOf(added.get(i)) == null && added.get(i).join() == null) {
                   int slot = i;
-                  CompletableFuture<Long> retried = writes.counting(t, targets[i], key, "incr", ttl, op, Writes.Kind.KEEPS);
+                  CompletableFuture<Long> retried = steps.counting(t, targets[i], key, "incr", ttl, op, WriteSteps.Kind.KEEPS);
                   again.add(retried.whenComplete((v, f) -> added.set(slot, retried)));
                 }
               }
@@ -252,7 +252,7 @@ public final class Counters {
   private CompletableFuture<Long> create(Topology t, String key, int[] targets, CounterOp op, Duration ttl) {
     List<CompletableFuture<Long>> created = new ArrayList<>(targets.length);
     for (int node : targets) {
-      created.add(writes.counting(t, node, key, "incr", ttl, op::create, Writes.Kind.KEEPS));
+      created.add(steps.counting(t, node, key, "incr", ttl, op::create, WriteSteps.Kind.KEEPS));
     }
     return Requests.allOf(created)
         .handle((x, y) -> (Void) null)

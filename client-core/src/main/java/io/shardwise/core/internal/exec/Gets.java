@@ -6,7 +6,7 @@ import io.shardwise.client.ValueCodec;
 import io.shardwise.core.internal.change.WarmUp;
 import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.health.Member;
-import io.shardwise.core.internal.route.ReplicaMoves;
+import io.shardwise.core.internal.route.Moves;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.core.internal.spill.BoundedReads;
@@ -63,7 +63,7 @@ public final class Gets<V> {
           return requests.call(m, "get", c -> c.get(key), true, decode, t);
         }
       }
-      ReplicaMoves.Move move = t.readsHistory() ? ReplicaMoves.route(t, key, System.nanoTime()) : null;
+      Moves.Move move = t.readsHistory() ? Moves.route(t, key, System.nanoTime()) : null;
       f = read(t, move != null && move.readsElsewhere(t) ? move : null, key).thenApply(decode);
     } catch (RuntimeException | Error e) {
       t.exit();
@@ -95,14 +95,14 @@ public final class Gets<V> {
   /**
    * A read of {@code key} on {@code t}: on its replicas in the order of its read plan, or as the
    * failure mode says when all are out ({@link #unreadable}). For a key whose replicas changed in a
-   * change still being taken over ({@code move} not null, {@link ReplicaMoves}): on the replicas of
+   * change still being taken over ({@code move} not null, {@link Moves}): on the replicas of
    * its serving placement in turn (those of the placement before the change while it settles; else
    * the replicas that arrived in the change first), then, after a miss on each, on its sources in
    * turn. Once copies are due (see {@link WarmUp}), a hit is copied to the replicas of the key that
    * answered a miss before it, so that a key warms onto every replica that arrived. A read of a key
    * that moves does not spill (bounded loads).
    */
-  CompletableFuture<CachedValue> read(Topology t, ReplicaMoves.Move move, String key) {
+  CompletableFuture<CachedValue> read(Topology t, Moves.Move move, String key) {
     Topology serving = move == null ? t : move.serving();
     long generation = move != null || repairs.enabled(t) ? warmUp.readGeneration(key) : NO_REPAIR;
     long hash = serving.hash(key);
@@ -180,7 +180,7 @@ public final class Gets<V> {
 
   /** Reads {@code key} on the sources of {@code move} from {@code index}, until one has it. */
   private CompletableFuture<CachedValue> fromSources(
-      ReplicaMoves.Move move, String key, int index, Member[] copyTo, long generation) {
+      Moves.Move move, String key, int index, Member[] copyTo, long generation) {
     for (int i = index; i < move.sources().length; i++) {
       Member before = move.sources()[i];
       if (!before.available() || before.retired() || before.holdsOldCopy(key)) {
@@ -228,7 +228,7 @@ public final class Gets<V> {
    */
   private CompletableFuture<CachedValue> tryFrom(
       Topology t,
-      ReplicaMoves.Move move,
+      Moves.Move move,
       String key,
       int[] order,
       int[] ranks,

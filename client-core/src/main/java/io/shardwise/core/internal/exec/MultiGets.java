@@ -5,7 +5,7 @@ import io.shardwise.client.MultiResult;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.client.ValueCodec;
 import io.shardwise.core.internal.health.Member;
-import io.shardwise.core.internal.route.ReplicaMoves;
+import io.shardwise.core.internal.route.Moves;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.core.internal.spill.BoundedReads;
@@ -134,7 +134,7 @@ final class MultiGets<V> {
       int[] first = new int[n];
       int count = 0;
       for (int k = 0; k < n; k++) {
-        ReplicaMoves.Move move = moving == null ? null : ReplicaMoves.route(t, keys[k], now);
+        Moves.Move move = moving == null ? null : Moves.route(t, keys[k], now);
         if (move != null && move.readsElsewhere(t)) {
           own.add(moving[k] = gets.read(t, move, keys[k]));
         } else if (plan(k)) {

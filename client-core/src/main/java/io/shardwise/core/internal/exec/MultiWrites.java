@@ -6,7 +6,7 @@ import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.health.DirtyCopies;
 import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
-import io.shardwise.core.internal.route.ReplicaMoves;
+import io.shardwise.core.internal.route.Moves;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.NodeConnection;
@@ -22,11 +22,11 @@ import java.util.function.ToIntFunction;
 
 /**
  * Executes setMulti and deleteMulti over the keys' preference lists, for any replica count, for
- * {@link ReplicaWrites}: every key is planned as a single write of it is, all under one fence, and
+ * {@link Writes}: every key is planned as a single write of it is, all under one fence, and
  * the keys are grouped by the node they go to: one batch per node, in parts ({@link #sendBatch}).
  * A replica that is out gets the key in its journal; a replica whose batch failed for the key gets
  * its copy marked old. A key whose replicas are all out goes where the failure mode sends it ({@link
- * Writes#redirect}, journaled against the nodes skipped), in one more batch per node, with the
+ * WriteSteps#redirect}, journaled against the nodes skipped), in one more batch per node, with the
  * failover TTL. On a topology with a history, a key whose route reads or deletes elsewhere (a change
  * settling or warming) is written by itself, as a single write of it is. Each key's outcome is
  * decided over what happened to that key alone, and the result lists the keys in the caller's order.
@@ -46,11 +46,11 @@ final class MultiWrites {
   /** {@link Run#counts}: a key written by itself ({@link Run#own}). */
   private static final int OWN = Integer.MIN_VALUE;
 
-  private final Writes writes;
+  private final WriteSteps steps;
   private final Repairs repairs;
 
-  MultiWrites(Writes writes, Repairs repairs) {
-    this.writes = writes;
+  MultiWrites(WriteSteps steps, Repairs repairs) {
+    this.steps = steps;
     this.repairs = repairs;
   }
 
@@ -91,7 +91,7 @@ final class MultiWrites {
     ShardwiseException[] errors;
     /** Per key written by itself, its write. */
     CompletableFuture<Boolean>[] own;
-    /** Per key: whether it waits for the warm-up copies under way once written ({@link Writes#afterWarmUpWrite}). */
+    /** Per key: whether it waits for the warm-up copies under way once written ({@link WriteSteps#afterWarmUpWrite}). */
     boolean[] warm;
     /** With repair on, per key: the generation its write moved it to before it was sent. */
     long[] generations;
@@ -115,12 +115,12 @@ final class MultiWrites {
 
     CompletableFuture<MultiResult<Boolean>> start(Function<String, CompletableFuture<Boolean>> single, ToIntFunction<String> bytes, PartOp op) {
       List<CompletableFuture<?>> parts = new ArrayList<>();
-      List<String> batched = t.history.length != 0 || writes.warmUp.copying() ? moving(single, parts) : Arrays.asList(keys);
+      List<String> batched = t.history.length != 0 || steps.warmUp.copying() ? moving(single, parts) : Arrays.asList(keys);
       if (repairs.enabled(t)) {
         // Before anything is sent: a repair copy of an older value read meanwhile is not kept.
         generations = new long[keys.length];
         for (int k = 0; k < keys.length; k++) {
-          generations[k] = counts[k] == OWN ? -1 : writes.warmUp.bump(keys[k]);
+          generations[k] = counts[k] == OWN ? -1 : steps.warmUp.bump(keys[k]);
         }
       }
       // Each key's outcome, and the marks of the replicas that failed it, as soon as every batch
@@ -133,7 +133,7 @@ final class MultiWrites {
       parts.add(sent.thenCompose(x -> afterBatches()));
       if (t.bounded != null && !batched.isEmpty()) {
         // Done once the copies spilled reads left are gone; never deleted on a replica of the key.
-        parts.add(t.bounded.afterWrites(batched, sent, writes.requests, (k, m) -> ReplicaMoves.holds(t, k, m)));
+        parts.add(t.bounded.afterWrites(batched, sent, steps.requests, (k, m) -> Moves.holds(t, k, m)));
       }
       return Requests.allOf(parts).handle((x, y) -> (Void) null).thenCompose(x -> sent.thenApply(y -> result()));
     }
@@ -149,19 +149,19 @@ final class MultiWrites {
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private List<String> moving(Function<String, CompletableFuture<Boolean>> single, List<CompletableFuture<?>> parts) {
-      boolean copying = writes.warmUp.copying();
+      boolean copying = steps.warmUp.copying();
       own = new CompletableFuture[keys.length];
       warm = new boolean[keys.length];
       List<String> batched = new ArrayList<>(keys.length);
       long now = System.nanoTime();
       for (int k = 0; k < keys.length; k++) {
         String key = keys[k];
-        ReplicaMoves.Move move = ReplicaMoves.route(t, key, now);
+        Moves.Move move = Moves.route(t, key, now);
         if (move == null || move.plain(t)) {
           warm[k] = copying;
         } else if (move.marksOnly(t)) {
-          writes.markFormerOwners(key, move, Member.NONE);
-          writes.warmUp.bump(key);
+          steps.markFormerOwners(key, move, Member.NONE);
+          steps.warmUp.bump(key);
           warm[k] = true;
         } else {
           counts[k] = OWN;
@@ -189,13 +189,13 @@ final class MultiWrites {
       int n = keys.length;
       List<String>[][] byNode = new List[2][t.members.length];
       List<CompletableFuture<Void>> sent = new ArrayList<>();
-      try (Fence fence = writes.failback.fence()) {
+      try (Fence fence = steps.failback.fence()) {
         for (int k = 0; k < n; k++) {
           if (counts[k] == OWN) {
             continue;
           }
           try {
-            counts[k] = writes.targets(t, keys[k], t.hash(keys[k]), fence, targets, k * width, null);
+            counts[k] = steps.targets(t, keys[k], t.hash(keys[k]), fence, targets, k * width, null);
           } catch (ShardwiseException e) {
             errors = errors == null ? new ShardwiseException[n] : errors;
             errors[k] = e;
@@ -227,7 +227,7 @@ final class MultiWrites {
      * Sends {@code nodeKeys} to {@code node} in parts ({@link Requests#inParts}); a part that timed
      * out on a node that still answers is sent again for a set, which done twice leaves the same
      * value, not for a delete, whose second reply would call a key it deleted absent. If some of
-     * the keys are marked old there, each part is handed over as {@link Writes#send} hands over a
+     * the keys are marked old there, each part is handed over as {@link WriteSteps#send} hands over a
      * write of one such key: in the order of the node's old-copy deletes; the marks of the keys it
      * wrote are cleared once all parts are done.
      */
@@ -246,11 +246,11 @@ final class MultiWrites {
       }
       String operation = removes ? "deleteMulti" : "setMulti";
       if (marked == null) {
-        return writes.requests.inParts(member, nodeKeys, bytes, !removes, part -> writes.requests.send(t, node, operation, op.of(part, redirected)));
+        return steps.requests.inParts(member, nodeKeys, bytes, !removes, part -> steps.requests.send(t, node, operation, op.of(part, redirected)));
       }
       Map<String, Long> cleared = marked;
-      return writes.requests
-          .inParts(member, nodeKeys, bytes, !removes, part -> dirty.handOff(() -> writes.requests.send(t, node, operation, op.of(part, redirected))))
+      return steps.requests
+          .inParts(member, nodeKeys, bytes, !removes, part -> dirty.handOff(() -> steps.requests.send(t, node, operation, op.of(part, redirected))))
           .whenComplete(
               (reply, x) ->
                   cleared.forEach(
@@ -263,8 +263,8 @@ final class MultiWrites {
 
     /**
      * Once the batches are answered, what each batched key's write still waits for: with repair on,
-     * the end {@link Writes#afterReplicatedWrite} gives it; while warm-up copies may race it, the
-     * copies of it under way ({@link Writes#afterWarmUpWrite}). A key whose wait fails fails with the
+     * the end {@link WriteSteps#afterReplicatedWrite} gives it; while warm-up copies may race it, the
+     * copies of it under way ({@link WriteSteps#afterWarmUpWrite}). A key whose wait fails fails with the
      * reason.
      */
     private CompletableFuture<Void> afterBatches() {
@@ -278,8 +278,8 @@ final class MultiWrites {
         }
         // With repair on, the end of a replicated write waits for the copies under way itself.
         CompletableFuture<Void> wait = generations != null
-            ? writes.afterReplicatedWrite(keys[k], generations[k], removes ? t.replicaMembers(t.hash(keys[k])) : Member.NONE)
-            : warm != null && warm[k] ? writes.afterWarmUpWrite(keys[k]) : null;
+            ? steps.afterReplicatedWrite(keys[k], generations[k], removes ? t.replicaMembers(t.hash(keys[k])) : Member.NONE)
+            : warm != null && warm[k] ? steps.afterWarmUpWrite(keys[k]) : null;
         if (wait != null) {
           waits = waits == null ? new CompletableFuture<?>[keys.length] : waits;
           waits[k] = wait;
@@ -297,7 +297,7 @@ final class MultiWrites {
      */
     private void settle() {
       outcomes = new Object[keys.length];
-      boolean marks = ToAll.marks(t, removes ? Writes.Kind.REMOVES : Writes.Kind.REPLACES);
+      boolean marks = ToAll.marks(t, removes ? WriteSteps.Kind.REMOVES : WriteSteps.Kind.REPLACES);
       for (int k = 0; k < keys.length; k++) {
         int count = Math.abs(counts[k]);
         if (counts[k] == OWN || count == 0) {
@@ -308,9 +308,9 @@ final class MultiWrites {
         for (int i = 0; i < count; i++) {
           Member m = t.members[targets[k * width + i]];
           NodeReply<Boolean> reply = replies[counts[k] < 0 ? 1 : 0][targets[k * width + i]];
-          got[i] = reply.confirmed(keys[k]) ? reply.replies().get(keys[k]) : writes.requests.asShardwise(m, reply.unconfirmed(keys[k], m.node));
+          got[i] = reply.confirmed(keys[k]) ? reply.replies().get(keys[k]) : steps.requests.asShardwise(m, reply.unconfirmed(keys[k], m.node));
         }
-        outcomes[k] = ToAll.outcome(writes.failback, t, keys[k], targets, k * width, count, got, counts[k] > 0 && marks, Boolean::logicalOr);
+        outcomes[k] = ToAll.outcome(steps.failback, t, keys[k], targets, k * width, count, got, counts[k] > 0 && marks, Boolean::logicalOr);
       }
     }
 
@@ -322,7 +322,7 @@ final class MultiWrites {
         Object outcome;
         if (counts[k] == OWN) {
           Throwable failure = Requests.failureOf(own[k]);
-          outcome = failure == null ? own[k].join() : writes.requests.asShardwise(t.members[t.primary(key)], failure);
+          outcome = failure == null ? own[k].join() : steps.requests.asShardwise(t.members[t.primary(key)], failure);
         } else {
           outcome = outcomes[k];
           Throwable waited = waits == null || waits[k] == null ? null : Requests.failureOf(waits[k]);

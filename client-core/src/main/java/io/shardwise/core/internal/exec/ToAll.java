@@ -8,14 +8,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BinaryOperator;
 
 /**
- * For {@link ReplicaWrites}: a write sent to every replica in {@code targets}, and its outcome once
+ * For {@link Writes}: a write sent to every replica in {@code targets}, and its outcome once
  * each has answered ({@link #outcome}). One callback per replica and no other stage: a set to two
  * replicas costs one more request, and little besides.
  */
 final class ToAll<T> {
-  private final Writes writes;
+  private final WriteSteps steps;
   private final Topology t;
-  private final ReplicaWrites.Write<T> w;
+  private final Writes.Write<T> w;
   private final int[] targets;
   /** Released before the result completes, or null (the caller releases the topology). */
   private final Topology release;
@@ -26,8 +26,8 @@ final class ToAll<T> {
   private final AtomicInteger left;
   private final CompletableFuture<T> result = new CompletableFuture<>();
 
-  private ToAll(Writes writes, Topology t, ReplicaWrites.Write<T> w, int[] targets, Topology release, long generation) {
-    this.writes = writes;
+  private ToAll(WriteSteps steps, Topology t, Writes.Write<T> w, int[] targets, Topology release, long generation) {
+    this.steps = steps;
     this.t = t;
     this.w = w;
     this.targets = targets;
@@ -41,8 +41,8 @@ final class ToAll<T> {
    * Sends {@code w} to each of {@code targets}; {@code release}, if not null, is released in the
    * stage of the last reply.
    */
-  static <T> CompletableFuture<T> send(Writes writes, Topology t, ReplicaWrites.Write<T> w, int[] targets, Topology release, long generation) {
-    ToAll<T> all = new ToAll<>(writes, t, w, targets, release, generation);
+  static <T> CompletableFuture<T> send(WriteSteps steps, Topology t, Writes.Write<T> w, int[] targets, Topology release, long generation) {
+    ToAll<T> all = new ToAll<>(steps, t, w, targets, release, generation);
     for (int i = 0; i < targets.length; i++) {
       all.send(i);
     }
@@ -55,8 +55,8 @@ final class ToAll<T> {
    * key's only copy is not marked: its reader sees the value before the write or the written one,
    * as after any write whose outcome is unknown.
    */
-  static boolean marks(Topology t, Writes.Kind kind) {
-    return kind != Writes.Kind.TOUCHES && t.replicated;
+  static boolean marks(Topology t, WriteSteps.Kind kind) {
+    return kind != WriteSteps.Kind.TOUCHES && t.replicated;
   }
 
   /**
@@ -96,12 +96,12 @@ final class ToAll<T> {
     Member m = t.members[targets[i]];
     m.inFlight.incrementAndGet();
     if (release != null && m.oldCopies().stamp(w.key()) == null) {
-      writes.requests.callThen(m, w.operation(), c -> w.op().send(c, w.ttl()), (value, failure) -> done(i, m, value, failure));
+      steps.requests.callThen(m, w.operation(), c -> w.op().send(c, w.ttl()), (value, failure) -> done(i, m, value, failure));
       return;
     }
     CompletableFuture<T> f;
     try {
-      f = writes.send(t, targets[i], w.key(), w.operation(), w.ttl(), w.op(), w.kind());
+      f = steps.send(t, targets[i], w.key(), w.operation(), w.ttl(), w.op(), w.kind());
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
@@ -117,11 +117,11 @@ final class ToAll<T> {
   }
 
   private void settle() {
-    Object outcome = outcome(writes.failback, t, w.key(), targets, 0, targets.length, replies, marks(t, w.kind()), w.combine());
+    Object outcome = outcome(steps.failback, t, w.key(), targets, 0, targets.length, replies, marks(t, w.kind()), w.combine());
     if (release != null) {
       release.exit();
     }
-    CompletableFuture<Void> copies = generation < 0 ? null : writes.afterReplicatedWrite(w.key(), generation, w.kind() == Writes.Kind.REMOVES ? t.members(targets, 0, targets.length) : Member.NONE);
+    CompletableFuture<Void> copies = generation < 0 ? null : steps.afterReplicatedWrite(w.key(), generation, w.kind() == WriteSteps.Kind.REMOVES ? t.members(targets, 0, targets.length) : Member.NONE);
     if (copies == null) {
       complete(outcome, null);
     } else {

@@ -1,282 +1,331 @@
 package io.shardwise.core.internal.exec;
 
-import io.shardwise.client.ClientMetrics;
-import io.shardwise.client.NodeUnavailableException;
+import io.shardwise.client.CachedValue;
+import io.shardwise.client.MultiResult;
 import io.shardwise.client.ShardwiseException;
-import io.shardwise.core.internal.change.WarmUp;
-import io.shardwise.core.internal.health.DirtyCopies;
+import io.shardwise.core.internal.heal.Repairs;
 import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Fence;
 import io.shardwise.core.internal.health.Member;
-import io.shardwise.core.internal.route.FailoverOrder;
-import io.shardwise.core.internal.route.ReplicaMoves;
+import io.shardwise.core.internal.route.Moves;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
-import io.shardwise.spi.KeyRules;
-import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BinaryOperator;
 import java.util.function.Function;
 
 /**
- * The pieces of a write of one key that {@link ReplicaWrites} and the multi-key writes share: its
- * route through the {@link Failback} fence ({@link #targets}), and for a key whose replicas are
- * all out the next node of its order, journaled against the nodes skipped ({@link #redirect});
- * the hand-over of a write to a node where the key's copy is marked old ({@link #send}); the marks
- * a write of a moved key leaves on its former replicas ({@link #markFormerOwners}); and the end of
- * a write that warm-up or repair copies may race ({@link #afterWarmUpWrite}, {@link
- * #afterReplicatedWrite}, {@link #deleteLateCopies}).
+ * Executes the write of one key, for any replica count: the key's first N servers of its
+ * preference list are its write targets ({@link Routes}), one of them with one replica. A set,
+ * delete or touch goes to every available replica at once; add decides on the first available one, and the key's
+ * copies on the others are deleted; incr and decr count on every replica that holds the counter
+ * ({@link Shape#COUNT}). The write completes when every replica it was sent to has answered.
+ *
+ * <ul>
+ *   <li>A replica that is out gets the key in its journal, under its fence (as a write redirected
+ *       past it does, see {@link Failback}): it drops its copy before it serves again.
+ *   <li>A replica whose request fails, while another replica's succeeds, gets its copy marked old:
+ *       it is not read there until a delete or a later write of it there is confirmed. The write
+ *       succeeds, or if the mark cannot be recorded (the marks are full) fails with that
+ *       replica's error ({@link ToAll#outcome}).
+ *   <li>With no replica available, the write goes where the failure mode sends a write whose
+ *       node is out ({@link WriteSteps}).
+ * </ul>
+ *
+ * <p>setMulti and deleteMulti spread their keys in the same way, batched per replica ({@link
+ * MultiWrites}).
  */
 public final class Writes {
 
-  /** A write to one connection, with the TTL to give it (null for writes without one). */
-  @FunctionalInterface
-  public interface WriteOp<T> {
-    CompletableFuture<T> send(NodeConnection connection, Duration ttl);
+  /** How a write is spread over a key's replicas. */
+  public enum Shape {
+    /** To every available replica (set, delete, touch). */
+    ALL,
+    /**
+     * Decided on the first available replica; if it stored, the key's copies on the others are
+     * deleted (add: an add elsewhere could keep an older value there, a set could land after a
+     * later write of the key).
+     */
+    DECIDE_THEN_DELETE,
+    /**
+     * A counter (incr, decr, with a {@link Counters.CounterOp}): added to on every available replica
+     * that holds it, created on all of them only when none does ({@link Counters}); with one copy of
+     * each key, a plain incr.
+     */
+    COUNT
   }
 
-  /** What a write does besides storing: see {@link ReplicaWrites#write}. */
-  public enum Kind {
-    /** Leaves no older value on its node (set): an old copy marked there needs no delete first. */
-    REPLACES,
-    /** Removes the key (delete): as {@link #REPLACES}, and a warm-up copy racing it is deleted again. */
-    REMOVES,
-    /** Leaves an older value on its node if there is one (add, incr): a marked copy is deleted first. */
-    KEEPS,
-    /** As {@link #KEEPS}, and the spilled copies of the key stay (touch changes no value). */
-    TOUCHES
-  }
+  /** One write of one key, as the caller asked for it. */
+  record Write<T>(
+      String key, String operation, Duration ttl, WriteSteps.WriteOp<T> op, WriteSteps.Kind kind, Shape shape, BinaryOperator<T> combine) {}
 
-  /** The requests, routes, and failback marks and fences of every write, for its executor and parts too. */
-  final Requests requests;
-  final Routes routes;
-  final Failback failback;
-  /**
-   * The warm-up copies under way: a write moves a key's generation ({@link WarmUp#bump}) before it
-   * is sent where a copy may race it, and waits for the copies while they are written ({@link
-   * WarmUp#copying}); a counter update notes itself ({@link WarmUp#countingBegins}).
-   */
-  final WarmUp warmUp;
-  private final ClientMetrics metrics;
+  /** The requests, routes and failback marks and fences this executor and its parts share. */
+  private final WriteSteps steps;
+  private final Repairs repairs;
+  private final Counters counters;
+  private final MultiWrites multi;
 
-  public Writes(Requests requests, Routes routes, Failback failback, WarmUp warmUp, ClientMetrics metrics) {
-    this.requests = requests;
-    this.routes = routes;
-    this.failback = failback;
-    this.warmUp = warmUp;
-    this.metrics = metrics;
+  public Writes(WriteSteps steps, Repairs repairs) {
+    this.steps = steps;
+    this.repairs = repairs;
+    this.counters = new Counters(steps.requests, steps.failback, steps, repairs);
+    this.multi = new MultiWrites(steps, repairs);
   }
 
   /**
-   * The end of a write of a key that warm-up may be copying: its generation moves again, now that
-   * the write's requests are done, so that a copy read while they were under way (the old value,
-   * read just before the write's delete reached the previous node) is not kept; then the write
-   * waits for the copies of the key under way, which delete themselves (see {@link WarmUp}).
+   * A write of {@code key} on {@code t}, which the caller counted itself on and which this write
+   * releases when done. {@code combine} merges the replies of the replicas that succeeded (for
+   * {@link Shape#ALL}).
    */
-  CompletableFuture<Void> afterWarmUpWrite(String key) {
-    warmUp.bump(key);
-    return warmUp.awaitCopies(key);
-  }
-
-  /**
-   * The end of a write of a key stored on several replicas, with repair on ({@code Repairs}), that
-   * moved the key's generation to {@code generation} before it was sent: the generation moves again,
-   * and when a repair copy of the key may be racing the write (one under way, or for a write that
-   * removed the key from {@code deleteLateOn}, one sent since the write began), the returned future
-   * completes once the copies under way are done and the late ones deleted ({@link #deleteLateCopies});
-   * null when none can be, which is the common case and costs no stage.
-   */
-  CompletableFuture<Void> afterReplicatedWrite(String key, long generation, Member[] deleteLateOn) {
-    warmUp.bump(key);
-    boolean late = deleteLateOn.length > 0 && warmUp.copiedSince(key, generation);
-    if (!late && !warmUp.copying()) {
-      return null;
+  public <T> CompletableFuture<T> write(
+      Topology t,
+      String key,
+      String operation,
+      Duration ttl,
+      WriteSteps.WriteOp<T> op,
+      WriteSteps.Kind kind,
+      Shape shape,
+      BinaryOperator<T> combine) {
+    if (shape == Shape.COUNT && !t.replicated) {
+      // With one copy of each key the count lives on one server: created there when absent.
+      Counters.CounterOp counter = (Counters.CounterOp) op;
+      @SuppressWarnings("unchecked")
+      WriteSteps.WriteOp<T> create = (WriteSteps.WriteOp<T>) (WriteSteps.WriteOp<Long>) counter::create;
+      op = create;
+      shape = Shape.ALL;
     }
-    CompletableFuture<Void> copies = warmUp.awaitCopies(key);
-    if (deleteLateOn.length == 0) {
-      return copies;
-    }
-    return copies.thenCompose(x -> deleteLateCopies(deleteLateOn, key, generation));
-  }
-
-  /**
-   * See {@link WarmUp#copiedSince}: deletes on each of {@code owners} a copy that a read during a
-   * delete may have added. A copy that cannot be deleted now (its node is out, or the delete
-   * failed) is marked old there instead ({@link WarmUp#keptCopy}), and the write fails only if the
-   * mark cannot be recorded.
-   */
-  CompletableFuture<Void> deleteLateCopies(Member[] owners, String key, long generation) {
-    List<CompletableFuture<Void>> deletes = new ArrayList<>(owners.length);
-    for (Member owner : owners) {
-      if (!warmUp.copiedSince(key, generation)) {
-        continue;
-      }
-      CompletableFuture<Throwable> failure =
-          owner.retired() || !owner.available()
-              ? CompletableFuture.completedFuture(new IllegalStateException(owner.node + " is out"))
-              : requests.send(owner, "moveDelete", c -> c.delete(key)).handle((r, f) -> f);
-      deletes.add(
-          failure.thenCompose(
-              f -> {
-                Throwable kept = f == null ? null : warmUp.keptCopy(owner, key, f);
-                return kept == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(kept);
-              }));
-    }
-    return Requests.allOf(deletes);
-  }
-
-  /**
-   * The step of every write of a key that moved ({@link ReplicaMoves}), alone ({@link ReplicaWrites})
-   * or in a batch ({@link MultiWrites}): its copies on the former replicas of changes only
-   * remembered are marked old, so that the value they still hold is never read once the key moves
-   * back to them or fails over to them; never on one of {@code targets}, the nodes that take the
-   * write (none if not known yet: a set or delete replaces the marked copy it writes). The copies
-   * that writes left elsewhere while a former replica was out are marked too, but on the first
-   * target ({@link Failback#markOldCopy}).
-   */
-  void markFormerOwners(String key, ReplicaMoves.Move move, Member[] targets) {
-    Member first = targets.length == 0 ? null : targets[0];
-    for (Member former : move.formerOwners()) {
-      if (!Member.in(targets, former)) {
-        failback.markOldCopy(former, key, first);
-      }
-    }
-  }
-
-  /**
-   * Routes a write of {@code key} on {@code t} inside {@code fence}, as every write of one key is
-   * routed, alone or in a batch: its write targets (its available replicas, in preference order)
-   * into {@code into} from {@code at}, journaled against its replicas that are out; returns how
-   * many, or -1 for the one node the failure mode sends it to when every replica is out ({@link
-   * #redirect}; the write then takes the failover TTL). {@code refuse} (may be null), asked once
-   * the replicas out are held, may refuse the write before anything is journaled.
-   *
-   * @throws ShardwiseException refused, a journal is full, the failure mode sends the key nowhere,
-   *     or its replicas kept coming back while it was routed
-   */
-  int targets(Topology t, String key, long hash, Fence fence, int[] into, int at, Function<Routes.Plan, ShardwiseException> refuse) {
-    for (int attempt = 0; attempt <= t.replicas; attempt++) {
-      Routes.Plan p = routes.plan(t, key, hash);
-      if (p.outCount > 0) {
-        if (!fence.enter(t.members, p.out, p.outCount)) {
-          continue; // a replica came back meanwhile: plan again
-        }
-        ShardwiseException refused = refuse == null ? null : refuse.apply(p);
-        if (refused != null) {
-          throw refused;
-        }
-        if (p.writeCount == 0) {
-          // Every replica out, and kept out by the fences held: where the failure mode says.
-          int primary = p.replicas[0];
-          if (!routes.redistributes()) {
-            throw routes.unavailable(t, primary, key);
-          }
-          into[at] = redirect(t, key, hash, primary, fence);
-          return into[at] == primary ? 1 : -1;
-        }
-        NodeUnavailableException full = fence.recordMissed(t.members, key, p.out, p.outCount);
-        if (full != null) {
-          throw full;
-        }
-      }
-      System.arraycopy(p.writes, 0, into, at, p.writeCount);
-      return p.writeCount;
-    }
-    throw new NodeUnavailableException(
-        t.members[t.router.primary(hash)].node, "the replicas of " + KeyRules.shorten(key) + " kept coming back while it was routed");
-  }
-
-  /**
-   * Where a write of {@code key}, whose primary is out, goes under the redistribute failure mode:
-   * the next available node of its order ({@link FailoverOrder}), journaled through {@code
-   * fence} against the nodes it skips (and counted as a redirect), or the primary if it is back.
-   *
-   * @throws ShardwiseException no node is available, or the journal of a skipped node is full
-   */
-  int redirect(Topology t, String key, long hash, int primary, Fence fence) {
-    for (int attempt = 0; attempt <= t.nodes.size(); attempt++) {
-      FailoverOrder.Route route = t.order.route(hash, t.available);
-      int target = route.target;
-      if (target == Routes.NONE) {
-        throw routes.unavailable(t, primary, key);
-      }
-      if (route.skippedCount == 0) {
-        return target;
-      }
-      if (!fence.enter(t.members, route.skipped, route.skippedCount)) {
-        continue; // a skipped node came back meanwhile: route again
-      }
-      ShardwiseException full = fence.record(t.members, key, t.members[target], route.skipped, route.skippedCount);
-      if (full != null) {
-        throw full;
-      }
-      metrics.redirected(t.nodes.get(primary), t.nodes.get(target), "failover");
-      return target;
-    }
-    throw new IllegalStateException("nodes of " + KeyRules.shorten(key) + " kept coming back while it was routed");
-  }
-
-  /**
-   * Sends a write of {@code key} to {@code node} of {@code t}. If the node's copy of the key is
-   * marked old ({@link DirtyCopies}), the write is handed over in the order of the node's old-copy
-   * deletes, after a delete of the key when the write alone would leave the old value (add, touch,
-   * incr), and the mark is cleared once the write is confirmed.
-   */
-  <T> CompletableFuture<T> send(
-      Topology t, int node, String key, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
-    Member m = t.members[node];
-    DirtyCopies marks = m.oldCopies();
-    Long stamp = marks.stamp(key);
-    if (stamp == null) {
-      return requests.send(t, node, operation, c -> op.send(c, ttl));
-    }
-    boolean replaces = kind == Kind.REPLACES || kind == Kind.REMOVES;
-    CompletableFuture<?>[] delete = new CompletableFuture<?>[1];
-    CompletableFuture<T> sent =
-        marks.handOff(
-            () -> {
-              delete[0] =
-                  replaces ? CompletableFuture.completedFuture(null) : requests.send(m, "deleteOldCopy", c -> c.delete(key));
-              return requests.send(t, node, operation, c -> op.send(c, ttl));
-            });
-    return sent.whenComplete(
-        (r, failure) -> {
-          if (failure == null && delete[0].isDone() && !delete[0].isCompletedExceptionally()) {
-            marks.cleared(key, stamp); // the old copy is gone: replaced or deleted before
-          }
-        });
-  }
-
-  /**
-   * {@code written}, ended as {@link Writes#afterReplicatedWrite} says for a write that moved the
-   * key's generation to {@code generation}: a repair copy racing it is undone, or deleted again on
-   * {@code deleteLateOn} (the replicas it removed the key from).
-   */
-  <T> CompletableFuture<T> healed(String key, long generation, Member[] deleteLateOn, CompletableFuture<T> written) {
-    return written
-        .handle((r, x) -> (Void) null)
-        .thenCompose(
-            x -> {
-              CompletableFuture<Void> copies = afterReplicatedWrite(key, generation, deleteLateOn);
-              return copies == null ? written : copies.thenCompose(y -> written);
-            });
-  }
-
-  /** {@link #send}, the request counted as under way on its node while it is ({@link Member#inFlight}). */
-  <T> CompletableFuture<T> counting(
-      Topology t, int node, String key, String operation, Duration ttl, Writes.WriteOp<T> op, Writes.Kind kind) {
-    Member m = t.members[node];
-    m.inFlight.incrementAndGet();
     CompletableFuture<T> f;
     try {
-      f = send(t, node, key, operation, ttl, op, kind);
-    } catch (RuntimeException e) {
-      m.inFlight.decrementAndGet();
+      boolean plain = t.history.length == 0 && !steps.warmUp.copying();
+      // No spill or retry: nothing follows the replies, and the topology is released in the stage
+      // of the last one.
+      Topology release = plain && t.bounded == null && !steps.requests.retrying() ? t : null;
+      if (release != null && t.replicas == 1) {
+        // The common case of one replica, up and not marked: one request, the topology released in
+        // the stage of its reply. The plan below decides the same with more work.
+        Member m = t.members[t.router.primary(t.hash(key))];
+        if (m.available() && !m.holdsOldCopy(key)) {
+          WriteSteps.WriteOp<T> one = op;
+          return steps.requests.call(m, operation, c -> one.send(c, ttl), false, Function.identity(), t);
+        }
+      }
+      Write<T> w = new Write<>(key, operation, ttl, op, kind, shape, combine);
+      // With repair on, before anything is sent: a repair copy of an older value read meanwhile is
+      // not kept (see Repairs).
+      long generation = repairs.enabled(t) ? steps.warmUp.bump(key) : -1;
+      if (release != null && shape == Shape.ALL) {
+        return route(t, w, null, generation, release);
+      }
+      f = plain ? route(t, w, null, generation, null) : moving(t, w, generation);
+      if (t.bounded != null && kind != WriteSteps.Kind.TOUCHES) {
+        // Done once the copies spilled reads left are gone; never deleted on a replica of the key.
+        f = t.bounded.afterWrites(List.of(key), f, steps.requests, (k, m) -> Moves.holds(t, k, m));
+      }
+    } catch (RuntimeException | Error e) {
+      t.exit();
       throw e;
     }
-    f.whenComplete((v, x) -> m.inFlight.decrementAndGet());
+    f.whenComplete((v, x) -> t.exit());
     return f;
+  }
+
+  /**
+   * A write on a topology with a history (or while warm-up copies are under way): to the replicas
+   * of the key's serving placement ({@link Moves}), deleted at once where reads may still
+   * look (never on a replica that takes the write), marked old on the replicas of changes only
+   * remembered; as {@link WriteSteps} does for a key with one copy.
+   */
+  private <T> CompletableFuture<T> moving(Topology t, Write<T> w, long repairGeneration) {
+    Moves.Move move = Moves.route(t, w.key(), System.nanoTime());
+    if (move == null || move.plain(t)) {
+      CompletableFuture<T> written = route(t, w, null, repairGeneration, null);
+      if (repairGeneration >= 0 || !steps.warmUp.copying()) {
+        return written; // with repair on, the write waited for the copies under way itself
+      }
+      return written.handle((r, x) -> (Void) null).thenCompose(x -> steps.afterWarmUpWrite(w.key())).thenCompose(x -> written);
+    }
+    // Before anything is sent: a copy made from an older read is not kept. Also when the key's
+    // change is only remembered now: a read routed while it was still warming may be about to copy.
+    long generation = steps.warmUp.bump(w.key());
+    Member[][] took = new Member[1][];
+    CompletableFuture<T> written = route(move.serving(), w, took, -1, null);
+    Member[] targets = took[0];
+    Member first = targets.length == 0 ? null : targets[0];
+    steps.markFormerOwners(w.key(), move, targets);
+    List<CompletableFuture<Boolean>> clears = new ArrayList<>();
+    List<Member> cleared = new ArrayList<>();
+    for (Member stale : move.clears()) {
+      if (Member.in(targets, stale)) {
+        continue; // a write never deletes what it writes
+      }
+      if (stale.retired() || !stale.available()) {
+        steps.failback.markOldCopy(stale, w.key(), first); // read only once available, and not before its delete
+        continue;
+      }
+      clears.add(steps.requests.send(stale, "moveDelete", c -> c.delete(w.key())));
+      cleared.add(stale);
+    }
+    List<CompletableFuture<?>> all = new ArrayList<>(clears);
+    all.add(written);
+    return Requests.allOf(all)
+        .handle((x, y) -> (Void) null)
+        .thenCompose(x -> steps.afterWarmUpWrite(w.key()))
+        .thenCompose(x -> w.kind() == WriteSteps.Kind.REMOVES ? steps.deleteLateCopies(move.owners(), w.key(), generation) : CompletableFuture.completedFuture(null))
+        .thenCompose(
+            x -> {
+              for (int i = 0; i < clears.size(); i++) {
+                Throwable kept = clears.get(i).handle((r, f) -> f).join();
+                if (kept != null && !written.isCompletedExceptionally()) {
+                  return CompletableFuture.<T>failedFuture(steps.requests.movedCopyKept(cleared.get(i), kept));
+                }
+              }
+              return written;
+            });
+  }
+
+  /**
+   * Routes a write of {@code key} on {@code t} to its replicas and sends it; with {@code took} not
+   * null, {@code took[0]} receives the members that take it (none if it went nowhere). With {@code
+   * generation} at 0 or above (repair on: the generation the write moved the key to), the write
+   * ends as {@link WriteSteps#afterReplicatedWrite} says. {@code release}, if not null (a write of
+   * {@link Shape#ALL} that nothing follows), is released when the write is done: by {@link ToAll}
+   * in the stage of the last reply.
+   */
+  private <T> CompletableFuture<T> route(Topology t, Write<T> w, Member[][] took, long generation, Topology release) {
+    if (took != null) {
+      took[0] = Member.NONE;
+    }
+    long hash = t.hash(w.key());
+    Routes.Plan first = steps.routes.plan(t, w.key(), hash);
+    if (first.outCount == 0) {
+      // Every replica available: nothing to journal, so no fence (as a single write to an
+      // available node takes none); a replica that fails meanwhile gets its copy marked.
+      return send(t, w, Arrays.copyOf(first.writes, first.writeCount), took, generation, release);
+    }
+    int[] targets = new int[t.replicas];
+    try (Fence fence = steps.failback.fence()) {
+      int count;
+      try {
+        count = steps.targets(t, w.key(), hash, fence, targets, 0, w.op() instanceof Counters.CounterOp ? p -> counters.refused(t, w.key(), p) : null);
+      } catch (ShardwiseException e) {
+        return released(CompletableFuture.failedFuture(e), release);
+      }
+      if (count > 0) {
+        // Sent inside the fence: a replica readmitted meanwhile sees the key journaled, or is written.
+        return send(t, w, Arrays.copyOf(targets, count), took, generation, release);
+      }
+      // Every replica out: where the failure mode sends it, journaled against them, with the failover TTL.
+      if (took != null) {
+        took[0] = new Member[] {t.members[targets[0]]};
+      }
+      Duration ttl = w.ttl() == null ? null : steps.failback.cap(w.ttl());
+      CompletableFuture<T> one = steps.send(t, targets[0], w.key(), w.operation(), ttl, w.op(), w.kind());
+      return released(generation < 0 ? one : steps.healed(w.key(), generation, Member.NONE, one), release);
+    }
+  }
+
+  /** {@code f}, and {@code release}, if not null, released once it completes. */
+  private static <T> CompletableFuture<T> released(CompletableFuture<T> f, Topology release) {
+    if (release != null) {
+      f.whenComplete((v, x) -> release.exit());
+    }
+    return f;
+  }
+
+  /**
+   * Sends the write to the available replicas {@code targets}, noting them in {@code took} (if not
+   * null); {@code release} as {@link #route} says (only with {@link Shape#ALL}).
+   */
+  private <T> CompletableFuture<T> send(Topology t, Write<T> w, int[] targets, Member[][] took, long generation, Topology release) {
+    if (took != null) {
+      took[0] = t.members(targets, 0, targets.length);
+    }
+    switch (w.shape()) {
+      case ALL:
+        return ToAll.send(steps, t, w, targets, release, generation);
+      case COUNT:
+        {
+          @SuppressWarnings("unchecked")
+          CompletableFuture<T> counted = (CompletableFuture<T>) counters.count(t, w.key(), targets, (Counters.CounterOp) w.op(), w.ttl(), generation);
+          return counted;
+        }
+      case DECIDE_THEN_DELETE:
+        {
+          CompletableFuture<T> written =
+              steps.counting(t, targets[0], w.key(), w.operation(), w.ttl(), w.op(), w.kind())
+                  .thenCompose(
+                      stored -> Boolean.TRUE.equals(stored) && targets.length > 1
+                          ? deleteOthers(t, w.key(), targets, stored)
+                          : CompletableFuture.completedFuture(stored));
+          return generation < 0 ? written : steps.healed(w.key(), generation, t.members(targets, 1, targets.length), written);
+        }
+      default:
+        throw new AssertionError(w.shape());
+    }
+  }
+
+  /**
+   * Deletes the key on the replicas after the first, which {@code stored} it, so that a read there
+   * misses and goes on to the first: the outcome is the rule of a write over the first's reply and
+   * the deletes ({@link ToAll#outcome}), a replica whose delete failed getting its copy marked old.
+   */
+  private <T> CompletableFuture<T> deleteOthers(Topology t, String key, int[] targets, T stored) {
+    List<CompletableFuture<Boolean>> sent = new ArrayList<>(targets.length - 1);
+    for (int i = 1; i < targets.length; i++) {
+      sent.add(steps.counting(t, targets[i], key, "replicaDelete", null, (c, d) -> c.delete(key), WriteSteps.Kind.REMOVES));
+    }
+    return Requests.allOf(sent)
+        .handle(
+            (x, y) -> {
+              Object[] replies = new Object[targets.length];
+              replies[0] = stored;
+              for (int i = 1; i < targets.length; i++) {
+                Throwable failure = Requests.failureOf(sent.get(i - 1));
+                replies[i] = failure == null ? stored : failure;
+              }
+              Object outcome = ToAll.outcome(steps.failback, t, key, targets, 0, targets.length, replies, true, (a, b) -> a);
+              return outcome instanceof Throwable f ? CompletableFuture.<T>failedFuture(f) : CompletableFuture.completedFuture(stored);
+            })
+        .thenCompose(Function.identity());
+  }
+
+  // ---- multi-key writes ------------------------------------------------------------------------
+
+  /** Stores {@code encoded} on every available replica of each key; releases {@code t} when done. */
+  public CompletableFuture<MultiResult<Boolean>> setMulti(Topology t, Map<String, CachedValue> encoded, Duration ttl) {
+    Duration capped = steps.failback.cap(ttl);
+    return multi.write(
+        t,
+        encoded.keySet(),
+        false,
+        key -> encoded.get(key).length(),
+        (part, redirected) -> {
+          Map<String, CachedValue> batch = new LinkedHashMap<>();
+          for (String key : part) {
+            batch.put(key, encoded.get(key));
+          }
+          Duration d = redirected ? capped : ttl;
+          return c -> c.setMulti(batch, d);
+        },
+        key -> write(t, key, "set", ttl, (c, d) -> c.set(key, encoded.get(key), d), WriteSteps.Kind.REPLACES, Shape.ALL, (a, b) -> null)
+            .thenApply(x -> Boolean.TRUE));
+  }
+
+  /** Deletes {@code distinct} on every available replica of each key; releases {@code t} when done. */
+  public CompletableFuture<MultiResult<Boolean>> deleteMulti(Topology t, Set<String> distinct) {
+    return multi.write(
+        t,
+        distinct,
+        true,
+        null,
+        (part, redirected) -> c -> c.deleteMulti(part),
+        key -> write(t, key, "delete", null, (c, d) -> c.delete(key), WriteSteps.Kind.REMOVES, Shape.ALL, Boolean::logicalOr));
   }
 }

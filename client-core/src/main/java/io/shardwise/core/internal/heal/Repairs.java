@@ -8,7 +8,7 @@ import io.shardwise.core.ReplicaRepair;
 import io.shardwise.core.internal.change.WarmUp;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.health.Sender;
-import io.shardwise.core.internal.route.ReplicaMoves;
+import io.shardwise.core.internal.route.Moves;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.spi.BatchReply;
 import java.time.Duration;
@@ -269,7 +269,7 @@ public final class Repairs {
       int[] replicas = new int[t.replicas];
       boolean waits = false;
       for (String key : batch) {
-        ReplicaMoves.Move move = t.readsHistory(now) ? ReplicaMoves.route(t, key, now) : null;
+        Moves.Move move = t.readsHistory(now) ? Moves.route(t, key, now) : null;
         if (move != null && !move.plain(t)) {
           continue; // a change is moving the key: its warm-up copies it
         }

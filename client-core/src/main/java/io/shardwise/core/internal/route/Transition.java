@@ -6,7 +6,7 @@ import io.shardwise.core.TopologyOptions;
 /**
  * A server-list change, and the placement it left ({@link #previous}), for as long as keys that
  * moved away from that placement need it. A {@link Topology} keeps the changes it came from, most
- * recent first ({@link Topology#history}); {@link ReplicaMoves} reads them to route a key. Phases,
+ * recent first ({@link Topology#history}); {@link Moves} reads them to route a key. Phases,
  * each ending on a timer started when the change was applied:
  *
  * <ol>

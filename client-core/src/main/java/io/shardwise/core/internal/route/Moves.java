@@ -34,9 +34,9 @@ import java.util.Arrays;
  *       is copied to them).
  * </ul>
  */
-public final class ReplicaMoves {
+public final class Moves {
 
-  private ReplicaMoves() {}
+  private Moves() {}
 
   /**
    * The decision for one key.

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * The pure routing decision for keys that moved, with one replica per key (a replica set of one):
  * phases, sources, clears and former owners.
  */
-class ReplicaMovesTest {
+class MovesTest {
 
   private static final long SETTLE = 1_000;
   private static final long WARM = 10_000;
@@ -56,7 +56,7 @@ class ReplicaMovesTest {
   }
 
   /** The key's only replica in the placement that serves it. */
-  private static Member servingNode(ReplicaMoves.Move move, String key) {
+  private static Member servingNode(Moves.Move move, String key) {
     assertThat(move.serving().replicas).isEqualTo(1);
     return owner(move.serving(), key);
   }
@@ -77,14 +77,14 @@ class ReplicaMovesTest {
 
   @Test
   void withoutHistoryThereIsNothingToDecide() {
-    assertThat(ReplicaMoves.route(placement("a:1,b:2,c:3"), "k", 0)).isNull();
+    assertThat(Moves.route(placement("a:1,b:2,c:3"), "k", 0)).isNull();
   }
 
   @Test
   void aSettlingKeyIsServedByThePreviousPlacementAndItsWritesClearTheNewOwner() {
     Topology t = added;
     String key = moved;
-    ReplicaMoves.Move move = ReplicaMoves.route(t, key, SETTLE - 1);
+    Moves.Move move = Moves.route(t, key, SETTLE - 1);
     assertThat(move.settling(t)).isTrue();
     assertThat(servingNode(move, key)).isSameAs(owner(five, key));
     assertThat(move.sources()).isEmpty();
@@ -96,21 +96,21 @@ class ReplicaMovesTest {
   void aWarmingKeyIsReadOnItsNewOwnerThenItsPreviousOneWhichItsWritesClear() {
     Topology t = added;
     String key = moved;
-    ReplicaMoves.Move early = ReplicaMoves.route(t, key, SETTLE);
+    Moves.Move early = Moves.route(t, key, SETTLE);
     assertThat(early.settling(t)).isFalse();
     assertThat(servingNode(early, key)).isSameAs(owner(six, key));
     assertThat(early.sources()).containsExactly(owner(five, key));
     assertThat(early.clears()).containsExactly(owner(five, key));
     assertThat(early.formerOwners()).isEmpty();
     assertThat(early.copies()).as("no copy in the first settle of warming").isFalse();
-    assertThat(ReplicaMoves.route(t, key, 2 * SETTLE).copies()).isTrue();
+    assertThat(Moves.route(t, key, 2 * SETTLE).copies()).isTrue();
   }
 
   @Test
   void afterTheWarmUpThePreviousOwnerIsOnlyMarked() {
     Topology t = added;
     String key = moved;
-    ReplicaMoves.Move move = ReplicaMoves.route(t, key, SETTLE + WARM);
+    Moves.Move move = Moves.route(t, key, SETTLE + WARM);
     assertThat(move.sources()).isEmpty();
     assertThat(move.clears()).isEmpty();
     assertThat(move.formerOwners()).containsExactly(owner(five, key));
@@ -126,7 +126,7 @@ class ReplicaMovesTest {
       key = owner(five, "k" + i) == owner(six, "k" + i) ? "k" + i : null;
     }
     for (long now : new long[] {0, SETTLE, SETTLE + WARM}) {
-      ReplicaMoves.Move move = ReplicaMoves.route(t, key, now);
+      Moves.Move move = Moves.route(t, key, now);
       assertThat(move.touchesOthers()).as("at %d", now).isFalse();
       assertThat(move.serving()).isSameAs(t);
     }
@@ -145,16 +145,16 @@ class ReplicaMovesTest {
     }
     // b came 2 SETTLE after a -> b; both warm at 3 SETTLE.
     Topology t = c.withHistory(new Transition[] {change(b, c, 2 * SETTLE), change(a, b, 0)});
-    ReplicaMoves.Move move = ReplicaMoves.route(t, key, 3 * SETTLE);
+    Moves.Move move = Moves.route(t, key, 3 * SETTLE);
     assertThat(move.sources()).containsExactly(owner(b, key), owner(a, key));
     assertThat(move.clears()).containsExactly(owner(b, key), owner(a, key));
     // While the second change settles, the key is served as under b, warmed from a, and cleared on c.
-    ReplicaMoves.Move settling = ReplicaMoves.route(t, key, 2 * SETTLE);
+    Moves.Move settling = Moves.route(t, key, 2 * SETTLE);
     assertThat(servingNode(settling, key)).isSameAs(owner(b, key));
     assertThat(settling.sources()).containsExactly(owner(a, key));
     assertThat(settling.clears()).containsExactly(owner(c, key), owner(a, key));
     // Once the first change is only remembered, its previous owner is marked.
-    ReplicaMoves.Move later = ReplicaMoves.route(t, key, SETTLE + WARM + 1);
+    Moves.Move later = Moves.route(t, key, SETTLE + WARM + 1);
     assertThat(later.sources()).containsExactly(owner(b, key));
     assertThat(later.formerOwners()).containsExactly(owner(a, key));
   }
@@ -164,9 +164,9 @@ class ReplicaMovesTest {
     String key = moved;
     // five -> six at 0, six -> five (the same placement as before) at 100 WARM.
     Topology back = five.withHistory(new Transition[] {change(six, five, 100 * WARM)});
-    ReplicaMoves.Move move = ReplicaMoves.route(back, key, 100 * WARM + SETTLE + WARM);
+    Moves.Move move = Moves.route(back, key, 100 * WARM + SETTLE + WARM);
     assertThat(move.formerOwners()).containsExactly(owner(six, key));
-    ReplicaMoves.Move warming = ReplicaMoves.route(back, key, 100 * WARM + SETTLE);
+    Moves.Move warming = Moves.route(back, key, 100 * WARM + SETTLE);
     assertThat(warming.sources()).containsExactly(owner(six, key));
   }
 
@@ -177,30 +177,30 @@ class ReplicaMovesTest {
     // change still warming; and the same reversal once the first change is only remembered.
     for (long at : new long[] {SETTLE, SETTLE + WARM / 2, 2 * (SETTLE + WARM)}) {
       Topology back = five.withHistory(new Transition[] {change(six, five, at), change(five, six, 0)});
-      ReplicaMoves.Move settling = ReplicaMoves.route(back, key, at + SETTLE - 1);
+      Moves.Move settling = Moves.route(back, key, at + SETTLE - 1);
       assertThat(settling.settling(back)).as("at %d", at).isTrue();
       assertThat(servingNode(settling, key)).isSameAs(owner(six, key));
       assertThat(settling.sources()).as("at %d", at).containsExactly(owner(five, key));
       assertThat(settling.clears()).containsExactly(owner(five, key));
       assertThat(settling.copies()).isFalse();
-      ReplicaMoves.Move warming = ReplicaMoves.route(back, key, at + SETTLE);
+      Moves.Move warming = Moves.route(back, key, at + SETTLE);
       assertThat(servingNode(warming, key)).isSameAs(owner(five, key));
       assertThat(warming.sources()).containsExactly(owner(six, key));
     }
     // A change that only adds a server: its new owner held nothing before and is not read.
-    assertThat(ReplicaMoves.route(added, key, SETTLE - 1).sources()).isEmpty();
+    assertThat(Moves.route(added, key, SETTLE - 1).sources()).isEmpty();
   }
 
   @Test
   void theServerThatTakesTheWriteIsNeverAmongItsDeletes() {
     Topology t = added;
     String key = moved;
-    ReplicaMoves.Move move = ReplicaMoves.route(t, key, SETTLE);
+    Moves.Move move = Moves.route(t, key, SETTLE);
     Member previous = owner(five, key);
     // The new owner is out and the write fails over to the previous owner: nothing is deleted there.
     assertThat(besides(move.clears(), previous)).isEmpty();
     assertThat(besides(move.clears(), owner(six, key))).containsExactly(previous);
-    ReplicaMoves.Move remembered = ReplicaMoves.route(t, key, SETTLE + WARM);
+    Moves.Move remembered = Moves.route(t, key, SETTLE + WARM);
     assertThat(besides(remembered.formerOwners(), previous)).isEmpty();
   }
 }

@@ -1,0 +1,282 @@
+package io.shardwise.core.internal.exec;
+
+import io.shardwise.client.ClientMetrics;
+import io.shardwise.client.NodeUnavailableException;
+import io.shardwise.client.ShardwiseException;
+import io.shardwise.core.internal.change.WarmUp;
+import io.shardwise.core.internal.health.DirtyCopies;
+import io.shardwise.core.internal.health.Failback;
+import io.shardwise.core.internal.health.Fence;
+import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.FailoverOrder;
+import io.shardwise.core.internal.route.Moves;
+import io.shardwise.core.internal.route.Routes;
+import io.shardwise.core.internal.route.Topology;
+import io.shardwise.spi.KeyRules;
+import io.shardwise.spi.NodeConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * The pieces of a write of one key that {@link Writes} and the multi-key writes share: its
+ * route through the {@link Failback} fence ({@link #targets}), and for a key whose replicas are
+ * all out the next node of its order, journaled against the nodes skipped ({@link #redirect});
+ * the hand-over of a write to a node where the key's copy is marked old ({@link #send}); the marks
+ * a write of a moved key leaves on its former replicas ({@link #markFormerOwners}); and the end of
+ * a write that warm-up or repair copies may race ({@link #afterWarmUpWrite}, {@link
+ * #afterReplicatedWrite}, {@link #deleteLateCopies}).
+ */
+public final class WriteSteps {
+
+  /** A write to one connection, with the TTL to give it (null for writes without one). */
+  @FunctionalInterface
+  public interface WriteOp<T> {
+    CompletableFuture<T> send(NodeConnection connection, Duration ttl);
+  }
+
+  /** What a write does besides storing: see {@link Writes#write}. */
+  public enum Kind {
+    /** Leaves no older value on its node (set): an old copy marked there needs no delete first. */
+    REPLACES,
+    /** Removes the key (delete): as {@link #REPLACES}, and a warm-up copy racing it is deleted again. */
+    REMOVES,
+    /** Leaves an older value on its node if there is one (add, incr): a marked copy is deleted first. */
+    KEEPS,
+    /** As {@link #KEEPS}, and the spilled copies of the key stay (touch changes no value). */
+    TOUCHES
+  }
+
+  /** The requests, routes, and failback marks and fences of every write, for its executor and parts too. */
+  final Requests requests;
+  final Routes routes;
+  final Failback failback;
+  /**
+   * The warm-up copies under way: a write moves a key's generation ({@link WarmUp#bump}) before it
+   * is sent where a copy may race it, and waits for the copies while they are written ({@link
+   * WarmUp#copying}); a counter update notes itself ({@link WarmUp#countingBegins}).
+   */
+  final WarmUp warmUp;
+  private final ClientMetrics metrics;
+
+  public WriteSteps(Requests requests, Routes routes, Failback failback, WarmUp warmUp, ClientMetrics metrics) {
+    this.requests = requests;
+    this.routes = routes;
+    this.failback = failback;
+    this.warmUp = warmUp;
+    this.metrics = metrics;
+  }
+
+  /**
+   * The end of a write of a key that warm-up may be copying: its generation moves again, now that
+   * the write's requests are done, so that a copy read while they were under way (the old value,
+   * read just before the write's delete reached the previous node) is not kept; then the write
+   * waits for the copies of the key under way, which delete themselves (see {@link WarmUp}).
+   */
+  CompletableFuture<Void> afterWarmUpWrite(String key) {
+    warmUp.bump(key);
+    return warmUp.awaitCopies(key);
+  }
+
+  /**
+   * The end of a write of a key stored on several replicas, with repair on ({@code Repairs}), that
+   * moved the key's generation to {@code generation} before it was sent: the generation moves again,
+   * and when a repair copy of the key may be racing the write (one under way, or for a write that
+   * removed the key from {@code deleteLateOn}, one sent since the write began), the returned future
+   * completes once the copies under way are done and the late ones deleted ({@link #deleteLateCopies});
+   * null when none can be, which is the common case and costs no stage.
+   */
+  CompletableFuture<Void> afterReplicatedWrite(String key, long generation, Member[] deleteLateOn) {
+    warmUp.bump(key);
+    boolean late = deleteLateOn.length > 0 && warmUp.copiedSince(key, generation);
+    if (!late && !warmUp.copying()) {
+      return null;
+    }
+    CompletableFuture<Void> copies = warmUp.awaitCopies(key);
+    if (deleteLateOn.length == 0) {
+      return copies;
+    }
+    return copies.thenCompose(x -> deleteLateCopies(deleteLateOn, key, generation));
+  }
+
+  /**
+   * See {@link WarmUp#copiedSince}: deletes on each of {@code owners} a copy that a read during a
+   * delete may have added. A copy that cannot be deleted now (its node is out, or the delete
+   * failed) is marked old there instead ({@link WarmUp#keptCopy}), and the write fails only if the
+   * mark cannot be recorded.
+   */
+  CompletableFuture<Void> deleteLateCopies(Member[] owners, String key, long generation) {
+    List<CompletableFuture<Void>> deletes = new ArrayList<>(owners.length);
+    for (Member owner : owners) {
+      if (!warmUp.copiedSince(key, generation)) {
+        continue;
+      }
+      CompletableFuture<Throwable> failure =
+          owner.retired() || !owner.available()
+              ? CompletableFuture.completedFuture(new IllegalStateException(owner.node + " is out"))
+              : requests.send(owner, "moveDelete", c -> c.delete(key)).handle((r, f) -> f);
+      deletes.add(
+          failure.thenCompose(
+              f -> {
+                Throwable kept = f == null ? null : warmUp.keptCopy(owner, key, f);
+                return kept == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(kept);
+              }));
+    }
+    return Requests.allOf(deletes);
+  }
+
+  /**
+   * The step of every write of a key that moved ({@link Moves}), alone ({@link Writes})
+   * or in a batch ({@link MultiWrites}): its copies on the former replicas of changes only
+   * remembered are marked old, so that the value they still hold is never read once the key moves
+   * back to them or fails over to them; never on one of {@code targets}, the nodes that take the
+   * write (none if not known yet: a set or delete replaces the marked copy it writes). The copies
+   * that writes left elsewhere while a former replica was out are marked too, but on the first
+   * target ({@link Failback#markOldCopy}).
+   */
+  void markFormerOwners(String key, Moves.Move move, Member[] targets) {
+    Member first = targets.length == 0 ? null : targets[0];
+    for (Member former : move.formerOwners()) {
+      if (!Member.in(targets, former)) {
+        failback.markOldCopy(former, key, first);
+      }
+    }
+  }
+
+  /**
+   * Routes a write of {@code key} on {@code t} inside {@code fence}, as every write of one key is
+   * routed, alone or in a batch: its write targets (its available replicas, in preference order)
+   * into {@code into} from {@code at}, journaled against its replicas that are out; returns how
+   * many, or -1 for the one node the failure mode sends it to when every replica is out ({@link
+   * #redirect}; the write then takes the failover TTL). {@code refuse} (may be null), asked once
+   * the replicas out are held, may refuse the write before anything is journaled.
+   *
+   * @throws ShardwiseException refused, a journal is full, the failure mode sends the key nowhere,
+   *     or its replicas kept coming back while it was routed
+   */
+  int targets(Topology t, String key, long hash, Fence fence, int[] into, int at, Function<Routes.Plan, ShardwiseException> refuse) {
+    for (int attempt = 0; attempt <= t.replicas; attempt++) {
+      Routes.Plan p = routes.plan(t, key, hash);
+      if (p.outCount > 0) {
+        if (!fence.enter(t.members, p.out, p.outCount)) {
+          continue; // a replica came back meanwhile: plan again
+        }
+        ShardwiseException refused = refuse == null ? null : refuse.apply(p);
+        if (refused != null) {
+          throw refused;
+        }
+        if (p.writeCount == 0) {
+          // Every replica out, and kept out by the fences held: where the failure mode says.
+          int primary = p.replicas[0];
+          if (!routes.redistributes()) {
+            throw routes.unavailable(t, primary, key);
+          }
+          into[at] = redirect(t, key, hash, primary, fence);
+          return into[at] == primary ? 1 : -1;
+        }
+        NodeUnavailableException full = fence.recordMissed(t.members, key, p.out, p.outCount);
+        if (full != null) {
+          throw full;
+        }
+      }
+      System.arraycopy(p.writes, 0, into, at, p.writeCount);
+      return p.writeCount;
+    }
+    throw new NodeUnavailableException(
+        t.members[t.router.primary(hash)].node, "the replicas of " + KeyRules.shorten(key) + " kept coming back while it was routed");
+  }
+
+  /**
+   * Where a write of {@code key}, whose primary is out, goes under the redistribute failure mode:
+   * the next available node of its order ({@link FailoverOrder}), journaled through {@code
+   * fence} against the nodes it skips (and counted as a redirect), or the primary if it is back.
+   *
+   * @throws ShardwiseException no node is available, or the journal of a skipped node is full
+   */
+  int redirect(Topology t, String key, long hash, int primary, Fence fence) {
+    for (int attempt = 0; attempt <= t.nodes.size(); attempt++) {
+      FailoverOrder.Route route = t.order.route(hash, t.available);
+      int target = route.target;
+      if (target == Routes.NONE) {
+        throw routes.unavailable(t, primary, key);
+      }
+      if (route.skippedCount == 0) {
+        return target;
+      }
+      if (!fence.enter(t.members, route.skipped, route.skippedCount)) {
+        continue; // a skipped node came back meanwhile: route again
+      }
+      ShardwiseException full = fence.record(t.members, key, t.members[target], route.skipped, route.skippedCount);
+      if (full != null) {
+        throw full;
+      }
+      metrics.redirected(t.nodes.get(primary), t.nodes.get(target), "failover");
+      return target;
+    }
+    throw new IllegalStateException("nodes of " + KeyRules.shorten(key) + " kept coming back while it was routed");
+  }
+
+  /**
+   * Sends a write of {@code key} to {@code node} of {@code t}. If the node's copy of the key is
+   * marked old ({@link DirtyCopies}), the write is handed over in the order of the node's old-copy
+   * deletes, after a delete of the key when the write alone would leave the old value (add, touch,
+   * incr), and the mark is cleared once the write is confirmed.
+   */
+  <T> CompletableFuture<T> send(
+      Topology t, int node, String key, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
+    Member m = t.members[node];
+    DirtyCopies marks = m.oldCopies();
+    Long stamp = marks.stamp(key);
+    if (stamp == null) {
+      return requests.send(t, node, operation, c -> op.send(c, ttl));
+    }
+    boolean replaces = kind == Kind.REPLACES || kind == Kind.REMOVES;
+    CompletableFuture<?>[] delete = new CompletableFuture<?>[1];
+    CompletableFuture<T> sent =
+        marks.handOff(
+            () -> {
+              delete[0] =
+                  replaces ? CompletableFuture.completedFuture(null) : requests.send(m, "deleteOldCopy", c -> c.delete(key));
+              return requests.send(t, node, operation, c -> op.send(c, ttl));
+            });
+    return sent.whenComplete(
+        (r, failure) -> {
+          if (failure == null && delete[0].isDone() && !delete[0].isCompletedExceptionally()) {
+            marks.cleared(key, stamp); // the old copy is gone: replaced or deleted before
+          }
+        });
+  }
+
+  /**
+   * {@code written}, ended as {@link WriteSteps#afterReplicatedWrite} says for a write that moved the
+   * key's generation to {@code generation}: a repair copy racing it is undone, or deleted again on
+   * {@code deleteLateOn} (the replicas it removed the key from).
+   */
+  <T> CompletableFuture<T> healed(String key, long generation, Member[] deleteLateOn, CompletableFuture<T> written) {
+    return written
+        .handle((r, x) -> (Void) null)
+        .thenCompose(
+            x -> {
+              CompletableFuture<Void> copies = afterReplicatedWrite(key, generation, deleteLateOn);
+              return copies == null ? written : copies.thenCompose(y -> written);
+            });
+  }
+
+  /** {@link #send}, the request counted as under way on its node while it is ({@link Member#inFlight}). */
+  <T> CompletableFuture<T> counting(
+      Topology t, int node, String key, String operation, Duration ttl, WriteSteps.WriteOp<T> op, WriteSteps.Kind kind) {
+    Member m = t.members[node];
+    m.inFlight.incrementAndGet();
+    CompletableFuture<T> f;
+    try {
+      f = send(t, node, key, operation, ttl, op, kind);
+    } catch (RuntimeException e) {
+      m.inFlight.decrementAndGet();
+      throw e;
+    }
+    f.whenComplete((v, x) -> m.inFlight.decrementAndGet());
+    return f;
+  }
+}
