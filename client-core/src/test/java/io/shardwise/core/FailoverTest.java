@@ -437,6 +437,58 @@ class FailoverTest {
   }
 
   @Test
+  void aKeyTheBatchReplyLeavesOutIsAFailureNeverAWriteOrADelete() {
+    build(FailoverOptions.builder());
+    Node a = client.nodes().get(0);
+    String silent = keyOn(a, 1);
+    String stored = keyOn(a, 2);
+    sync.set(silent, "old", Duration.ZERO);
+    backend.store(a).silentInBatch = silent::equals;
+    MultiResult<Boolean> set = sync.setMulti(Map.of(silent, "new", stored, "new"), Duration.ZERO);
+    assertThat(set.values()).containsOnlyKeys(stored);
+    assertThat(set.errors().get(silent)).isInstanceOf(NodeException.class).hasMessageContaining("named no outcome");
+    MultiResult<Boolean> deleted = sync.deleteMulti(List.of(silent, stored));
+    assertThat(deleted.values()).containsExactly(Map.entry(stored, true));
+    assertThat(deleted.errors().get(silent)).isInstanceOf(NodeException.class).hasMessageContaining("named no outcome");
+    backend.store(a).silentInBatch = null;
+    assertThat(sync.get(silent)).as("neither written nor deleted, and not reported as either").isEqualTo("old");
+  }
+
+  @Test
+  void aRejoinWhoseDeleteBatchReplyLeavesKeysOutKeepsTheNodeOutUntilTheyAreDeleted() throws Exception {
+    build(FailoverOptions.builder());
+    Node a = client.nodes().get(0);
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      keys.add(keyOn(a, i));
+      sync.set(keys.get(i), "old", Duration.ZERO);
+    }
+    eject(a);
+    for (String key : keys) {
+      sync.set(key, "new", Duration.ZERO); // elsewhere, journaled against a
+    }
+    // The rejoin's delete batch is answered, but its reply names no outcome for two keys, whose
+    // deletes did not happen: they are not done, and a must not serve their old values.
+    List<String> left = List.of(keys.get(2), keys.get(5));
+    backend.store(a).silentInBatch = left::contains;
+    heal(a);
+    InMemoryClients.await(() -> !rejoinFailures.isEmpty());
+    Thread.sleep(200);
+    assertThat(client.nodeStates().get(a)).as("a holds two old values: it stays out").isEqualTo(NodeState.PROBING);
+    assertThat(client.nodeStatus().get(a).detail()).contains("2 of 2 deletes of old copies were not confirmed");
+    assertThat(backend.store(a).data).containsKeys(keys.get(2), keys.get(5)).doesNotContainKeys(keys.get(0), keys.get(9));
+    for (String key : keys) {
+      assertThat(sync.get(key)).isEqualTo("new");
+    }
+    backend.store(a).silentInBatch = null;
+    InMemoryClients.await(() -> client.nodeStates().get(a) == NodeState.HEALTHY);
+    assertThat(backend.store(a).data).doesNotContainKeys(keys.toArray(new String[0]));
+    for (String key : keys) {
+      assertThat(sync.get(key)).as("never the old value of %s", key).isNull();
+    }
+  }
+
+  @Test
   void aKeyRedirectedPastTwoNodesIsDeletedOnBothBeforeEitherServesIt() throws Exception {
     build(FailoverOptions.builder().maxEjectedPercent(100));
     Node a = client.nodes().get(0);

@@ -135,6 +135,18 @@ final class InMemoryBackend implements Backend {
      */
     volatile java.util.function.Predicate<String> failInBatch;
 
+    /**
+     * Keys whose own request inside a write batch is not applied and that the reply names neither
+     * as answered nor as failed, when set: a backend that leaves a key out of its reply (which the
+     * {@link BatchReply} contract forbids), so that the client's rule for such a key is tested.
+     */
+    volatile java.util.function.Predicate<String> silentInBatch;
+
+    private boolean silent(String key) {
+      java.util.function.Predicate<String> silent = silentInBatch;
+      return silent != null && silent.test(key);
+    }
+
     /** The failure of {@code key}'s own request in a batch, or null. */
     private Throwable failsInBatch(String key) {
       java.util.function.Predicate<String> fail = failInBatch;
@@ -181,7 +193,7 @@ final class InMemoryBackend implements Backend {
               Throwable f = failsInBatch(k);
               if (f != null) {
                 failed.put(k, f);
-              } else {
+              } else if (!silent(k)) {
                 data.put(k, v);
                 ttls.put(k, ttl);
                 stored.put(k, Boolean.TRUE);
@@ -222,7 +234,7 @@ final class InMemoryBackend implements Backend {
           Throwable f = failsInBatch(k);
           if (f != null) {
             failed.put(k, f);
-          } else {
+          } else if (!silent(k)) {
             out.put(k, data.remove(k) != null);
           }
         }
