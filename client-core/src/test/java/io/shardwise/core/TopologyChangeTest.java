@@ -87,6 +87,51 @@ class TopologyChangeTest {
     assertThat(result.values()).hasSize(values.size() - result.errors().size()).doesNotContainValue(false);
   }
 
+  /**
+   * While a change warms, a write of a moved key deletes it where reads still look (its previous
+   * node), but never where the write itself lands: with the new node out, the write fails over to
+   * the key's previous node, and the value it stored there is not deleted as an old copy.
+   */
+  @Test
+  void aMovedKeysWriteThatFailsOverToItsPreviousNodeIsNotDeletedThere() throws Exception {
+    List<Node> five = List.copyOf(client.nodes());
+    update("a:1,b:2,c:3,d:4,e:5,f:6");
+    Node f = Node.of("f", 6);
+    io.shardwise.routing.Router before = RouterSpec.of("ketama").build(five);
+    io.shardwise.routing.Router after = RouterSpec.of("ketama").build(client.nodes());
+    String key = null;
+    Node previous = null;
+    for (int i = 0; key == null; i++) {
+      String k = "w" + i;
+      Node was = five.get(before.preferenceOrder(k)[0]);
+      if (client.nodeFor(k).equals(f) && client.nodes().get(after.preferenceOrder(k)[1]).equals(was)) {
+        key = k;
+        previous = was;
+      }
+    }
+    client.sync().set(key, "old", Duration.ZERO); // on its previous node, while the change settles
+    assertThat(backend.store(previous).data).containsKey(key);
+    until(() -> client.topologyStatus().phase() == TopologyStatus.Phase.WARMING);
+    backend.store(f).failWith = new java.io.IOException("connection refused");
+    for (int i = 0; i < 100 && client.nodeStates().get(f) == io.shardwise.client.NodeState.HEALTHY; i++) {
+      String k = "f" + i;
+      if (client.nodeFor(k).equals(f)) {
+        try {
+          client.sync().set(k, "x", Duration.ZERO);
+        } catch (RuntimeException expected) {
+          // f refuses: counted toward its ejection
+        }
+      }
+    }
+    assertThat(client.nodeStates().get(f)).isNotEqualTo(io.shardwise.client.NodeState.HEALTHY);
+    assertThat(client.topologyStatus().phase()).isEqualTo(TopologyStatus.Phase.WARMING);
+
+    client.sync().set(key, "new", Duration.ZERO);
+    assertThat(backend.store(previous).data).as("the write landed on %s and stays there", previous).containsKey(key);
+    assertThat(new String(backend.store(previous).data.get(key).bytes(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("new");
+    assertThat(client.sync().get(key)).isEqualTo("new");
+  }
+
   @Test
   void addingANodeMovesAboutItsShareAndKeepsEveryValueReadable() throws Exception {
     for (int i = 0; i < 2000; i++) {
