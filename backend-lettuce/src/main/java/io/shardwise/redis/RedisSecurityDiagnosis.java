@@ -332,11 +332,14 @@ final class RedisSecurityDiagnosis {
     return tls == null && answersPlaintextPing();
   }
 
-  /** Plaintext {@code PING}: a RESP reply ({@code +PONG}, {@code -NOAUTH ...}) means plaintext. */
+  /**
+   * Plaintext {@code PING}: a RESP reply ({@code +PONG}, {@code -NOAUTH ...}) means plaintext. Sent
+   * as a RESP2 array, not inline: twemproxy closes the connection on an inline command.
+   */
   private boolean answersPlaintextPing() {
     try (Socket socket = connect()) {
       OutputStream out = socket.getOutputStream();
-      out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.write("*1\r\n$4\r\nPING\r\n".getBytes(StandardCharsets.US_ASCII));
       out.flush();
       InputStream in = socket.getInputStream();
       int first = in.read();
