@@ -395,7 +395,7 @@ final class RedisNodeConnection implements NodeConnection {
   /**
    * After a tracked connection's handshake was closed: asks the server, on a socket of its own and a
    * thread of the diagnosis pool, whether it answers a RESP2 {@code PING} ({@link
-   * RedisSecurityDiagnosis#answersPing}). If it does, it closed the connection in reply to {@code
+   * RedisSecurityDiagnosis#answersRespPing}). If it does, it closed the connection in reply to {@code
    * HELLO 3}, and the attempt fails as a refusal to track; if not, as it failed. The attempt stays
    * under way meanwhile (the probe takes at most the connect timeout).
    */
@@ -405,7 +405,7 @@ final class RedisNodeConnection implements NodeConnection {
           () -> {
             boolean answers = false;
             try {
-              answers = !closed && security.answersPing();
+              answers = !closed && security.answersRespPing();
             } finally {
               afterFailedAttempt(
                   attempt,
