@@ -171,9 +171,11 @@ public final class RedisBackend implements Backend {
   /**
    * Each connection opened from now on speaks RESP3 and turns tracking on (default mode: the server
    * remembers the keys the connection read) before it serves a request; the server's
-   * invalidations, and the loss of a connection, go to {@code invalidations}. A server that cannot
-   * track (older than Redis 6, or a proxy such as twemproxy, which refuses {@code HELLO} and {@code
-   * CLIENT}) fails every connection attempt with a message that says so.
+   * invalidations, and the loss of a connection, go to {@code invalidations}. A server that answers
+   * but cannot track (older than Redis 6, or a proxy such as twemproxy, which closes the connection
+   * on {@code HELLO} and {@code CLIENT}) fails every connection attempt with a message that says so
+   * and to turn the near cache off; at a node's first attempt, {@link NodeConnection#ready()} fails
+   * with it, and so does the client's build.
    *
    * @throws IllegalStateException if a connection is open already
    */

@@ -4,6 +4,7 @@ import io.lettuce.core.ConnectionFuture;
 import io.lettuce.core.FlushMode;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
@@ -33,6 +34,7 @@ import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.Invalidations;
 import io.shardwise.spi.NodeConnection;
 import io.shardwise.spi.ServerRun;
+import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -178,6 +180,8 @@ final class RedisNodeConnection implements NodeConnection {
   private long lastWarnNanos;
   /** Whether this outage was reported at WARN, so that its end is reported at INFO. */
   private boolean outageWarned;
+  /** Whether a refusal to track the reads was logged since the connection was last up. */
+  private boolean refusalWarned;
 
   RedisNodeConnection(
       Node node,
@@ -323,14 +327,17 @@ final class RedisNodeConnection implements NodeConnection {
           Throwable cause = RedisFailures.unwrap(t);
           // An error reply is a refusal; a timeout or a lost connection fails the attempt as such.
           throw new CompletionException(
-              cause instanceof RedisCommandExecutionException ? refusedTracking(cause) : cause);
+              cause instanceof RedisCommandExecutionException
+                  ? refusedTracking(cause, "it answered CLIENT TRACKING ON with " + describe(cause))
+                  : cause);
         });
   }
 
   /**
    * A failed attempt of a tracked connection whose handshake the server refused for want of RESP3
-   * ({@code HELLO} unknown, or {@code NOPROTO}): as the failure of tracking that it is; others as
-   * they are.
+   * with an error reply ({@code HELLO} unknown, or {@code NOPROTO}): as the failure of tracking that
+   * it is; others as they are (a connection closed in reply to {@code HELLO}: see {@link
+   * #mayBeClosedOnHello}).
    */
   private Throwable trackingRefused(Throwable failure) {
     if (tracking == null) {
@@ -339,21 +346,81 @@ final class RedisNodeConnection implements NodeConnection {
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
       String m = t.getMessage();
       if (m != null && (m.contains("NOPROTO") || m.contains("unknown command 'HELLO'") || m.contains("unknown command `HELLO`"))) {
-        return refusedTracking(t);
+        return refusedTracking(t, "it answered HELLO 3 with " + describe(t));
       }
     }
     return failure;
   }
 
-  private RedisTrackingException refusedTracking(Throwable cause) {
+  /**
+   * The failure of an attempt whose server answers but refused to track the reads: it names the
+   * server, the near cache, the rule and the fix. {@code how} says what the server did.
+   */
+  private RedisTrackingException refusedTracking(Throwable cause, String how) {
     return new RedisTrackingException(
         server
-            + ": the near cache needs the server to track this client's reads (RESP3 and CLIENT"
-            + " TRACKING: Redis 6 or later, reached directly, not through a proxy such as"
-            + " twemproxy), and the server refused: "
-            + describe(cause)
-            + "; turn the near cache off for this fleet",
+            + ": the near cache is on, and it needs this server to track the client's reads (RESP3"
+            + " and CLIENT TRACKING: Redis 6 or later, reached directly, not through a proxy such"
+            + " as twemproxy); the server refused: "
+            + how
+            + ". Turn the near cache off for this fleet (shardwise.near-cache.enabled=false, or no"
+            + " nearCache on the builder)",
         cause);
+  }
+
+  /**
+   * Whether a failed attempt of a tracked connection may be a server that refused RESP3 by closing
+   * the connection without a reply, as twemproxy does on {@code HELLO}: Lettuce then reports the
+   * connection closed during the handshake (or, when it lost the outcome, only that its handshake
+   * handler is gone). {@link #checkClosedOnHello} tells it from a server that went away.
+   */
+  private boolean mayBeClosedOnHello(Throwable cause) {
+    if (tracking == null || cause instanceof RedisTrackingException) {
+      return false;
+    }
+    if (isOutcomeLost(cause)) {
+      return true;
+    }
+    for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof ClosedChannelException
+          || (t instanceof RedisConnectionException
+              && t.getMessage() != null
+              && t.getMessage().contains("closed prematurely"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * After a tracked connection's handshake was closed: asks the server, on a socket of its own and a
+   * thread of the diagnosis pool, whether it answers a RESP2 {@code PING} ({@link
+   * RedisSecurityDiagnosis#answersRespPing}). If it does, it closed the connection in reply to {@code
+   * HELLO 3}, and the attempt fails as a refusal to track; if not, as it failed. The attempt stays
+   * under way meanwhile (the probe takes at most the connect timeout).
+   */
+  private void checkClosedOnHello(int attempt, long tookNanos, Throwable cause) {
+    try {
+      diagnosis.execute(
+          () -> {
+            boolean answers = false;
+            try {
+              answers = !closed && security.answersRespPing();
+            } finally {
+              afterFailedAttempt(
+                  attempt,
+                  tookNanos,
+                  answers
+                      ? refusedTracking(
+                          cause,
+                          "it closed the connection in reply to HELLO 3 (RESP3), and answers a"
+                              + " RESP2 PING")
+                      : cause);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      afterFailedAttempt(attempt, tookNanos, cause); // the backend is closing: no probe
+    }
   }
 
   /** A push message on a tracked connection: the server's invalidations. */
@@ -476,6 +543,7 @@ final class RedisNodeConnection implements NodeConnection {
       }
       reportBack = outageWarned;
       outageWarned = false;
+      refusalWarned = false;
       waiting = takeWaiters();
     }
     firstAttempt.complete(null);
@@ -594,13 +662,26 @@ final class RedisNodeConnection implements NodeConnection {
       return;
     }
     lostOutcomes.set(0);
-    Throwable recorded = lateAsTimeout(attempt, System.nanoTime() - startedNanos, cause);
+    long tookNanos = System.nanoTime() - startedNanos;
+    if (tookNanos < connectTimeout.toNanos() && mayBeClosedOnHello(cause)) {
+      checkClosedOnHello(attempt, tookNanos, cause);
+      return;
+    }
+    afterFailedAttempt(attempt, tookNanos, cause);
+  }
+
+  /** A failed attempt that took {@code tookNanos}, its lost outcome retried and its cause known. */
+  private void afterFailedAttempt(int attempt, long tookNanos, Throwable cause) {
+    Throwable recorded = lateAsTimeout(attempt, tookNanos, cause);
     lastConnectFailure = recorded;
     SecurityFailure found = security.ofConnectFailure(cause);
-    boolean diagnosing = found == null && security.mayBeTlsMismatch(cause) && diagnose(attempt, recorded);
+    boolean diagnosing =
+        found == null
+            && !(cause instanceof RedisTrackingException)
+            && security.mayBeTlsMismatch(cause)
+            && diagnose(attempt, recorded);
     boolean check = found == null && recorded instanceof RedisTimeoutException && awaitsConnection();
-    afterConnectFailure(
-        attempt, System.nanoTime() - startedNanos, recorded, found, diagnosing, check);
+    afterConnectFailure(attempt, tookNanos, recorded, found, diagnosing, check);
   }
 
   /**
@@ -679,7 +760,7 @@ final class RedisNodeConnection implements NodeConnection {
    * against the server. Other failures as they are.
    */
   private Throwable lateAsTimeout(int attempt, long tookNanos, Throwable cause) {
-    if (tookNanos < connectTimeout.toNanos()) {
+    if (tookNanos < connectTimeout.toNanos() || cause instanceof RedisTrackingException) {
       return cause;
     }
     return new RedisTimeoutException(
@@ -778,7 +859,10 @@ final class RedisNodeConnection implements NodeConnection {
     if (found != null || !diagnosing) {
       securityFailure = found;
     }
-    if (!diagnosing) {
+    if (!diagnosing && cause instanceof RedisTrackingException && !everConnected) {
+      // A setting the server cannot serve, not a node down: the client's build fails with it.
+      firstAttempt.completeExceptionally(new IllegalArgumentException(cause.getMessage(), cause));
+    } else if (!diagnosing) {
       firstAttempt.complete(null);
     }
     CompletableFuture<Void> waiting;
@@ -821,8 +905,8 @@ final class RedisNodeConnection implements NodeConnection {
   }
 
   /**
-   * Logs a failed attempt: a security failure once at ERROR; the first failure, and one a minute
-   * while the server stays down, at WARN; others at DEBUG.
+   * Logs a failed attempt: a security failure once at ERROR; the first failure, the first refusal
+   * to track the reads, and one a minute while the server stays down, at WARN; others at DEBUG.
    */
   private void reportConnectFailure(int attempt, Throwable cause, SecurityFailure found) {
     if (found != null) {
@@ -833,7 +917,9 @@ final class RedisNodeConnection implements NodeConnection {
     boolean warn = false;
     long downNanos = 0;
     synchronized (this) {
-      if (!closed && (attempt == 1 || now - lastWarnNanos >= STILL_DOWN_WARN_NANOS)) {
+      boolean refusal = cause instanceof RedisTrackingException && !refusalWarned;
+      refusalWarned |= refusal;
+      if (!closed && (attempt == 1 || refusal || now - lastWarnNanos >= STILL_DOWN_WARN_NANOS)) {
         warn = true;
         lastWarnNanos = now;
         outageWarned = true;
@@ -1393,7 +1479,10 @@ final class RedisNodeConnection implements NodeConnection {
         .whenComplete((ignored, t) -> closeFuture.complete(null));
   }
 
-  /** Completes when the first connection attempt has finished, either way. */
+  /**
+   * Completes when the first connection attempt has finished, either way; exceptionally, with an
+   * {@link IllegalArgumentException}, when the server answered but refused to track the reads.
+   */
   @Override
   public CompletableFuture<Void> ready() {
     return firstAttempt.copy();
@@ -1663,12 +1752,18 @@ final class RedisNodeConnection implements NodeConnection {
         last);
   }
 
-  /** The innermost message: "Connection refused: /127.0.0.1:6379" rather than its wrappers. */
+  /**
+   * The innermost message: "Connection refused: /127.0.0.1:6379" rather than its wrappers; a
+   * refusal to track reads says it all, and is not replaced by its cause's.
+   */
   private static String describe(Throwable t) {
     String message = null;
     for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
       if (c.getMessage() != null && !c.getMessage().isEmpty()) {
         message = c.getMessage();
+      }
+      if (c instanceof RedisTrackingException) {
+        break;
       }
     }
     return message != null ? message : RedisFailures.withoutMessage(t);

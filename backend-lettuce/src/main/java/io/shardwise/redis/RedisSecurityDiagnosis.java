@@ -332,11 +332,24 @@ final class RedisSecurityDiagnosis {
     return tls == null && answersPlaintextPing();
   }
 
-  /** Plaintext {@code PING}: a RESP reply ({@code +PONG}, {@code -NOAUTH ...}) means plaintext. */
+  /**
+   * Blocking: whether the server answers a {@code PING} sent as a RESP2 array on a socket of its own
+   * within the probe timeout, as {@link #answersPing} (twemproxy closes the connection on an inline
+   * command, so a proxy needs the array). Always false with TLS on.
+   */
+  boolean answersRespPing() {
+    return tls == null && answersPlaintextPing("*1\r\n$4\r\nPING\r\n");
+  }
+
   private boolean answersPlaintextPing() {
+    return answersPlaintextPing("PING\r\n");
+  }
+
+  /** Plaintext {@code PING}: a RESP reply ({@code +PONG}, {@code -NOAUTH ...}) means plaintext. */
+  private boolean answersPlaintextPing(String ping) {
     try (Socket socket = connect()) {
       OutputStream out = socket.getOutputStream();
-      out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.write(ping.getBytes(StandardCharsets.US_ASCII));
       out.flush();
       InputStream in = socket.getInputStream();
       int first = in.read();

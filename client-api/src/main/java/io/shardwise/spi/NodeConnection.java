@@ -116,7 +116,11 @@ public interface NodeConnection extends AutoCloseable {
   /**
    * Completes when the first attempt to connect has finished, successfully or not, so that a
    * client being built does not count "still connecting" as a failure of a healthy server. A
-   * connection that connects before returning from {@code Backend.connect} is ready at once.
+   * connection that connects before returning from {@code Backend.connect} is ready at once. It
+   * completes exceptionally with an {@link IllegalArgumentException} only when that attempt showed
+   * that the server answers but cannot serve this client as configured (a setting to change, not a
+   * node down: a Redis server that cannot track reads for the near cache); the client's build then
+   * fails with its message.
    */
   default CompletableFuture<Void> ready() {
     return CompletableFuture.completedFuture(null);

@@ -293,8 +293,13 @@ public final class ClientBuilder<V> {
     return new ClientBuilder<>(this, Objects.requireNonNull(newCodec, "codec"));
   }
 
-  private void awaitFirstAttempts(NodeConnection[] connections) {
+  /**
+   * Waits up to {@link #connectWait} for each connection's first attempt; returns the refusals of a
+   * setting among them ({@link NodeConnection#ready()}), which fail the build.
+   */
+  private List<IllegalArgumentException> awaitFirstAttempts(NodeConnection[] connections) {
     java.util.concurrent.CompletableFuture<?>[] ready = new java.util.concurrent.CompletableFuture<?>[connections.length];
+    List<IllegalArgumentException> refused = java.util.Collections.synchronizedList(new ArrayList<>());
     for (int i = 0; i < connections.length; i++) {
       NodeConnection connection = connections[i];
       // Then the server's own limits (memcached's item size, Redis' bulk length), so that the
@@ -302,7 +307,17 @@ public final class ClientBuilder<V> {
       ready[i] =
           connection
               .ready()
-              .handle((ignored, failure) -> null)
+              .handle(
+                  (ignored, failure) -> {
+                    Throwable cause =
+                        failure instanceof java.util.concurrent.CompletionException
+                            ? failure.getCause()
+                            : failure;
+                    if (cause instanceof IllegalArgumentException) {
+                      refused.add((IllegalArgumentException) cause);
+                    }
+                    return null;
+                  })
               .thenCompose(x -> backend.limitsRead(connection));
     }
     try {
@@ -312,13 +327,18 @@ public final class ClientBuilder<V> {
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
       // Still connecting: start anyway; those nodes fail requests until they answer.
     }
+    synchronized (refused) {
+      return List.copyOf(refused);
+    }
   }
 
   /**
    * Builds the client and opens one connection per server. Connections to servers that are down
    * are retried in the background; requests to them fail until they answer.
    *
-   * @throws IllegalArgumentException for a missing or inconsistent setting
+   * @throws IllegalArgumentException for a missing or inconsistent setting, or one that a server
+   *     refused at its first connection attempt (a near cache on a Redis server that cannot track
+   *     reads); the connections are closed then, and the backend with them
    */
   public AsyncCacheClient<V> build() {
     if (backend == null) {
@@ -370,7 +390,19 @@ public final class ClientBuilder<V> {
       backend.close();
       throw e;
     }
-    awaitFirstAttempts(connections);
+    List<IllegalArgumentException> refused = awaitFirstAttempts(connections);
+    if (!refused.isEmpty()) {
+      for (NodeConnection c : connections) {
+        c.close();
+      }
+      backend.close();
+      IllegalArgumentException first = refused.get(0);
+      throw new IllegalArgumentException(
+          refused.size() == 1
+              ? first.getMessage()
+              : first.getMessage() + " (" + (refused.size() - 1) + " more servers refused it too)",
+          first.getCause());
+    }
     Member[] members = new Member[connections.length];
     for (int i = 0; i < members.length; i++) {
       members[i] = new Member(r.nodes().get(i), connections[i]);

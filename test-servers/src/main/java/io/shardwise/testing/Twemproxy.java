@@ -75,7 +75,7 @@ public final class Twemproxy implements AutoCloseable {
   private void start(Path executable) {
     long deadline = System.nanoTime() + options.startupTimeout.toNanos();
     for (int attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
-      listenPort = FreePorts.next();
+      listenPort = options.listenPort != 0 ? options.listenPort : FreePorts.next();
       statsPort = FreePorts.next();
       try {
         Files.writeString(configFile, config());
@@ -305,6 +305,7 @@ public final class Twemproxy implements AutoCloseable {
     private Duration serverRetryTimeout = Duration.ofSeconds(30);
     private Duration startupTimeout = Duration.ofSeconds(10);
     private Duration ioTimeout = ServerFleet.DEFAULT_IO_TIMEOUT;
+    private int listenPort;
     private Path executable;
 
     private Builder(List<? extends ServerHandle> servers) {
@@ -416,6 +417,18 @@ public final class Twemproxy implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Listens on this loopback port instead of a free one, for example the port of a server that
+     * was stopped, so that its clients reconnect to the proxy.
+     */
+    public Builder listenPort(int port) {
+      if (port < 1 || port > 65_535) {
+        throw new IllegalArgumentException("listenPort must be 1 to 65535 but was " + port);
+      }
+      this.listenPort = port;
+      return this;
+    }
+
     /** This {@code nutcracker} binary instead of a PATH (and /usr/sbin) lookup. */
     public Builder executable(Path path) {
       this.executable = Objects.requireNonNull(path, "path");
@@ -455,6 +468,7 @@ public final class Twemproxy implements AutoCloseable {
       copy.serverRetryTimeout = serverRetryTimeout;
       copy.startupTimeout = startupTimeout;
       copy.ioTimeout = ioTimeout;
+      copy.listenPort = listenPort;
       copy.executable = executable;
       return copy;
     }

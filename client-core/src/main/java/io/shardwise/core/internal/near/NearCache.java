@@ -297,8 +297,10 @@ public final class NearCache implements Invalidations {
 
   /**
    * Drops the entry of {@code key}, and keeps a read under way from keeping the value it reads: for
-   * a write of the key by this client (before it is sent and once it is done, whatever its outcome),
-   * a server's invalidation, or a copy of the key marked old.
+   * a write of the key by this client once it is done, whatever its outcome (not before it is sent:
+   * until then the value before it may still be served, as a read sent then may return it), and for
+   * a copy of the key this client made itself (warm-up, read repair, handoff, refill) once it has
+   * ended. A server's invalidations come through {@link #keys} instead.
    */
   public void invalidate(String key) {
     invalidate(key, Cause.WRITE);
