@@ -294,45 +294,6 @@ public final class ClientBuilder<V> {
   }
 
   /**
-   * Waits up to {@link #connectWait} for each connection's first attempt; returns the refusals of a
-   * setting among them ({@link NodeConnection#ready()}), which fail the build.
-   */
-  private List<IllegalArgumentException> awaitFirstAttempts(NodeConnection[] connections) {
-    java.util.concurrent.CompletableFuture<?>[] ready = new java.util.concurrent.CompletableFuture<?>[connections.length];
-    List<IllegalArgumentException> refused = java.util.Collections.synchronizedList(new ArrayList<>());
-    for (int i = 0; i < connections.length; i++) {
-      NodeConnection connection = connections[i];
-      // Then the server's own limits (memcached's item size, Redis' bulk length), so that the
-      // first values are checked against them.
-      ready[i] =
-          connection
-              .ready()
-              .handle(
-                  (ignored, failure) -> {
-                    Throwable cause =
-                        failure instanceof java.util.concurrent.CompletionException
-                            ? failure.getCause()
-                            : failure;
-                    if (cause instanceof IllegalArgumentException) {
-                      refused.add((IllegalArgumentException) cause);
-                    }
-                    return null;
-                  })
-              .thenCompose(x -> backend.limitsRead(connection));
-    }
-    try {
-      java.util.concurrent.CompletableFuture.allOf(ready).get(connectWait.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      // Still connecting: start anyway; those nodes fail requests until they answer.
-    }
-    synchronized (refused) {
-      return List.copyOf(refused);
-    }
-  }
-
-  /**
    * Builds the client and opens one connection per server. Connections to servers that are down
    * are retried in the background; requests to them fail until they answer.
    *
@@ -376,33 +337,7 @@ public final class ClientBuilder<V> {
     Router r = router.apply(servers);
     int max = maxValueBytes >= 0 ? maxValueBytes : backend.defaultMaxValueBytes();
     Duration requestTimeout = timeout != null ? timeout : backend.defaultRequestTimeout();
-    NodeConnection[] connections = new NodeConnection[r.size()];
-    try {
-      for (int i = 0; i < connections.length; i++) {
-        connections[i] = backend.connect(r.nodes().get(i), requestTimeout);
-      }
-    } catch (RuntimeException e) {
-      for (NodeConnection c : connections) {
-        if (c != null) {
-          c.close();
-        }
-      }
-      backend.close();
-      throw e;
-    }
-    List<IllegalArgumentException> refused = awaitFirstAttempts(connections);
-    if (!refused.isEmpty()) {
-      for (NodeConnection c : connections) {
-        c.close();
-      }
-      backend.close();
-      IllegalArgumentException first = refused.get(0);
-      throw new IllegalArgumentException(
-          refused.size() == 1
-              ? first.getMessage()
-              : first.getMessage() + " (" + (refused.size() - 1) + " more servers refused it too)",
-          first.getCause());
-    }
+    NodeConnection[] connections = FirstConnections.open(backend, r.nodes(), requestTimeout, connectWait);
     Member[] members = new Member[connections.length];
     for (int i = 0; i < members.length; i++) {
       members[i] = new Member(r.nodes().get(i), connections[i]);
