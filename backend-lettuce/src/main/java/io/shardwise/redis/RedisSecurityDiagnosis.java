@@ -7,7 +7,6 @@ import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.shardwise.routing.Node;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -334,28 +333,30 @@ final class RedisSecurityDiagnosis {
 
   /**
    * Blocking: whether the server answers a {@code PING} sent as a RESP2 array on a socket of its own
-   * within the probe timeout, as {@link #answersPing} (twemproxy closes the connection on an inline
-   * command, so a proxy needs the array). Always false with TLS on.
+   * with a status reply ({@code +PONG}) within the probe timeout (twemproxy closes the connection on
+   * an inline command, so a proxy needs the array). An error reply is not enough: a server that
+   * refuses every connection ({@code -ERR max number of clients reached}) may close a handshake
+   * for that reason, not for want of RESP3. Always false with TLS on.
    */
   boolean answersRespPing() {
-    return tls == null && answersPlaintextPing("*1\r\n$4\r\nPING\r\n");
-  }
-
-  private boolean answersPlaintextPing() {
-    return answersPlaintextPing("PING\r\n");
+    return tls == null && firstByteOfPingReply("*1\r\n$4\r\nPING\r\n") == '+';
   }
 
   /** Plaintext {@code PING}: a RESP reply ({@code +PONG}, {@code -NOAUTH ...}) means plaintext. */
-  private boolean answersPlaintextPing(String ping) {
+  private boolean answersPlaintextPing() {
+    int first = firstByteOfPingReply("PING\r\n");
+    return first == '+' || first == '-';
+  }
+
+  /** The first byte the server answers {@code ping} with on a socket of its own, or -1. */
+  private int firstByteOfPingReply(String ping) {
     try (Socket socket = connect()) {
       OutputStream out = socket.getOutputStream();
       out.write(ping.getBytes(StandardCharsets.US_ASCII));
       out.flush();
-      InputStream in = socket.getInputStream();
-      int first = in.read();
-      return first == '+' || first == '-';
+      return socket.getInputStream().read();
     } catch (IOException | RuntimeException e) {
-      return false;
+      return -1;
     }
   }
 
