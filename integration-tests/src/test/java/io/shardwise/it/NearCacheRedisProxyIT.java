@@ -153,7 +153,7 @@ class NearCacheRedisProxyIT {
     String failure = "";
     String refused = "";
     NodeStatus status = client.nodeStatus().values().iterator().next();
-    while (!(status.state() != NodeState.HEALTHY && status.detail().contains("near cache"))) {
+    while (!(status.state() != NodeState.HEALTHY && status.detail().contains("near cache") && !refused.isEmpty())) {
       assertThat(System.nanoTime() - start)
           .as("the node still healthy or silent: %s; last request: %s", status, failure)
           .isLessThan(WAIT_NANOS);
