@@ -67,9 +67,12 @@ public final class Counters {
         return null;
       }
     }
+    return lostCopy(t.members[p.out[0]]);
+  }
+
+  private static NodeUnavailableException lostCopy(Member m) {
     return new NodeUnavailableException(
-        t.members[p.out[0]].node,
-        "the counter's replicas that answer lost their copy and the replica that holds it is out; it is not started again from its initial value");
+        m.node, "the counter's replicas that answer lost their copy and the replica that holds it is out; it is not started again from its initial value");
   }
 
   /**
@@ -183,11 +186,7 @@ public final class Counters {
                 return CompletableFuture.failedFuture(requests.asShardwise(t.members[targets[i]], Requests.failureOf(added.get(i))));
               }
               if (!mayCreate) {
-                return CompletableFuture.failedFuture(
-                    new NodeUnavailableException(
-                        t.members[targets[0]].node,
-                        "the counter's replicas that answered lost their copy and the replica that holds it is out;"
-                            + " it is not started again from its initial value"));
+                return CompletableFuture.failedFuture(lostCopy(t.members[targets[0]]));
               }
               CompletableFuture<Void> mine = new CompletableFuture<>();
               CompletableFuture<Void> running = creating.putIfAbsent(key, mine);
@@ -248,30 +247,11 @@ public final class Counters {
             });
   }
 
-  /** Creates the counter on every replica in {@code targets}; the first one's value, as {@link #counted}. */
+  /**
+   * Creates the counter on every replica in {@code targets}: a write of each, whose value is the
+   * first replica's, a replica that failed it marked old ({@link ToAll#outcome}).
+   */
   private CompletableFuture<Long> create(Topology t, String key, int[] targets, CounterOp op, Duration ttl) {
-    List<CompletableFuture<Long>> created = new ArrayList<>(targets.length);
-    for (int node : targets) {
-      created.add(steps.counting(t, node, key, "incr", ttl, op::create, WriteSteps.Kind.KEEPS));
-    }
-    return Requests.allOf(created)
-        .handle((x, y) -> (Void) null)
-        .thenCompose(
-            x -> {
-              Long first = null;
-              Throwable firstFailure = null;
-              for (int i = 0; i < targets.length; i++) {
-                Throwable failure = Requests.failureOf(created.get(i));
-                if (failure == null) {
-                  first = first == null ? created.get(i).join() : first;
-                  continue;
-                }
-                firstFailure = firstFailure == null ? requests.asShardwise(t.members[targets[i]], failure) : firstFailure;
-                if (!failback.markFailedCopy(t.members[targets[i]], key)) {
-                  return CompletableFuture.failedFuture(requests.asShardwise(t.members[targets[i]], failure));
-                }
-              }
-              return first != null ? CompletableFuture.completedFuture(first) : CompletableFuture.failedFuture(firstFailure);
-            });
+    return ToAll.send(steps, t, new Writes.Write<>(key, "incr", ttl, op::create, WriteSteps.Kind.KEEPS, Writes.Shape.ALL, (a, b) -> a), targets, null, -1);
   }
 }

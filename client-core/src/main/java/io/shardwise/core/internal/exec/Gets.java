@@ -28,7 +28,6 @@ import java.util.function.Function;
  */
 public final class Gets<V> {
 
-  /** The pieces of every read, for getMulti ({@link MultiGets}) too. */
   final Requests requests;
   final Routes routes;
   final Repairs repairs;
@@ -75,10 +74,9 @@ public final class Gets<V> {
 
   /**
    * Where a read of {@code key} goes when none of its replicas in {@code p} can be read, for a get
-   * and for getMulti: {@link Routes#OLD_COPY} (a miss, counted as a skipped old copy) when each one
-   * up holds a copy marked old; when every replica is out, the node the failure mode sends it to
-   * ({@link Routes#select}, the redirect counted), {@link Routes#NONE} when none (the error is
-   * {@link Routes#unavailable}), or {@link Routes#OLD_COPY} when that node's copy is marked old.
+   * and for getMulti: {@link Routes#OLD_COPY} (a miss) when each one up, or the node the failure
+   * mode sends it to, holds a copy marked old; else that node ({@link Routes#select}, the redirect
+   * counted), {@link Routes#NONE} when none.
    */
   int unreadable(Topology t, String key, long hash, Routes.Plan p) {
     int primary = t.router.primary(hash);
@@ -94,13 +92,10 @@ public final class Gets<V> {
 
   /**
    * A read of {@code key} on {@code t}: on its replicas in the order of its read plan, or as the
-   * failure mode says when all are out ({@link #unreadable}). For a key whose replicas changed in a
-   * change still being taken over ({@code move} not null, {@link Moves}): on the replicas of
-   * its serving placement in turn (those of the placement before the change while it settles; else
-   * the replicas that arrived in the change first), then, after a miss on each, on its sources in
-   * turn. Once copies are due (see {@link WarmUp}), a hit is copied to the replicas of the key that
-   * answered a miss before it, so that a key warms onto every replica that arrived. A read of a key
-   * that moves does not spill (bounded loads).
+   * failure mode says when all are out ({@link #unreadable}). For a key that moves ({@code move} not
+   * null, {@link Moves}): on its serving replicas, those that arrived first, then on its sources;
+   * once copies are due ({@link WarmUp}), a hit is copied to the replicas that missed before it. A
+   * read of a key that moves does not spill.
    */
   CompletableFuture<CachedValue> read(Topology t, Moves.Move move, String key) {
     Topology serving = move == null ? t : move.serving();
@@ -136,9 +131,7 @@ public final class Gets<V> {
   /**
    * A read that spills past every replica, over their caps, to {@code spill}: the copy there if it
    * has one (a failure there counts as none), else the replicas in {@code order}, the value then
-   * left on {@code spill} as a copy ({@link #leaveSpillCopy}). The key's copy record and generation
-   * are noted before any replica is read: a write confirmed after this read began (even one that
-   * failed on a replica the plan still reads, and marked it) keeps an older value from being left.
+   * left on {@code spill} as a copy ({@link #leaveSpillCopy}).
    */
   private CompletableFuture<CachedValue> spilled(Topology t, String key, int[] order, int[] ranks, int spill) {
     BoundedReads.Spill planned = t.bounded.spillFor(key);
@@ -159,11 +152,11 @@ public final class Gets<V> {
 
   /**
    * Leaves {@code value}, read on a replica after the spill node {@code spill} missed, there as a
-   * copy under {@code planned} (the key's copy record, and its {@code generation}, noted when the
-   * read was planned: a write confirmed since moved it, and no copy of an older value is kept); none
-   * without a record, nor while a replica among {@code order[from]} to {@code order[to - 1]} is
-   * marked old (the write that marked it completes without it, and a copy made after would outlive
-   * that write). For a get and for getMulti.
+   * copy under {@code planned} (the key's copy record, and its {@code generation}, noted before any
+   * replica was read: a write confirmed since, even one that failed on a replica the read still
+   * tried and marked it, moved it, and no older value is kept); none while a replica among {@code
+   * order[from]} to {@code order[to - 1]} is marked old (the write that marked it completes without
+   * it, and a copy made after would outlive that write). For a get and for getMulti.
    */
   void leaveSpillCopy(
       Topology t, String key, CachedValue value, int spill, BoundedReads.Spill planned, long generation, int[] order, int from, int to) {
@@ -220,11 +213,10 @@ public final class Gets<V> {
 
   /**
    * Reads {@code key} on {@code order[i]}, then on the next replicas after a miss or a failure. With
-   * a {@code generation} (the key's, noted before the read began; else {@link #NO_REPAIR}), {@code
-   * missedOn} gathers the replicas that answered a miss so far (made at the first), and a hit after
-   * misses is copied to them: a read repair ({@link Repairs#afterRead}), or for a key a change moves
-   * ({@code move} not null), a warm-up copy. For such a key, once every replica missed, its sources
-   * are read in turn ({@link #fromSources}). Each read is reported as {@code operation}.
+   * a {@code generation} (else {@link #NO_REPAIR}), {@code missedOn} gathers the replicas that
+   * answered a miss, and a hit after misses is copied to them: a read repair ({@link
+   * Repairs#afterRead}), or for a key that moves, a warm-up copy, its sources read once every
+   * replica missed ({@link #fromSources}).
    */
   private CompletableFuture<CachedValue> tryFrom(
       Topology t,

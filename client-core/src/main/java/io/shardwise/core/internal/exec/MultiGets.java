@@ -17,14 +17,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 
 /**
- * getMulti over the keys' preference lists, for any replica count. Each key has a read order: its
- * replicas that serve and hold no copy marked old, in the order a read tries them ({@link
- * Routes#readPlan}), after the node it spills to under bounded loads; or, when every replica is
- * out, the one node the failure mode sends it to ({@link Gets#unreadable}). Round r sends each key
- * still unanswered to the r-th node of its order, one request per node: with one replica a single
- * round, with N at most N (and one more for a spill), the keys that missed or failed going on to
- * their next replica. Keys whose replicas changed in a change being taken over are read one by one,
- * as a get of each is ({@link Gets#read}). Every key's outcome is what happened to that key.
+ * getMulti over the keys' preference lists, for any replica count. Each key has the read order a
+ * get of it has ({@link Routes#readPlan}, {@link Gets#unreadable}), after the node it spills to
+ * under bounded loads. Round r sends each key still unanswered to the r-th node of its order, one
+ * request per node: with one replica a single round, with N at most N (and one more for a spill).
+ * Keys that move are read one by one, as a get of each is ({@link Gets#read}). Every key's outcome
+ * is what happened to that key.
  */
 final class MultiGets<V> {
 
@@ -38,7 +36,6 @@ final class MultiGets<V> {
   /** No key goes on to the next round. */
   private static final int[] NONE_NEXT = new int[0];
 
-  /** The read executor whose pieces and per-key steps every key's read takes. */
   private final Gets<V> gets;
   private final ValueCodec<V> codec;
 
@@ -47,10 +44,7 @@ final class MultiGets<V> {
     this.codec = codec;
   }
 
-  /**
-   * Sends the requests of a getMulti of {@code distinct} on {@code t}, which the caller counted
-   * itself on and which is released when the getMulti is done, and returns at once.
-   */
+  /** Sends a getMulti of {@code distinct} on {@code t}, released when it is done, and returns at once. */
   PendingGetMulti<V> start(Topology t, Set<String> distinct, BiConsumer<String, CachedValue> read) {
     Multi run;
     try {
@@ -79,7 +73,7 @@ final class MultiGets<V> {
     }
   }
 
-  /** One getMulti on one topology: the keys' read orders, in flat arrays of one row per key. */
+  /** One getMulti on one topology: per key state in flat arrays. */
   private final class Multi {
     final Topology t;
     final String[] keys;
@@ -95,10 +89,7 @@ final class MultiGets<V> {
     final Object[] outcome;
     /** Per key: the node whose answer is its outcome. */
     final int[] from;
-    /**
-     * With bounded loads, per key whose replicas were all over their caps: the record of the copy
-     * its read leaves on the node it spilled to, and its generation, taken when the read was planned.
-     */
+    /** With bounded loads, per key that spills: its copy record and generation ({@link Gets#leaveSpillCopy}). */
     final BoundedReads.Spill[] planned;
     final long[] generations;
     /** With repair: per key, its generation noted before it was read, and the replicas that missed. */
@@ -246,10 +237,7 @@ final class MultiGets<V> {
       return 2 * order[k * width + r] + (afterSpill ? 1 : 0);
     }
 
-    /**
-     * One node's batch of round {@code r}, reported as {@code operation}; completes with the keys
-     * that go on to the next round.
-     */
+    /** One node's batch of round {@code r}; completes with the keys that go on to the next round. */
     CompletableFuture<int[]> readOn(int node, int[] indexes, int r, String operation) {
       Member m = t.members[node];
       List<String> nodeKeys = new ArrayList<>(indexes.length);

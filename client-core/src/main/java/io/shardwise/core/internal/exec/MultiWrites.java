@@ -1,5 +1,6 @@
 package io.shardwise.core.internal.exec;
 
+import io.shardwise.client.CachedValue;
 import io.shardwise.client.MultiResult;
 import io.shardwise.client.ShardwiseException;
 import io.shardwise.core.internal.heal.Repairs;
@@ -11,9 +12,11 @@ import io.shardwise.core.internal.route.Topology;
 import io.shardwise.spi.BatchReply;
 import io.shardwise.spi.NodeConnection;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -22,50 +25,36 @@ import java.util.function.ToIntFunction;
 
 /**
  * Executes setMulti and deleteMulti over the keys' preference lists, for any replica count, for
- * {@link Writes}: every key is planned as a single write of it is, all under one fence, and
- * the keys are grouped by the node they go to: one batch per node, in parts ({@link #sendBatch}).
- * A replica that is out gets the key in its journal; a replica whose batch failed for the key gets
- * its copy marked old. A key whose replicas are all out goes where the failure mode sends it ({@link
- * WriteSteps#redirect}, journaled against the nodes skipped), in one more batch per node, with the
- * failover TTL. On a topology with a history, a key whose route reads or deletes elsewhere (a change
- * settling or warming) is written by itself, as a single write of it is. Each key's outcome is
- * decided over what happened to that key alone, and the result lists the keys in the caller's order.
+ * {@link Writes}: every key is routed as a single write of it is ({@link WriteSteps#targets}), all
+ * under one fence, and the keys are grouped by the node they go to: one batch per node, in parts,
+ * and one more per node for keys whose replicas are all out, with the failover TTL. A key whose
+ * route reads or deletes elsewhere (a change settling or warming) is written by itself. Each key's
+ * outcome is decided over what happened to that key alone, by the rule of a single write.
  */
 final class MultiWrites {
-
-  /**
-   * The request of one part of a node's batch ({@code redirected}: of keys whose replicas are all
-   * out, sent where the failure mode says); the node's reply has a value for each key whose write
-   * it confirmed: {@code true} for a set, whether the key existed for a delete.
-   */
-  @FunctionalInterface
-  interface PartOp {
-    Function<NodeConnection, CompletableFuture<BatchReply<Boolean>>> of(List<String> part, boolean redirected);
-  }
 
   /** {@link Run#counts}: a key written by itself ({@link Run#own}). */
   private static final int OWN = Integer.MIN_VALUE;
 
   private final WriteSteps steps;
   private final Repairs repairs;
+  /** Writes a key that moves by itself, as a single write of it. */
+  private final Writes single;
 
-  MultiWrites(WriteSteps steps, Repairs repairs) {
+  MultiWrites(WriteSteps steps, Repairs repairs, Writes single) {
     this.steps = steps;
     this.repairs = repairs;
+    this.single = single;
   }
 
   /**
-   * Stores or deletes ({@code removes}) {@code keys} on every available replica of each, in
-   * batches of the parts {@code op} makes; releases {@code t} when done. A key that moves is
-   * written by {@code single}, as a single write of it is.
-   *
-   * @param bytes the size of each key's value, or null
+   * Stores {@code values} with {@code ttl}, or deletes {@code keys} when {@code values} is null, on
+   * every available replica of each key; releases {@code t} when done.
    */
-  CompletableFuture<MultiResult<Boolean>> write(
-      Topology t, Collection<String> keys, boolean removes, ToIntFunction<String> bytes, PartOp op, Function<String, CompletableFuture<Boolean>> single) {
+  CompletableFuture<MultiResult<Boolean>> write(Topology t, Collection<String> keys, Map<String, CachedValue> values, Duration ttl) {
     CompletableFuture<MultiResult<Boolean>> f;
     try {
-      f = new Run(t, keys.toArray(new String[0]), removes).start(single, bytes, op);
+      f = new Run(t, keys.toArray(new String[0]), values, ttl).start();
     } catch (RuntimeException | Error e) {
       t.exit();
       throw e;
@@ -74,48 +63,52 @@ final class MultiWrites {
     return f;
   }
 
-  /** One multi-key write on one topology: per key state in flat arrays, a row per key. */
+  /** One multi-key write on one topology: per key state in flat arrays. */
   private final class Run {
     final Topology t;
     final String[] keys;
-    /** A deleteMulti: a repair copy that raced a key's delete is deleted again. */
+    /** The values of a setMulti; null for a deleteMulti (a repair copy racing a delete is deleted again). */
+    final Map<String, CachedValue> values;
     final boolean removes;
+    final Duration ttl;
     final int width;
     /**
-     * Per key, the nodes it is sent to: {@link #counts}[k] of the row of {@link #width} entries; 0
-     * when it failed before anything was sent ({@link #errors}), -1 for a key sent where the failure
-     * mode says, its replicas all out (the row's first entry), {@link #OWN} for a key written by itself.
+     * Per key, the nodes it is sent to: {@link #counts}[k] of its row of {@link #width}; 0 when it
+     * failed before anything was sent ({@link #errors}), -1 for a key sent where the failure mode
+     * says, {@link #OWN} for a key written by itself ({@link #own}).
      */
     final int[] targets;
     final int[] counts;
+    /**
+     * Per key, made when needed: its write when written by itself; whether it waits for the warm-up
+     * copies under way; with repair on, the generation its write moved it to before it was sent;
+     * its outcome once every batch has answered; what it waits for after that, or null.
+     */
     ShardwiseException[] errors;
-    /** Per key written by itself, its write. */
     CompletableFuture<Boolean>[] own;
-    /** Per key: whether it waits for the warm-up copies under way once written ({@link WriteSteps#afterWarmUpWrite}). */
     boolean[] warm;
-    /** With repair on, per key: the generation its write moved it to before it was sent. */
     long[] generations;
-    /** Per key written in a batch, its outcome once every batch has answered ({@link #settle}). */
     Object[] outcomes;
-    /** Per key: what its write waits for once the batches are answered, or null. */
     CompletableFuture<?>[] waits;
     /** Per side (0: the key's replicas, 1: where the failure mode sent it) and node, its batch's reply. */
     final NodeReply<Boolean>[][] replies;
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    Run(Topology t, String[] keys, boolean removes) {
+    Run(Topology t, String[] keys, Map<String, CachedValue> values, Duration ttl) {
       this.t = t;
       this.keys = keys;
-      this.removes = removes;
+      this.values = values;
+      this.removes = values == null;
+      this.ttl = ttl;
       width = t.replicas;
       targets = new int[keys.length * width];
       counts = new int[keys.length];
       replies = new NodeReply[2][t.members.length];
     }
 
-    CompletableFuture<MultiResult<Boolean>> start(Function<String, CompletableFuture<Boolean>> single, ToIntFunction<String> bytes, PartOp op) {
+    CompletableFuture<MultiResult<Boolean>> start() {
       List<CompletableFuture<?>> parts = new ArrayList<>();
-      List<String> batched = t.history.length != 0 || steps.warmUp.copying() ? moving(single, parts) : Arrays.asList(keys);
+      List<String> batched = t.history.length != 0 || steps.warmUp.copying() ? moving(parts) : Arrays.asList(keys);
       if (repairs.enabled(t)) {
         // Before anything is sent: a repair copy of an older value read meanwhile is not kept.
         generations = new long[keys.length];
@@ -124,12 +117,10 @@ final class MultiWrites {
         }
       }
       // Each key's outcome, and the marks of the replicas that failed it, as soon as every batch
-      // has answered: before the generation moves again (afterBatches) and before the copies that
-      // spilled reads left are deleted (afterWrites). Until its mark, a replica that failed the
-      // write still serves the older value, and a read repair, handoff or spilled read that began
-      // after those steps would copy it where it outlives the write (a single write marks first
-      // too: ToAll#settle).
-      CompletableFuture<Void> sent = send(bytes, op).thenRun(this::settle);
+      // has answered, before afterBatches and afterWrites: until its mark, a replica that failed
+      // the write still serves the older value, which a repair, handoff or spilled read would copy
+      // where it outlives the write (as ToAll#settle marks first).
+      CompletableFuture<Void> sent = send().thenRun(this::settle);
       parts.add(sent.thenCompose(x -> afterBatches()));
       if (t.bounded != null && !batched.isEmpty()) {
         // Done once the copies spilled reads left are gone; never deleted on a replica of the key.
@@ -140,15 +131,13 @@ final class MultiWrites {
 
     /**
      * On a topology with a history, or while warm-up copies are under way: the keys whose route reads
-     * or deletes elsewhere (a change settling or warming) are written by {@code single}, as a single
-     * write of each is, their writes added to {@code parts}; returns the others, which go in batches.
-     * A key that moved in a change only remembered has its copies on its former replicas marked old
-     * and its generation moved first (a read routed while that change was still warming may be about
-     * to copy), and waits for the copies of it under way once written (see {@code WarmUp}), as every
-     * batched key does while copies are under way.
+     * or deletes elsewhere are written by themselves, their writes added to {@code parts}; returns
+     * the others, which go in batches. A key that moved in a change only remembered has its former
+     * owners marked and its generation moved first, as {@link Writes} does, and waits for the copies
+     * of it under way once written, as every batched key does while copies are under way.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private List<String> moving(Function<String, CompletableFuture<Boolean>> single, List<CompletableFuture<?>> parts) {
+    private List<String> moving(List<CompletableFuture<?>> parts) {
       boolean copying = steps.warmUp.copying();
       own = new CompletableFuture[keys.length];
       warm = new boolean[keys.length];
@@ -167,7 +156,10 @@ final class MultiWrites {
           counts[k] = OWN;
           t.active.increment(); // released by the single write
           try {
-            own[k] = single.apply(key);
+            own[k] = removes
+                ? single.write(t, key, "delete", null, (c, d) -> c.delete(key), WriteSteps.Kind.REMOVES, Writes.Shape.ALL, Boolean::logicalOr)
+                : single.write(t, key, "set", ttl, (c, d) -> c.set(key, values.get(key), d), WriteSteps.Kind.REPLACES, Writes.Shape.ALL, (a, b) -> null)
+                    .thenApply(x -> Boolean.TRUE);
           } catch (RuntimeException e) {
             own[k] = CompletableFuture.failedFuture(e);
           }
@@ -179,13 +171,9 @@ final class MultiWrites {
       return batched;
     }
 
-    /**
-     * Plans each batched key under one fence, as a single write of it is, and sends one batch per
-     * node (and one per node for keys whose replicas are all out), handed to the connections inside
-     * the fence.
-     */
+    /** Routes each batched key under one fence and sends the batches, handed to the connections inside it. */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private CompletableFuture<Void> send(ToIntFunction<String> bytes, PartOp op) {
+    private CompletableFuture<Void> send() {
       int n = keys.length;
       List<String>[][] byNode = new List[2][t.members.length];
       List<CompletableFuture<Void>> sent = new ArrayList<>();
@@ -215,7 +203,7 @@ final class MultiWrites {
             if (byNode[side][i] != null) {
               int node = i;
               NodeReply<Boolean>[] sideReplies = replies[side];
-              sent.add(sendBatch(node, byNode[side][i], bytes, op, side == 1).thenAccept(reply -> sideReplies[node] = reply));
+              sent.add(sendBatch(node, byNode[side][i], side == 1).thenAccept(reply -> sideReplies[node] = reply));
             }
           }
         }
@@ -224,14 +212,12 @@ final class MultiWrites {
     }
 
     /**
-     * Sends {@code nodeKeys} to {@code node} in parts ({@link Requests#inParts}); a part that timed
-     * out on a node that still answers is sent again for a set, which done twice leaves the same
-     * value, not for a delete, whose second reply would call a key it deleted absent. If some of
-     * the keys are marked old there, each part is handed over as {@link WriteSteps#send} hands over a
-     * write of one such key: in the order of the node's old-copy deletes; the marks of the keys it
-     * wrote are cleared once all parts are done.
+     * Sends {@code nodeKeys} to {@code node} in parts ({@link Requests#inParts}), sent again after a
+     * timeout for a set, which done twice leaves the same value, not for a delete, whose second reply
+     * would call a key it deleted absent. Keys marked old there are handed over as {@link
+     * WriteSteps#send} does, and their marks cleared once confirmed.
      */
-    private CompletableFuture<NodeReply<Boolean>> sendBatch(int node, List<String> nodeKeys, ToIntFunction<String> bytes, PartOp op, boolean redirected) {
+    private CompletableFuture<NodeReply<Boolean>> sendBatch(int node, List<String> nodeKeys, boolean redirected) {
       Member member = t.members[node];
       DirtyCopies dirty = member.oldCopies();
       Map<String, Long> marked = null; // only when the node has old copies: most batches need none
@@ -245,12 +231,13 @@ final class MultiWrites {
         }
       }
       String operation = removes ? "deleteMulti" : "setMulti";
+      ToIntFunction<String> bytes = removes ? null : key -> values.get(key).length();
       if (marked == null) {
-        return steps.requests.inParts(member, nodeKeys, bytes, !removes, part -> steps.requests.send(t, node, operation, op.of(part, redirected)));
+        return steps.requests.inParts(member, nodeKeys, bytes, !removes, part -> steps.requests.send(t, node, operation, request(part, redirected)));
       }
       Map<String, Long> cleared = marked;
       return steps.requests
-          .inParts(member, nodeKeys, bytes, !removes, part -> dirty.handOff(() -> steps.requests.send(t, node, operation, op.of(part, redirected))))
+          .inParts(member, nodeKeys, bytes, !removes, part -> dirty.handOff(() -> steps.requests.send(t, node, operation, request(part, redirected))))
           .whenComplete(
               (reply, x) ->
                   cleared.forEach(
@@ -262,10 +249,26 @@ final class MultiWrites {
     }
 
     /**
-     * Once the batches are answered, what each batched key's write still waits for: with repair on,
-     * the end {@link WriteSteps#afterReplicatedWrite} gives it; while warm-up copies may race it, the
-     * copies of it under way ({@link WriteSteps#afterWarmUpWrite}). A key whose wait fails fails with the
-     * reason.
+     * The request of one part of a node's batch ({@code redirected}: of keys sent where the failure
+     * mode says, with the failover TTL); the reply has a value for each key whose write it
+     * confirmed: {@code true} for a set, whether the key existed for a delete.
+     */
+    private Function<NodeConnection, CompletableFuture<BatchReply<Boolean>>> request(List<String> part, boolean redirected) {
+      if (removes) {
+        return c -> c.deleteMulti(part);
+      }
+      Map<String, CachedValue> batch = new LinkedHashMap<>();
+      for (String key : part) {
+        batch.put(key, values.get(key));
+      }
+      Duration d = redirected ? steps.failback.cap(ttl) : ttl;
+      return c -> c.setMulti(batch, d);
+    }
+
+    /**
+     * Once the batches are answered, what each batched key's write still waits for, with repair on
+     * or while warm-up copies may race it ({@link WriteSteps#afterWrite}). A key whose wait fails
+     * fails with the reason.
      */
     private CompletableFuture<Void> afterBatches() {
       if (generations == null && warm == null) {
@@ -278,8 +281,8 @@ final class MultiWrites {
         }
         // With repair on, the end of a replicated write waits for the copies under way itself.
         CompletableFuture<Void> wait = generations != null
-            ? steps.afterReplicatedWrite(keys[k], generations[k], removes ? t.replicaMembers(t.hash(keys[k])) : Member.NONE)
-            : warm != null && warm[k] ? steps.afterWarmUpWrite(keys[k]) : null;
+            ? steps.afterWrite(keys[k], generations[k], removes ? t.replicaMembers(t.hash(keys[k])) : Member.NONE)
+            : warm != null && warm[k] ? steps.afterWrite(keys[k], -1, Member.NONE) : null;
         if (wait != null) {
           waits = waits == null ? new CompletableFuture<?>[keys.length] : waits;
           waits[k] = wait;
@@ -290,10 +293,8 @@ final class MultiWrites {
     }
 
     /**
-     * Notes each batched key's outcome over the nodes it was sent to, by the rule of a single write
-     * ({@link ToAll#outcome}): a value confirmed is {@code true} for a set, whether the key existed
-     * for a delete; a node whose reply does not confirm the key failed it, and the copy of a replica
-     * that failed it is marked old.
+     * Notes each batched key's outcome over the nodes it was sent to ({@link ToAll#outcome}): a node
+     * whose reply does not confirm the key failed it.
      */
     private void settle() {
       outcomes = new Object[keys.length];

@@ -37,10 +37,7 @@ final class ToAll<T> {
     this.left = new AtomicInteger(targets.length);
   }
 
-  /**
-   * Sends {@code w} to each of {@code targets}; {@code release}, if not null, is released in the
-   * stage of the last reply.
-   */
+  /** Sends {@code w} to each of {@code targets}; {@code release}, if not null, is released in the stage of the last reply. */
   static <T> CompletableFuture<T> send(WriteSteps steps, Topology t, Writes.Write<T> w, int[] targets, Topology release, long generation) {
     ToAll<T> all = new ToAll<>(steps, t, w, targets, release, generation);
     for (int i = 0; i < targets.length; i++) {
@@ -61,11 +58,10 @@ final class ToAll<T> {
 
   /**
    * The outcome of a write of {@code key} once each of the {@code count} nodes from {@code
-   * nodes[at]} has answered, {@code replies[i]} being the reply of the i-th or its failure (a
-   * {@link Throwable}; no reply is one): the replies of those that succeeded, combined; the copies
-   * of those that failed marked old, with {@code marks} ({@link #marks}); the first failure if none
-   * succeeded or a mark could not be recorded. For a write of one key, and for each key of a
-   * multi-key write ({@link MultiWrites}).
+   * nodes[at]} has answered ({@code replies[i]}, the i-th's reply or failure): the replies of those
+   * that succeeded, combined; the copies of those that failed marked old, with {@code marks}; the
+   * first failure if none succeeded, or the failure whose mark could not be recorded. For every
+   * write of one key or of a batch.
    */
   @SuppressWarnings("unchecked")
   static <T> Object outcome(
@@ -121,7 +117,7 @@ final class ToAll<T> {
     if (release != null) {
       release.exit();
     }
-    CompletableFuture<Void> copies = generation < 0 ? null : steps.afterReplicatedWrite(w.key(), generation, w.kind() == WriteSteps.Kind.REMOVES ? t.members(targets, 0, targets.length) : Member.NONE);
+    CompletableFuture<Void> copies = generation < 0 ? null : steps.afterWrite(w.key(), generation, w.kind() == WriteSteps.Kind.REMOVES ? t.members(targets, 0, targets.length) : Member.NONE);
     if (copies == null) {
       complete(outcome, null);
     } else {

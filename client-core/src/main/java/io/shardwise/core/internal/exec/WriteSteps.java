@@ -26,8 +26,7 @@ import java.util.function.Function;
  * all out the next node of its order, journaled against the nodes skipped ({@link #redirect});
  * the hand-over of a write to a node where the key's copy is marked old ({@link #send}); the marks
  * a write of a moved key leaves on its former replicas ({@link #markFormerOwners}); and the end of
- * a write that warm-up or repair copies may race ({@link #afterWarmUpWrite}, {@link
- * #afterReplicatedWrite}, {@link #deleteLateCopies}).
+ * a write that warm-up or repair copies may race ({@link #afterWrite}).
  */
 public final class WriteSteps {
 
@@ -49,15 +48,10 @@ public final class WriteSteps {
     TOUCHES
   }
 
-  /** The requests, routes, and failback marks and fences of every write, for its executor and parts too. */
   final Requests requests;
   final Routes routes;
   final Failback failback;
-  /**
-   * The warm-up copies under way: a write moves a key's generation ({@link WarmUp#bump}) before it
-   * is sent where a copy may race it, and waits for the copies while they are written ({@link
-   * WarmUp#copying}); a counter update notes itself ({@link WarmUp#countingBegins}).
-   */
+  /** The warm-up and repair copies under way, which a write may race (see {@link #afterWrite}). */
   final WarmUp warmUp;
   private final ClientMetrics metrics;
 
@@ -70,42 +64,29 @@ public final class WriteSteps {
   }
 
   /**
-   * The end of a write of a key that warm-up may be copying: its generation moves again, now that
-   * the write's requests are done, so that a copy read while they were under way (the old value,
-   * read just before the write's delete reached the previous node) is not kept; then the write
-   * waits for the copies of the key under way, which delete themselves (see {@link WarmUp}).
+   * The end of a write that warm-up or repair copies of the key may race, which moved the key's
+   * generation to {@code generation} before it was sent (-1 if it did not): the generation moves
+   * again, now that the write's requests are done, so that a copy read while they were under way
+   * (the old value, read just before the write reached the node it was read on) is not kept. While
+   * copies are under way, the returned future completes once those of the key are done (they
+   * delete themselves, see {@link WarmUp}) and, for a write that removed the key from {@code
+   * deleteLateOn}, a copy sent since it began is deleted again ({@link #deleteLateCopies}); null when
+   * no copy can race the write, the common case, which costs no stage.
    */
-  CompletableFuture<Void> afterWarmUpWrite(String key) {
-    warmUp.bump(key);
-    return warmUp.awaitCopies(key);
-  }
-
-  /**
-   * The end of a write of a key stored on several replicas, with repair on ({@code Repairs}), that
-   * moved the key's generation to {@code generation} before it was sent: the generation moves again,
-   * and when a repair copy of the key may be racing the write (one under way, or for a write that
-   * removed the key from {@code deleteLateOn}, one sent since the write began), the returned future
-   * completes once the copies under way are done and the late ones deleted ({@link #deleteLateCopies});
-   * null when none can be, which is the common case and costs no stage.
-   */
-  CompletableFuture<Void> afterReplicatedWrite(String key, long generation, Member[] deleteLateOn) {
+  CompletableFuture<Void> afterWrite(String key, long generation, Member[] deleteLateOn) {
     warmUp.bump(key);
     boolean late = deleteLateOn.length > 0 && warmUp.copiedSince(key, generation);
     if (!late && !warmUp.copying()) {
       return null;
     }
     CompletableFuture<Void> copies = warmUp.awaitCopies(key);
-    if (deleteLateOn.length == 0) {
-      return copies;
-    }
-    return copies.thenCompose(x -> deleteLateCopies(deleteLateOn, key, generation));
+    return deleteLateOn.length == 0 ? copies : copies.thenCompose(x -> deleteLateCopies(deleteLateOn, key, generation));
   }
 
   /**
-   * See {@link WarmUp#copiedSince}: deletes on each of {@code owners} a copy that a read during a
-   * delete may have added. A copy that cannot be deleted now (its node is out, or the delete
-   * failed) is marked old there instead ({@link WarmUp#keptCopy}), and the write fails only if the
-   * mark cannot be recorded.
+   * Deletes on each of {@code owners} a copy that a read during a delete may have added ({@link
+   * WarmUp#copiedSince}); one that cannot be deleted now is marked old there instead ({@link
+   * WarmUp#keptCopy}), and the write fails only if the mark cannot be recorded.
    */
   CompletableFuture<Void> deleteLateCopies(Member[] owners, String key, long generation) {
     List<CompletableFuture<Void>> deletes = new ArrayList<>(owners.length);
@@ -128,13 +109,10 @@ public final class WriteSteps {
   }
 
   /**
-   * The step of every write of a key that moved ({@link Moves}), alone ({@link Writes})
-   * or in a batch ({@link MultiWrites}): its copies on the former replicas of changes only
-   * remembered are marked old, so that the value they still hold is never read once the key moves
-   * back to them or fails over to them; never on one of {@code targets}, the nodes that take the
-   * write (none if not known yet: a set or delete replaces the marked copy it writes). The copies
-   * that writes left elsewhere while a former replica was out are marked too, but on the first
-   * target ({@link Failback#markOldCopy}).
+   * Marks old the key's copies on its former owners ({@link Moves}), alone or in a batch, never on
+   * one of {@code targets}, the nodes that take the write (none if not known yet: a set or delete
+   * replaces the marked copy it writes); the copies that writes left elsewhere while a former owner
+   * was out are marked too, but on the first target ({@link Failback#markOldCopy}).
    */
   void markFormerOwners(String key, Moves.Move move, Member[] targets) {
     Member first = targets.length == 0 ? null : targets[0];
@@ -146,12 +124,11 @@ public final class WriteSteps {
   }
 
   /**
-   * Routes a write of {@code key} on {@code t} inside {@code fence}, as every write of one key is
-   * routed, alone or in a batch: its write targets (its available replicas, in preference order)
-   * into {@code into} from {@code at}, journaled against its replicas that are out; returns how
-   * many, or -1 for the one node the failure mode sends it to when every replica is out ({@link
-   * #redirect}; the write then takes the failover TTL). {@code refuse} (may be null), asked once
-   * the replicas out are held, may refuse the write before anything is journaled.
+   * Routes a write of {@code key} on {@code t} inside {@code fence}, alone or in a batch: its
+   * available replicas, in preference order, into {@code into} from {@code at}, journaled against
+   * those out; returns how many, or -1 for the node the failure mode sends it to when every replica
+   * is out ({@link #redirect}; the write then takes the failover TTL). {@code refuse} (may be null),
+   * asked once the replicas out are held, may refuse the write before anything is journaled.
    *
    * @throws ShardwiseException refused, a journal is full, the failure mode sends the key nowhere,
    *     or its replicas kept coming back while it was routed
@@ -221,8 +198,8 @@ public final class WriteSteps {
   /**
    * Sends a write of {@code key} to {@code node} of {@code t}. If the node's copy of the key is
    * marked old ({@link DirtyCopies}), the write is handed over in the order of the node's old-copy
-   * deletes, after a delete of the key when the write alone would leave the old value (add, touch,
-   * incr), and the mark is cleared once the write is confirmed.
+   * deletes, after a delete of the key when the write alone would leave the old value, and the mark
+   * is cleared once the write is confirmed.
    */
   <T> CompletableFuture<T> send(
       Topology t, int node, String key, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
@@ -249,17 +226,13 @@ public final class WriteSteps {
         });
   }
 
-  /**
-   * {@code written}, ended as {@link WriteSteps#afterReplicatedWrite} says for a write that moved the
-   * key's generation to {@code generation}: a repair copy racing it is undone, or deleted again on
-   * {@code deleteLateOn} (the replicas it removed the key from).
-   */
+  /** {@code written}, then the end {@link #afterWrite} gives it. */
   <T> CompletableFuture<T> healed(String key, long generation, Member[] deleteLateOn, CompletableFuture<T> written) {
     return written
         .handle((r, x) -> (Void) null)
         .thenCompose(
             x -> {
-              CompletableFuture<Void> copies = afterReplicatedWrite(key, generation, deleteLateOn);
+              CompletableFuture<Void> copies = afterWrite(key, generation, deleteLateOn);
               return copies == null ? written : copies.thenCompose(y -> written);
             });
   }

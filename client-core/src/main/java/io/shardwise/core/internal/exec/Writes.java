@@ -13,7 +13,6 @@ import io.shardwise.core.internal.route.Topology;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,24 +22,13 @@ import java.util.function.Function;
 
 /**
  * Executes the write of one key, for any replica count: the key's first N servers of its
- * preference list are its write targets ({@link Routes}), one of them with one replica. A set,
- * delete or touch goes to every available replica at once; add decides on the first available one, and the key's
- * copies on the others are deleted; incr and decr count on every replica that holds the counter
- * ({@link Shape#COUNT}). The write completes when every replica it was sent to has answered.
- *
- * <ul>
- *   <li>A replica that is out gets the key in its journal, under its fence (as a write redirected
- *       past it does, see {@link Failback}): it drops its copy before it serves again.
- *   <li>A replica whose request fails, while another replica's succeeds, gets its copy marked old:
- *       it is not read there until a delete or a later write of it there is confirmed. The write
- *       succeeds, or if the mark cannot be recorded (the marks are full) fails with that
- *       replica's error ({@link ToAll#outcome}).
- *   <li>With no replica available, the write goes where the failure mode sends a write whose
- *       node is out ({@link WriteSteps}).
- * </ul>
- *
- * <p>setMulti and deleteMulti spread their keys in the same way, batched per replica ({@link
- * MultiWrites}).
+ * preference list are its write targets ({@link Routes}), spread over as its {@link Shape} says.
+ * The write completes when every replica it was sent to has answered. A replica that is out gets
+ * the key in its journal, under its fence ({@link Failback}), and drops its copy before it serves
+ * again; a replica whose request fails while another's succeeds gets its copy marked old ({@link
+ * ToAll#outcome}); with no replica available, the write goes where the failure mode sends it
+ * ({@link WriteSteps#targets}). setMulti and deleteMulti spread their keys in the same way, batched
+ * per replica ({@link MultiWrites}).
  */
 public final class Writes {
 
@@ -54,11 +42,7 @@ public final class Writes {
      * later write of the key).
      */
     DECIDE_THEN_DELETE,
-    /**
-     * A counter (incr, decr, with a {@link Counters.CounterOp}): added to on every available replica
-     * that holds it, created on all of them only when none does ({@link Counters}); with one copy of
-     * each key, a plain incr.
-     */
+    /** A counter (incr, decr): see {@link Counters}; with one copy of each key, a plain incr. */
     COUNT
   }
 
@@ -66,7 +50,6 @@ public final class Writes {
   record Write<T>(
       String key, String operation, Duration ttl, WriteSteps.WriteOp<T> op, WriteSteps.Kind kind, Shape shape, BinaryOperator<T> combine) {}
 
-  /** The requests, routes and failback marks and fences this executor and its parts share. */
   private final WriteSteps steps;
   private final Repairs repairs;
   private final Counters counters;
@@ -76,7 +59,7 @@ public final class Writes {
     this.steps = steps;
     this.repairs = repairs;
     this.counters = new Counters(steps.requests, steps.failback, steps, repairs);
-    this.multi = new MultiWrites(steps, repairs);
+    this.multi = new MultiWrites(steps, repairs, this);
   }
 
   /**
@@ -138,18 +121,16 @@ public final class Writes {
 
   /**
    * A write on a topology with a history (or while warm-up copies are under way): to the replicas
-   * of the key's serving placement ({@link Moves}), deleted at once where reads may still
-   * look (never on a replica that takes the write), marked old on the replicas of changes only
-   * remembered; as {@link WriteSteps} does for a key with one copy.
+   * of the key's serving placement ({@link Moves}), deleted at once where reads may still look
+   * (never on a replica that takes the write), marked old on the replicas of changes only
+   * remembered.
    */
   private <T> CompletableFuture<T> moving(Topology t, Write<T> w, long repairGeneration) {
     Moves.Move move = Moves.route(t, w.key(), System.nanoTime());
     if (move == null || move.plain(t)) {
       CompletableFuture<T> written = route(t, w, null, repairGeneration, null);
-      if (repairGeneration >= 0 || !steps.warmUp.copying()) {
-        return written; // with repair on, the write waited for the copies under way itself
-      }
-      return written.handle((r, x) -> (Void) null).thenCompose(x -> steps.afterWarmUpWrite(w.key())).thenCompose(x -> written);
+      // With repair on, the write waited for the copies under way itself.
+      return repairGeneration >= 0 || !steps.warmUp.copying() ? written : steps.healed(w.key(), -1, Member.NONE, written);
     }
     // Before anything is sent: a copy made from an older read is not kept. Also when the key's
     // change is only remembered now: a read routed while it was still warming may be about to copy.
@@ -176,8 +157,11 @@ public final class Writes {
     all.add(written);
     return Requests.allOf(all)
         .handle((x, y) -> (Void) null)
-        .thenCompose(x -> steps.afterWarmUpWrite(w.key()))
-        .thenCompose(x -> w.kind() == WriteSteps.Kind.REMOVES ? steps.deleteLateCopies(move.owners(), w.key(), generation) : CompletableFuture.completedFuture(null))
+        .thenCompose(
+            x -> {
+              CompletableFuture<Void> copies = steps.afterWrite(w.key(), generation, w.kind() == WriteSteps.Kind.REMOVES ? move.owners() : Member.NONE);
+              return copies == null ? CompletableFuture.completedFuture(null) : copies;
+            })
         .thenCompose(
             x -> {
               for (int i = 0; i < clears.size(); i++) {
@@ -191,12 +175,10 @@ public final class Writes {
   }
 
   /**
-   * Routes a write of {@code key} on {@code t} to its replicas and sends it; with {@code took} not
-   * null, {@code took[0]} receives the members that take it (none if it went nowhere). With {@code
-   * generation} at 0 or above (repair on: the generation the write moved the key to), the write
-   * ends as {@link WriteSteps#afterReplicatedWrite} says. {@code release}, if not null (a write of
-   * {@link Shape#ALL} that nothing follows), is released when the write is done: by {@link ToAll}
-   * in the stage of the last reply.
+   * Routes a write to the key's replicas on {@code t} and sends it; {@code took}, if not null,
+   * receives the members that take it. With {@code generation} at 0 or above (repair on), the write
+   * ends as {@link WriteSteps#afterWrite} says. {@code release}, if not null (a write of
+   * {@link Shape#ALL} that nothing follows), is released when the write is done.
    */
   private <T> CompletableFuture<T> route(Topology t, Write<T> w, Member[][] took, long generation, Topology release) {
     if (took != null) {
@@ -239,10 +221,7 @@ public final class Writes {
     return f;
   }
 
-  /**
-   * Sends the write to the available replicas {@code targets}, noting them in {@code took} (if not
-   * null); {@code release} as {@link #route} says (only with {@link Shape#ALL}).
-   */
+  /** Sends the write to the available replicas {@code targets}; the rest as {@link #route} says. */
   private <T> CompletableFuture<T> send(Topology t, Write<T> w, int[] targets, Member[][] took, long generation, Topology release) {
     if (took != null) {
       took[0] = t.members(targets, 0, targets.length);
@@ -273,8 +252,7 @@ public final class Writes {
 
   /**
    * Deletes the key on the replicas after the first, which {@code stored} it, so that a read there
-   * misses and goes on to the first: the outcome is the rule of a write over the first's reply and
-   * the deletes ({@link ToAll#outcome}), a replica whose delete failed getting its copy marked old.
+   * misses and goes on to the first; the outcome as {@link ToAll#outcome} says.
    */
   private <T> CompletableFuture<T> deleteOthers(Topology t, String key, int[] targets, T stored) {
     List<CompletableFuture<Boolean>> sent = new ArrayList<>(targets.length - 1);
@@ -296,36 +274,13 @@ public final class Writes {
         .thenCompose(Function.identity());
   }
 
-  // ---- multi-key writes ------------------------------------------------------------------------
-
-  /** Stores {@code encoded} on every available replica of each key; releases {@code t} when done. */
+  /** Stores {@code encoded} on every available replica of each key ({@link MultiWrites}); releases {@code t} when done. */
   public CompletableFuture<MultiResult<Boolean>> setMulti(Topology t, Map<String, CachedValue> encoded, Duration ttl) {
-    Duration capped = steps.failback.cap(ttl);
-    return multi.write(
-        t,
-        encoded.keySet(),
-        false,
-        key -> encoded.get(key).length(),
-        (part, redirected) -> {
-          Map<String, CachedValue> batch = new LinkedHashMap<>();
-          for (String key : part) {
-            batch.put(key, encoded.get(key));
-          }
-          Duration d = redirected ? capped : ttl;
-          return c -> c.setMulti(batch, d);
-        },
-        key -> write(t, key, "set", ttl, (c, d) -> c.set(key, encoded.get(key), d), WriteSteps.Kind.REPLACES, Shape.ALL, (a, b) -> null)
-            .thenApply(x -> Boolean.TRUE));
+    return multi.write(t, encoded.keySet(), encoded, ttl);
   }
 
-  /** Deletes {@code distinct} on every available replica of each key; releases {@code t} when done. */
+  /** Deletes {@code distinct} on every available replica of each key ({@link MultiWrites}); releases {@code t} when done. */
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Topology t, Set<String> distinct) {
-    return multi.write(
-        t,
-        distinct,
-        true,
-        null,
-        (part, redirected) -> c -> c.deleteMulti(part),
-        key -> write(t, key, "delete", null, (c, d) -> c.delete(key), WriteSteps.Kind.REMOVES, Shape.ALL, Boolean::logicalOr));
+    return multi.write(t, distinct, null, null);
   }
 }

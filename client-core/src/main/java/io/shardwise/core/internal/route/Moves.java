@@ -38,19 +38,7 @@ public final class Moves {
 
   private Moves() {}
 
-  /**
-   * The decision for one key.
-   *
-   * @param serving the placement the key is read and written on now
-   * @param owners the key's replicas in the current topology, primary first
-   * @param arrived the owners that were not replicas of the key before the most recent change, while
-   *     that change settles or warms (none after): a read may copy the key to them, so a write of the
-   *     key takes the warm-up protocol ({@code WarmUp}) even if it touches no other node
-   * @param sources previous replicas read after a miss on every serving replica, in order
-   * @param clears nodes a write of the key deletes it on, besides the replicas that take the write
-   * @param formerOwners remembered previous replicas a write of the key marks old
-   * @param copies whether a hit on a source may be copied to the owners now
-   */
+  /** The decision for one key, in the terms above; {@code copies}: whether a hit on a source may be copied to the owners now. */
   public record Move(
       Topology serving, Member[] owners, Member[] arrived, Member[] sources, Member[] clears, Member[] formerOwners, boolean copies) {
 
@@ -66,9 +54,8 @@ public final class Moves {
 
     /**
      * Whether the key is routed on {@code current} alone: served there, nothing else touched, no
-     * warm-up copy to race with. (A key whose replica set shrank in a change still settling
-     * touches no other node, but is served by the placement before it; one whose set grew in a
-     * change still warming touches none, but reads copy it to the replica that arrived.)
+     * warm-up copy to race with (a key whose set grew touches no other node, but is copied to the
+     * replica that arrived).
      */
     public boolean plain(Topology current) {
       return serving == current && !touchesOthers() && arrived.length == 0;
@@ -79,11 +66,7 @@ public final class Moves {
       return serving == current && sources.length == 0 && clears.length == 0 && arrived.length == 0;
     }
 
-    /**
-     * Whether a read of the key takes the moving route: it may look beyond its serving replicas, is
-     * served by another placement, or has replicas that arrived in the change (read first, so that
-     * a hit elsewhere is copied to them).
-     */
+    /** Whether a read of the key may look beyond its serving replicas, or copy to one that arrived. */
     public boolean readsElsewhere(Topology current) {
       return sources.length != 0 || serving != current || arrived.length != 0;
     }

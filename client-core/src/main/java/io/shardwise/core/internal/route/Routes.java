@@ -16,12 +16,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * preference list. Its first N distinct servers ({@link io.shardwise.routing.Router#replicas}, N
  * being the topology's replica count, 1 included) are its replicas, primary first, as Dynamo's
  * preference list (DeCandia et al., SOSP 2007, section 4.3) and mcrouter's replicated pools; the
- * failure mode's walk goes on past them. {@link #plan} and {@link #readPlan} name the replicas out
- * (a write is journaled against them), the ones that hold a copy marked old (not read), the write
- * targets and the order a read tries the others in; when every replica is out, {@link #select} says
- * where the failure mode sends the key ({@link #NONE} when nowhere), and
- * {@link #unavailable} the error. Single-key and multi-key operations decide through the same
- * methods; the executors send what they decide ({@code io.shardwise.core.internal.exec}).
+ * failure mode's walk goes on past them ({@link #select}). Single-key and multi-key operations
+ * decide through the same methods; the executors send what they decide.
  *
  * <p>A read goes first to one replica picked by the power of two choices: of two replicas drawn at
  * random, the less loaded (reads sent over the last second and requests under way; Mitzenmacher,
@@ -36,27 +32,24 @@ public final class Routes {
   private final FailureMode mode;
   private final ThreadLocal<Plan> plans;
 
-  /** A key's replicas on one topology. Per thread, reused: overwritten by the thread's next plan. */
+  /**
+   * A key's replicas on one topology, primary first; the available ones whose copy is not marked
+   * old, in the order a read tries them ({@code reads}); the available ones, where a write goes
+   * ({@code writes}); the ones out, which a write is journaled against ({@code out}); and for a read
+   * over bounded loads whose replicas are all at their caps, the node it spills to ({@code spill},
+   * else -1). Per thread, reused: overwritten by the thread's next plan.
+   */
   public static final class Plan {
-    /** The replicas, primary first. */
     public final int[] replicas;
     public int count;
-    /** Available replicas whose copy is not marked old, in the order a read tries them. */
     public final int[] reads;
     public int readCount;
-    /** Available replicas, in preference order: where a write goes. */
     public final int[] writes;
     public int writeCount;
-    /** Replicas that are out: a write is journaled against them. */
     public final int[] out;
     public int outCount;
-    /**
-     * For a read with bounded loads, when every readable replica is at or over its cap: the node
-     * the read spills to (not a replica; it may hold a copy), else -1.
-     */
     public int spill = -1;
-    /** Scratch space of {@link #readPlan}. */
-    private final int[] overCap;
+    private final int[] overCap; // scratch space of readPlan
 
     Plan(int n) {
       overCap = new int[n];
@@ -67,7 +60,7 @@ public final class Routes {
     }
   }
 
-  /** Routes for the replicas of each topology ({@link Topology#replicas}), under failure mode {@code mode}. */
+  /** Routes under failure mode {@code mode}, reads ordered as {@code reads} says. */
   public Routes(ReplicaReads reads, FailureMode mode) {
     this.reads = reads;
     this.mode = mode;
@@ -119,10 +112,7 @@ public final class Routes {
     m.recentReads.record(System.nanoTime());
   }
 
-  /**
-   * Where a write of {@code key} with this hash goes on {@code t}: its replicas, the available ones
-   * and the ones out ({@link Plan#reads} in preference order). Belongs to the calling thread.
-   */
+  /** Where a write of {@code key} goes on {@code t}: {@link Plan#reads} in preference order. */
   public Plan plan(Topology t, String key, long hash) {
     int n = t.replicas;
     Plan p = plans.get();
@@ -152,15 +142,12 @@ public final class Routes {
   }
 
   /**
-   * Where a read of {@code key} with this hash goes on {@code t}: {@link #plan} with {@link
-   * Plan#reads} in the order the read tries them. Belongs to the calling thread.
-   *
-   * <p>With bounded loads, the replicas under their caps (of the load window) come first, the
-   * first of them picked by the power of two choices as without bounded loads; only when every
-   * readable replica is at or over its cap does the read spill past them, to the node the selector
-   * picks along the key's preference order ({@link Plan#spill}), and then try the replicas in that
-   * order. So a hot key's reads spread over its replicas before any spills, and those need no
-   * copy.
+   * Where a read of {@code key} goes on {@code t}: {@link #plan} with {@link Plan#reads} in the
+   * order the read tries them. With bounded loads, the replicas under their caps come first (the
+   * first of them picked as without bounded loads); only when every one is at its cap does the read
+   * spill past them, to the node the selector picks along the key's preference order, and then try
+   * the replicas. So a hot key's reads spread over its replicas, which need no copy, before any
+   * spills.
    */
   public Plan readPlan(Topology t, String key, long hash) {
     Plan p = plan(t, key, hash);
@@ -227,11 +214,10 @@ public final class Routes {
   /**
    * Moves a replica that came back empty and is being refilled ({@link Member#refilling}) to the
    * front of {@link Plan#reads}: the read misses there, hits on the next replica and the read repair
-   * puts the copy back. Read in the usual order, a key whose first replica read holds it would
-   * never be repaired, and would be lost with that replica (Dynamo and Cassandra read every replica
-   * of a fraction of the reads for the same reason). The cost is a miss's round trip on each
-   * read of a key it still lacks (again while repairs beyond the rate are dropped), until the
-   * refill ends.
+   * puts the copy back. Read in the usual order, a key whose first replica holds it would never be
+   * repaired, and would be lost with that replica (Dynamo and Cassandra read every replica of a
+   * fraction of the reads for the same reason). The cost: a miss's round trip per read of a key it
+   * still lacks, until the refill ends.
    */
   private static void refillingFirst(Topology t, Plan p) {
     for (int i = 1; i < p.readCount; i++) {
