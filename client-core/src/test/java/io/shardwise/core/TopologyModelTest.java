@@ -333,11 +333,15 @@ class TopologyModelTest {
             done,
             done.examples());
     System.out.printf(
-        "[topology model] %s seed %d, replicas %d%s%s%s%s: %d changes (%d of the router), %d reads (%d hits, %d near), %d writes (%d counter updates, %d counter reads found one), %d touches, %d repairs, %d old, %d wrong%n",
+        "[topology model] %s seed %d, replicas %d%s%s%s%s: %d changes (%d of the router), %d reads (%d hits, %d near), %d writes (%d counter updates, %d counter reads found one), %d touches, %d repairs, %d old, %d wrong%s%n",
         router, seed, replicas, changeReplicas ? " changing" : "", changeRouter ? " with the router (and " + otherRouter + ")" : "",
         brokenDeletes ? " (deletes ignored)" : "", near.enabled() ? " near cache" : "",
         outcome.changes(), outcome.routerChanges(), outcome.reads(), outcome.hits(), outcome.nearHits(), outcome.writes(), done.counted(), done.countHits(),
-        done.touches(), outcome.repairs(), outcome.stale(), outcome.wrong());
+        done.touches(), outcome.repairs(), outcome.stale(), outcome.wrong(),
+        near.enabled()
+            ? String.format("; near cache: %d entries dropped at topology installs, %d installs dropped everything",
+                client.nearCacheStats().invalidations("change"), client.nearCacheStats().dropAlls().get("change"))
+            : "");
     if (SimulatedFleet.TRACING && outcome.stale() > 0) {
       for (String example : outcome.examples()) {
         String key = example.substring(0, example.indexOf(' '));
