@@ -43,6 +43,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -182,7 +183,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     Topology before = topology;
     topology = t;
     if (near != null) {
-      java.util.function.Predicate<String> moved = MovedKeys.of(before, t);
+      Predicate<String> moved = MovedKeys.of(before, t);
       if (moved == null) {
         near.dropAll(NearCache.Cause.CHANGE);
       } else {

@@ -69,6 +69,7 @@ class TopologyModelTest {
       long repairs,
       long routerChanges,
       long stale,
+      long staleCounts,
       long wrong,
       VersionedLoad.Outcome load,
       List<String> examples) {}
@@ -150,6 +151,11 @@ class TopologyModelTest {
    * With a near cache on every key, whose entries live a minute, so that only the drops keep it
    * fresh: the list and the replica count change (1 to 2 and back, then 2 to 3 and back) under the
    * chaos, and 10% of the reads are getMultis (docs/near-cache.md).
+   *
+   * <p>Old values of the versioned keys fail the run. Counts read behind a confirmed one are
+   * printed, not asserted: the same load with the near cache off reads them too (4 of 72 runs at
+   * seeds 3 to 14, docs/near-cache.md), as counters move between servers as misses in a change
+   * (docs/topology.md). {@link FailbackModelTest} asserts them.
    */
   @ParameterizedTest(name = "{0}, seed {1}")
   @MethodSource("repairRuns")
@@ -328,21 +334,22 @@ class TopologyModelTest {
             changes.get(),
             repairs.get(),
             routerChanges.get(),
-            done.stale(),
+            done.stale() - done.staleCounts(),
+            done.staleCounts(),
             done.wrong(),
             done,
             done.examples());
     System.out.printf(
-        "[topology model] %s seed %d, replicas %d%s%s%s%s: %d changes (%d of the router), %d reads (%d hits, %d near), %d writes (%d counter updates, %d counter reads found one), %d touches, %d repairs, %d old, %d wrong%s%n",
+        "[topology model] %s seed %d, replicas %d%s%s%s%s: %d changes (%d of the router), %d reads (%d hits, %d near), %d writes (%d counter updates, %d counter reads found one), %d touches, %d repairs, %d old, %d old counts, %d wrong%s%n",
         router, seed, replicas, changeReplicas ? " changing" : "", changeRouter ? " with the router (and " + otherRouter + ")" : "",
         brokenDeletes ? " (deletes ignored)" : "", near.enabled() ? " near cache" : "",
         outcome.changes(), outcome.routerChanges(), outcome.reads(), outcome.hits(), outcome.nearHits(), outcome.writes(), done.counted(), done.countHits(),
-        done.touches(), outcome.repairs(), outcome.stale(), outcome.wrong(),
+        done.touches(), outcome.repairs(), outcome.stale(), outcome.staleCounts(), outcome.wrong(),
         near.enabled()
             ? String.format("; near cache: %d entries dropped at topology installs, %d installs dropped everything",
                 client.nearCacheStats().invalidations("change"), client.nearCacheStats().dropAlls().get("change"))
             : "");
-    if (SimulatedFleet.TRACING && outcome.stale() > 0) {
+    if (SimulatedFleet.TRACING && done.stale() > 0) {
       for (String example : outcome.examples()) {
         String key = example.substring(0, example.indexOf(' '));
         System.out.println("TRACE " + key + ":" + SimulatedFleet.traceOf(key));

@@ -48,11 +48,21 @@ final class VersionedLoad {
 
   /**
    * What a run read and wrote: {@code reads}, {@code hits}, {@code writes} and {@code stale} count
-   * counters too; {@code touches} and {@code counted} (updates confirmed) and {@code countHits}
-   * (counter reads that found one) are also counted alone.
+   * counters too; {@code touches}, {@code counted} (updates confirmed), {@code countHits} (counter
+   * reads that found one) and {@code staleCounts} (counter reads behind a confirmed count) are also
+   * counted alone.
    */
   record Outcome(
-      long reads, long hits, long writes, long stale, long wrong, long touches, long counted, long countHits, List<String> examples) {}
+      long reads,
+      long hits,
+      long writes,
+      long stale,
+      long wrong,
+      long touches,
+      long counted,
+      long countHits,
+      long staleCounts,
+      List<String> examples) {}
 
   /** The first update's step of a counter's initial value: far beyond the deltas (1 to 3) a run adds. */
   private static final int STEP_BITS = 32;
@@ -74,6 +84,7 @@ final class VersionedLoad {
   private final AtomicLong touches = new AtomicLong();
   private final AtomicLong counted = new AtomicLong();
   private final AtomicLong countHits = new AtomicLong();
+  private final AtomicLong staleCounts = new AtomicLong();
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final AtomicLong reads = new AtomicLong();
   private final AtomicLong hits = new AtomicLong();
@@ -138,7 +149,7 @@ final class VersionedLoad {
     }
     return new Outcome(
         reads.get(), hits.get(), writes.get(), stale.size(), wrong.size(), touches.get(), counted.get(), countHits.get(),
-        stale.stream().limit(5).toList());
+        staleCounts.get(), stale.stream().limit(5).toList());
   }
 
   private void run(SplittableRandom random, int thread) {
@@ -337,6 +348,7 @@ final class VersionedLoad {
     }
     long reached = j % 2 == 0 ? v : -v;
     if (reached < min) {
+      staleCounts.incrementAndGet();
       stale.add(counter(j) + " read count " + v + " after count " + (j % 2 == 0 ? min : -min) + " was confirmed");
       if (SimulatedFleet.TRACING && stale.size() == 1) {
         SimulatedFleet.trace(counter(j), "STALE count " + v);
