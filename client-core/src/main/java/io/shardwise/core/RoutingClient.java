@@ -27,6 +27,7 @@ import io.shardwise.core.internal.exec.WriteSteps;
 import io.shardwise.core.internal.health.DeadlineScanner;
 import io.shardwise.core.internal.health.FleetHealth;
 import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.near.MovedKeys;
 import io.shardwise.core.internal.near.NearCache;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
@@ -42,6 +43,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -172,13 +174,21 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   }
 
   /**
-   * Puts {@code t} in force; then the near cache drops what it kept: a read that took its ticket
-   * before runs on the topology before (see {@link NearCache.Ticket}).
+   * Puts {@code t} in force; then the near cache drops the entries of the keys that may have moved
+   * ({@link MovedKeys}), or all of them, and keeps every read that took its ticket before, which
+   * runs on the topology before, from keeping its value (see {@link NearCache.Ticket}). Installs come
+   * one at a time, on the topology thread.
    */
   private void install(Topology t) {
+    Topology before = topology;
     topology = t;
     if (near != null) {
-      near.dropAll(NearCache.Cause.CHANGE);
+      Predicate<String> moved = MovedKeys.of(before, t);
+      if (moved == null) {
+        near.dropAll(NearCache.Cause.CHANGE);
+      } else {
+        near.dropMoved(moved);
+      }
     }
   }
 

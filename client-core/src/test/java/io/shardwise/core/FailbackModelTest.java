@@ -45,8 +45,16 @@ class FailbackModelTest {
   /** Reads 50%, writes 50%: sets, deletes and batches. */
   private static final VersionedLoad.Mix MIX = new VersionedLoad.Mix(45, 5, 40, 0, 5, 5, 0);
 
-  /** With a near cache: mostly gets of few keys, so that many are answered from it, and every kind of write. */
-  static final VersionedLoad.Mix NEAR_MIX = new VersionedLoad.Mix(72, 10, 8, 2, 4, 2, 2);
+  /**
+   * With a near cache: mostly gets of few keys, so that many are answered from it, and every kind of
+   * write: sets, adds, deletes, batches, touches, and counters updated by incr and decr and read by
+   * gets ({@link VersionedLoad}).
+   */
+  static final VersionedLoad.Mix NEAR_MIX = new VersionedLoad.Mix(58, 10, 8, 2, 4, 2, 2, 4, 4, 6);
+  /** Floors of a near-cache run: touches, counter updates confirmed, counter reads that found one. */
+  static final int MIN_TOUCHES = 100;
+  static final int MIN_COUNTED = 100;
+  static final int MIN_COUNT_HITS = 100;
   private static final int NEAR_KEYS = 200;
 
   /** Repair of lost replica copies, on unless {@code -Dmodel.repair=false}. */
@@ -54,7 +62,17 @@ class FailbackModelTest {
 
   /** The outcome of one run. */
   record Outcome(
-      long reads, long hits, long writes, long stale, long wrong, long ejections, long repairs, long nearHits, long nearRefreshes, List<String> examples) {}
+      long reads,
+      long hits,
+      long writes,
+      long stale,
+      long wrong,
+      long ejections,
+      long repairs,
+      long nearHits,
+      long nearRefreshes,
+      VersionedLoad.Outcome load,
+      List<String> examples) {}
 
   /** Seeds 1, 2, 3 (see {@link #seedRange}). */
   static java.util.stream.LongStream seeds() {
@@ -157,6 +175,7 @@ class FailbackModelTest {
       Outcome outcome = run(seed, RejoinPolicy.JOURNAL, replicas, bounded, near);
       assertThat(outcome.ejections()).as("the chaos ejected nodes").isGreaterThan(MIN_EJECTIONS);
       assertThat(outcome.nearHits()).as("reads served from the near cache").isGreaterThan(MIN_NEAR_HITS);
+      assertNearLoad(outcome.load());
       assertThat(outcome.wrong()).as("values of other keys").isZero();
       assertThat(outcome.stale()).as("old values read; examples: %s", outcome.examples()).isZero();
     }
@@ -177,8 +196,16 @@ class FailbackModelTest {
     // the run from passing without a refresh, and does not depend on the machine's speed.
     assertThat(outcome.nearRefreshes()).as("keys refreshed ahead").isPositive();
     assertThat(outcome.nearHits()).as("reads served from the near cache").isGreaterThan(MIN_NEAR_HITS);
+    assertNearLoad(outcome.load());
     assertThat(outcome.wrong()).as("values of other keys").isZero();
     assertThat(outcome.stale()).as("old values read; examples: %s", outcome.examples()).isZero();
+  }
+
+  /** A near-cache run touched keys, and updated and read counters: their checks had work. */
+  static void assertNearLoad(VersionedLoad.Outcome load) {
+    assertThat(load.touches()).as("touches").isGreaterThan(MIN_TOUCHES);
+    assertThat(load.counted()).as("counter updates confirmed").isGreaterThan(MIN_COUNTED);
+    assertThat(load.countHits()).as("counter reads that found one").isGreaterThan(MIN_COUNT_HITS);
   }
 
   /**
@@ -189,6 +216,12 @@ class FailbackModelTest {
     if (REPAIR.enabled()) {
       assertThat(repairs).as("copies repaired (read repair and handoff)").isPositive();
     }
+  }
+
+  /** Whether a near-cache run met its floors of near-cache hits, touches and counters. */
+  static boolean nearLoadDone(AsyncCacheClient<String> client, VersionedLoad load) {
+    long[] n = load.nearCounts();
+    return client.nearCacheStats().hits() > MIN_NEAR_HITS && n[0] > MIN_TOUCHES && n[1] > MIN_COUNTED && n[2] > MIN_COUNT_HITS;
   }
 
   /** The floor of reads that found values: with replicas, 500 keys and many deletes find fewer. */
@@ -260,7 +293,7 @@ class FailbackModelTest {
     VersionedLoad.runUntil(
         () -> ejections.get() > MIN_EJECTIONS
             && load.counts()[1] > minHits(replicas)
-            && (!near.enabled() || client.nearCacheStats().hits() > MIN_NEAR_HITS),
+            && (!near.enabled() || nearLoadDone(client, load)),
         MORE_NANOS);
     running.set(false);
     VersionedLoad.Outcome done = load.stop();
@@ -270,11 +303,11 @@ class FailbackModelTest {
     client.close();
     Outcome outcome =
         new Outcome(done.reads(), done.hits(), done.writes(), done.stale(), done.wrong(), ejections.get(), repairs.get(),
-            client.nearCacheStats().hits(), client.nearCacheStats().refreshes(), done.examples());
+            client.nearCacheStats().hits(), client.nearCacheStats().refreshes(), done, done.examples());
     System.out.printf(
-        "[failback model] policy %s replicas %d bounded %s near %s seed %d: %d reads (%d hits, %d near, %d refreshed), %d writes, %d ejections, %d repairs, %d old, %d wrong%n",
+        "[failback model] policy %s replicas %d bounded %s near %s seed %d: %d reads (%d hits, %d near, %d refreshed), %d writes (%d counter updates, %d counter reads found one), %d touches, %d ejections, %d repairs, %d old, %d wrong%n",
         policy.id(), replicas, bounded.enabled(), near.enabled(), seed, outcome.reads(), outcome.hits(), outcome.nearHits(), outcome.nearRefreshes(), outcome.writes(),
-        outcome.ejections(), outcome.repairs(), outcome.stale(), outcome.wrong());
+        done.counted(), done.countHits(), done.touches(), outcome.ejections(), outcome.repairs(), outcome.stale(), outcome.wrong());
     if (SimulatedFleet.TRACING && !outcome.examples().isEmpty()) {
       String key = outcome.examples().get(0).split(" ", 2)[0];
       System.out.println("trace of " + key + ":" + SimulatedFleet.traceOf(key));

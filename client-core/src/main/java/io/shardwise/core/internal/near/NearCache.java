@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * Values read from the servers, kept in this process ({@link NearCacheOptions}), in a Caffeine
@@ -42,11 +43,17 @@ import java.util.function.Consumer;
  *
  * <p>Dropping everything. {@link #dropAll} moves the epoch: no entry from before is served (checked
  * on each hit, in O(1)), no read under way installs its value, and a sweep frees the memory later.
- * The client drops everything when a server is ejected, readmitted or retired, when the placement
- * changes, with Redis tracking when a tracked connection is lost or replaced or a server flushes,
- * and without tracking (memcached) when a connection is lost, which a restart of its server is: the
- * entries do not remember which server answered, so that no event has to be matched to the entries
- * it concerns, and such events are rare.
+ * The client drops everything when a server is ejected, readmitted or retired, with Redis tracking
+ * when a tracked connection is lost or replaced or a server flushes, and without tracking
+ * (memcached) when a connection is lost, which a restart of its server is: the entries do not
+ * remember which server answered, so that no event has to be matched to the entries it concerns,
+ * and such events are rare.
+ *
+ * <p>Dropping the keys that move. A placement change moves the epoch as {@link #dropAll} does, and
+ * its sweep ({@link #dropMoved}) carries the entries of the keys that kept their servers into the
+ * new epoch in place, and removes the others: until the sweep reaches an entry it is not served,
+ * so that no entry of a moved key is ever served after the change, and one of a key that stayed is
+ * read again from its server at worst.
  *
  * <p>Counts ({@link #stats()}). A hit and a miss cost one {@link LongAdder} increment each, as
  * they did before they were published; evictions and expiries are counted by Caffeine's eviction
@@ -230,7 +237,7 @@ public final class NearCache implements Invalidations {
   /** The value of {@code key} kept here, or null: none is, or the one kept is from before a {@link #dropAll}. */
   public CachedValue get(String key) {
     NearEntry e = entries.getIfPresent(key);
-    if (e == null || e.epoch != epoch.get()) {
+    if (e == null || e.epoch() != epoch.get()) {
       misses.increment();
       return null;
     }
@@ -351,11 +358,34 @@ public final class NearCache implements Invalidations {
     counts.dropAlls[cause.ordinal()].increment();
     LongAdder dropped = counts.invalidations[cause.ordinal()];
     sweeps.execute(() -> entries.asMap().values().removeIf(e -> {
-      if (e.epoch < now) {
+      if (e.epoch() < now) {
         dropped.increment();
         return true;
       }
       return false;
+    }));
+  }
+
+  /**
+   * Drops the entries of the keys {@code moved} accepts, and keeps the reads under way from keeping
+   * theirs: for a change of placement, {@code moved} telling the keys whose entries may have been
+   * read from a server that no longer serves them. The epoch moves now: no entry is served until the
+   * sweep, on the maintenance executor, has carried it into the new epoch (a key {@code moved}
+   * rejects, in an entry of the epoch just ended) or removed it (any other). A later drop moves the
+   * epoch again, and what this sweep carries is not served after it either.
+   */
+  public void dropMoved(Predicate<String> moved) {
+    long now = epoch.incrementAndGet();
+    long before = now - 1;
+    LongAdder dropped = counts.invalidations[Cause.CHANGE.ordinal()];
+    sweeps.execute(() -> entries.asMap().forEach((key, e) -> {
+      long was = e.epoch();
+      if (was >= now || was == before && !moved.test(key) && e.carry(before, now)) {
+        return;
+      }
+      if (e.epoch() < now && entries.asMap().remove(key, e)) {
+        dropped.increment();
+      }
     }));
   }
 

@@ -7,26 +7,31 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * One value, the epoch it was read in, and one word for refresh-ahead: when it was kept (ticker
+ * One value, the epoch it is served in, and one word for refresh-ahead: when it was kept (ticker
  * nanos, the two low bits cleared) with whether it was served since in the low bit, or {@link
  * #CLAIMED} once a hit asked its refresh. 32 bytes, one field more than the value and the epoch.
+ * The epoch is the one its read was sent in, moved on by a placement change that did not move the
+ * key ({@link #carry}).
  */
 final class NearEntry {
   static final long CLAIMED = Long.MIN_VALUE;
   private static final long SERVED = 1;
   private static final long TIME = ~3L;
   private static final VarHandle KEPT;
+  private static final VarHandle EPOCH;
 
   static {
     try {
       KEPT = MethodHandles.lookup().findVarHandle(NearEntry.class, "kept", long.class);
+      EPOCH = MethodHandles.lookup().findVarHandle(NearEntry.class, "epoch", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
   final CachedValue value;
-  final long epoch;
+  @SuppressWarnings("FieldMayBeFinal") // changed through EPOCH
+  private volatile long epoch;
   @SuppressWarnings("FieldMayBeFinal") // changed through KEPT
   private volatile long kept;
 
@@ -34,6 +39,19 @@ final class NearEntry {
     this.value = value;
     this.epoch = epoch;
     this.kept = keptAt & TIME;
+  }
+
+  /** The epoch this entry is served in. */
+  long epoch() {
+    return epoch;
+  }
+
+  /**
+   * Moves this entry from epoch {@code from} to {@code to} in place, without a write to the cache (a
+   * write would restart its expiry): false if it is no longer in {@code from}.
+   */
+  boolean carry(long from, long to) {
+    return EPOCH.compareAndSet(this, from, to);
   }
 
   /** An entry's weight: its key (two bytes a char at most), its value and {@link NearCacheOptions#ENTRY_OVERHEAD_BYTES}. */

@@ -101,6 +101,61 @@ class NearCacheTest {
     assertThat(text(near.get("k"))).as("read after the drop").isEqualTo("read again");
   }
 
+  /** A near cache whose sweeps and maintenance wait in {@code later} until {@link #runAll}. */
+  private NearCache queued(List<Runnable> later) {
+    return new NearCache(NearCacheOptions.defaults().withHotOnly(false).withMaxStaleness(Duration.ofSeconds(1)), false, later::add, ticker);
+  }
+
+  private static void runAll(List<Runnable> later) {
+    while (!later.isEmpty()) {
+      later.remove(0).run();
+    }
+  }
+
+  @Test
+  void aChangeDropsTheKeysThatMovedCarriesTheOthersAndReadsUnderWayKeepNothing() {
+    List<Runnable> later = new ArrayList<>();
+    NearCache near = queued(later);
+    near.offer(near.ticket("stays"), value("s"));
+    near.offer(near.ticket("moves"), value("m"));
+    NearCache.Ticket underWay = near.ticket("read");
+    nanos.addAndGet(Duration.ofMillis(600).toNanos());
+    near.dropMoved(key -> key.equals("moves"));
+    assertThat(near.get("stays")).as("not served until the sweep has carried it").isNull();
+    assertThat(near.get("moves")).isNull();
+    near.offer(underWay, value("r"));
+    runAll(later);
+    assertThat(text(near.get("stays"))).as("carried into the new epoch").isEqualTo("s");
+    assertThat(near.get("moves")).as("dropped").isNull();
+    assertThat(near.get("read")).as("read on the placement before").isNull();
+    NearCacheStats stats = near.stats();
+    assertThat(stats.invalidations("change")).isEqualTo(1);
+    assertThat(stats.dropAlls()).containsEntry("change", 0L);
+    nanos.addAndGet(Duration.ofMillis(401).toNanos());
+    assertThat(near.get("stays")).as("its staleness bound counts from its read, not from the change").isNull();
+  }
+
+  @Test
+  void whatAChangeCarriesIsNotServedAfterALaterDropAndTwoChangesDropTheKeysEitherMoved() {
+    List<Runnable> later = new ArrayList<>();
+    NearCache near = queued(later);
+    for (String key : List.of("a", "b", "c")) {
+      near.offer(near.ticket(key), value(key));
+    }
+    near.dropMoved(key -> key.equals("a"));
+    near.dropMoved(key -> key.equals("b"));
+    runAll(later);
+    assertThat(near.get("a")).isNull();
+    assertThat(near.get("b")).isNull();
+    assertThat(text(near.get("c"))).as("moved in neither").isEqualTo("c");
+
+    near.dropMoved(key -> false);
+    near.dropAll(NearCache.Cause.NODE); // before the change's sweep ran
+    runAll(later);
+    assertThat(near.get("c")).as("dropped by the later event").isNull();
+    assertThat(near.entries()).isZero();
+  }
+
   @Test
   void aServersNoticesDropTheKeysTheyNameOrEverything() {
     NearCache near = everyKey();
