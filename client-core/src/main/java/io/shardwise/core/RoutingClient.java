@@ -27,6 +27,7 @@ import io.shardwise.core.internal.exec.WriteSteps;
 import io.shardwise.core.internal.health.DeadlineScanner;
 import io.shardwise.core.internal.health.FleetHealth;
 import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.near.DropCause;
 import io.shardwise.core.internal.near.MovedKeys;
 import io.shardwise.core.internal.near.NearCache;
 import io.shardwise.core.internal.route.Routes;
@@ -106,7 +107,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     this.backend = backend;
     this.near = near;
     if (near != null) {
-      health.onMemberChange(m -> near.dropAll(NearCache.Cause.NODE));
+      health.onMemberChange(m -> near.dropAll(DropCause.NODE));
     }
     this.deadlines = new DeadlineScanner(timeout.toNanos(), metrics::clientStalled);
     health.watchStalls(deadlines);
@@ -185,7 +186,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     if (near != null) {
       Predicate<String> moved = MovedKeys.of(before, t);
       if (moved == null) {
-        near.dropAll(NearCache.Cause.CHANGE);
+        near.dropAll(DropCause.CHANGE);
       } else {
         near.dropMoved(moved);
       }

@@ -1,6 +1,7 @@
 package io.shardwise.core.internal.near;
 
 import io.shardwise.core.internal.health.Member;
+import io.shardwise.core.internal.route.Moves;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.core.internal.route.Transition;
 import java.util.ArrayList;
@@ -69,7 +70,7 @@ public final class MovedKeys {
         }
         Member[] owners = after.replicaMembers(after.hash(key));
         for (Topology p : earlier) {
-          if (!sameMembers(owners, p.replicaMembers(p.hash(key)))) {
+          if (!Moves.sameSet(owners, p.replicaMembers(p.hash(key)))) {
             return true;
           }
         }
@@ -96,18 +97,5 @@ public final class MovedKeys {
       }
     }
     return false;
-  }
-
-  /** Whether {@code a} and {@code b} hold the same members, by identity, in any order. */
-  static boolean sameMembers(Member[] a, Member[] b) {
-    if (a.length != b.length) {
-      return false;
-    }
-    for (Member m : a) {
-      if (!Member.in(b, m)) {
-        return false;
-      }
-    }
-    return true;
   }
 }

@@ -47,18 +47,13 @@ import java.util.function.Predicate;
  * when a tracked connection is lost or replaced or a server flushes, and without tracking
  * (memcached) when a connection is lost, which a restart of its server is: the entries do not
  * remember which server answered, so that no event has to be matched to the entries it concerns,
- * and such events are rare.
+ * and such events are rare. A placement change drops the keys that may have moved ({@link
+ * #dropMoved}): its sweep carries the others into the new epoch, unserved until it reaches them.
  *
- * <p>Dropping the keys that move. A placement change moves the epoch as {@link #dropAll} does, and
- * its sweep ({@link #dropMoved}) carries the entries of the keys that kept their servers into the
- * new epoch in place, and removes the others: until the sweep reaches an entry it is not served,
- * so that no entry of a moved key is ever served after the change, and one of a key that stayed is
- * read again from its server at worst.
- *
- * <p>Counts ({@link #stats()}). A hit and a miss cost one {@link LongAdder} increment each, as
- * they did before they were published; evictions and expiries are counted by Caffeine's eviction
- * listener, on its maintenance executor, and invalidations by the entries a removal or a sweep
- * actually took away, so that no count is taken on the read path that was not there already.
+ * <p>Counts ({@link #stats()}). A hit and a miss cost one {@link LongAdder} increment each;
+ * evictions and expiries are counted by Caffeine's eviction listener, on its maintenance executor,
+ * and invalidations by the entries a removal or a sweep actually took away: no other count is
+ * taken on the read path.
  */
 public final class NearCache implements Invalidations {
 
@@ -68,15 +63,12 @@ public final class NearCache implements Invalidations {
   /** The keys the admission sketch follows: its sampling period is ten times this in reads. */
   private static final int SKETCH_KEYS = 1 << 16;
 
-  /**
-   * What a read noted before it was sent: the key's generation and the epoch. Its value is
-   * installed only if neither moved since.
-   */
+  /** What a read noted before it was sent: the key's generation and the epoch; its value is installed only if neither moved. */
   public record Ticket(String key, long generation, long epoch) {}
 
   private final Cache<String, NearEntry> entries;
   private final AtomicLongArray generations = new AtomicLongArray(STRIPES);
-  /** Moved each time every entry is dropped. */
+  /** Moved by each drop of every entry or of the keys that moved. */
   private final AtomicLong epoch = new AtomicLong();
   /** Recent reads per key, for {@code hotOnly}; null when every key is admitted. */
   private final FrequencySketch sketch;
@@ -97,30 +89,9 @@ public final class NearCache implements Invalidations {
   private volatile RefreshAhead refreshAhead;
   /** What the cache did, for {@link #stats}. */
   private final NearCounts counts = new NearCounts();
-  /** {@link #counts}' hits and misses, one field load away on the hit path, as before the split. */
+  /** {@link #counts}' hits and misses, one field load away on the hit path. */
   private final LongAdder hits = counts.hits;
   private final LongAdder misses = counts.misses;
-
-  /** Why entries are dropped; the name in lower case is the meters' {@code cause} tag. */
-  public enum Cause {
-    /** This client wrote the key. */
-    WRITE,
-    /** The server's notice that the key changed. */
-    SERVER,
-    /** A node was ejected, readmitted or retired. */
-    NODE,
-    /** A server-list or placement change came in force. */
-    CHANGE,
-    /**
-     * A connection was lost or replaced: with tracking, the notices sent meanwhile are lost; without
-     * (memcached), the server may have restarted empty.
-     */
-    TRACKING,
-    /** A server flushed its data. */
-    FLUSH;
-
-    final String tag = name().toLowerCase(java.util.Locale.ROOT);
-  }
 
   /**
    * The near cache of a client over {@code backend}, or null when {@code options} turn it off; its
@@ -267,7 +238,7 @@ public final class NearCache implements Invalidations {
    * there, so its entry goes now rather than at its staleness bound.
    */
   public void refreshedGone(Ticket ticket) {
-    invalidate(ticket.key, Cause.SERVER);
+    invalidate(ticket.key, DropCause.SERVER);
   }
 
   /**
@@ -310,10 +281,10 @@ public final class NearCache implements Invalidations {
    * ended. A server's invalidations come through {@link #keys} instead.
    */
   public void invalidate(String key) {
-    invalidate(key, Cause.WRITE);
+    invalidate(key, DropCause.WRITE);
   }
 
-  private void invalidate(String key, Cause cause) {
+  private void invalidate(String key, DropCause cause) {
     generations.incrementAndGet(stripe(key));
     if (entries.asMap().remove(key) != null) {
       counts.invalidations[cause.ordinal()].increment();
@@ -335,49 +306,46 @@ public final class NearCache implements Invalidations {
   @Override
   public void keys(Collection<String> keys) {
     for (String key : keys) {
-      invalidate(key, Cause.SERVER);
+      invalidate(key, DropCause.SERVER);
     }
   }
 
   /**
-   * A tracked connection lost or replaced ({@link Cause#TRACKING}), a server flushed, or (without
+   * A tracked connection lost or replaced ({@link DropCause#TRACKING}), a server flushed, or (without
    * tracking) a connection lost: everything is dropped.
    */
   @Override
   public void all(String reason) {
-    dropAll("flush".equals(reason) ? Cause.FLUSH : Cause.TRACKING);
+    dropAll("flush".equals(reason) ? DropCause.FLUSH : DropCause.TRACKING);
   }
 
   /**
    * Drops every entry, and keeps the reads under way from keeping theirs: for an ejection, a
-   * readmission, a server that left or restarted, a change of placement. Served no more from now
-   * on; the memory is freed by a sweep on the maintenance executor.
+   * readmission, a server that left or restarted, a lost tracked connection, a flush.
    */
-  public void dropAll(Cause cause) {
-    long now = epoch.incrementAndGet();
+  public void dropAll(DropCause cause) {
     counts.dropAlls[cause.ordinal()].increment();
-    LongAdder dropped = counts.invalidations[cause.ordinal()];
-    sweeps.execute(() -> entries.asMap().values().removeIf(e -> {
-      if (e.epoch() < now) {
-        dropped.increment();
-        return true;
-      }
-      return false;
-    }));
+    drop(cause, key -> true);
   }
 
   /**
-   * Drops the entries of the keys {@code moved} accepts, and keeps the reads under way from keeping
-   * theirs: for a change of placement, {@code moved} telling the keys whose entries may have been
-   * read from a server that no longer serves them. The epoch moves now: no entry is served until the
-   * sweep, on the maintenance executor, has carried it into the new epoch (a key {@code moved}
-   * rejects, in an entry of the epoch just ended) or removed it (any other). A later drop moves the
-   * epoch again, and what this sweep carries is not served after it either.
+   * Drops the entries of the keys {@code moved} accepts, for a change of placement ({@link
+   * MovedKeys}), and keeps the reads under way from keeping theirs.
    */
   public void dropMoved(Predicate<String> moved) {
+    drop(DropCause.CHANGE, moved);
+  }
+
+  /**
+   * Moves the epoch now, so that no entry is served until the sweep, on the maintenance executor,
+   * has carried it into the new epoch (a key {@code moved} rejects, in an entry of the epoch just
+   * ended) or removed it (any other). A later drop moves the epoch again, and what this sweep
+   * carries is not served after it either.
+   */
+  private void drop(DropCause cause, Predicate<String> moved) {
     long now = epoch.incrementAndGet();
     long before = now - 1;
-    LongAdder dropped = counts.invalidations[Cause.CHANGE.ordinal()];
+    LongAdder dropped = counts.invalidations[cause.ordinal()];
     sweeps.execute(() -> entries.asMap().forEach((key, e) -> {
       long was = e.epoch();
       if (was >= now || was == before && !moved.test(key) && e.carry(before, now)) {

@@ -13,13 +13,13 @@ final class NearCounts {
   final LongAdder evictions = new LongAdder();
   final LongAdder expiries = new LongAdder();
   final LongAdder refreshes = new LongAdder();
-  /** Entries dropped, by cause: {@link NearCache.Cause}'s order. */
+  /** Entries dropped, by cause: {@link DropCause}'s order. */
   final LongAdder[] invalidations = adders();
   /** Drop-all events, by cause. */
   final LongAdder[] dropAlls = adders();
 
   private static LongAdder[] adders() {
-    LongAdder[] a = new LongAdder[NearCache.Cause.values().length];
+    LongAdder[] a = new LongAdder[DropCause.values().length];
     for (int i = 0; i < a.length; i++) {
       a[i] = new LongAdder();
     }
@@ -43,7 +43,7 @@ final class NearCounts {
 
   private static Map<String, Long> byCause(LongAdder[] counts) {
     Map<String, Long> out = new LinkedHashMap<>();
-    for (NearCache.Cause c : NearCache.Cause.values()) {
+    for (DropCause c : DropCause.values()) {
       out.put(c.tag, counts[c.ordinal()].sum());
     }
     return out;

@@ -198,7 +198,8 @@ public final class Moves {
     return false;
   }
 
-  private static boolean sameSet(Member[] a, Member[] b) {
+  /** Whether {@code a} and {@code b} hold the same members, by identity, in any order. */
+  public static boolean sameSet(Member[] a, Member[] b) {
     if (a.length != b.length) {
       return false;
     }

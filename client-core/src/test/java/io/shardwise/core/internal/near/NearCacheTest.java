@@ -92,7 +92,7 @@ class NearCacheTest {
     NearCache near = everyKey();
     near.offer(near.ticket("k"), value("v"));
     NearCache.Ticket underWay = near.ticket("j");
-    near.dropAll(NearCache.Cause.NODE); // a server ejected, readmitted or gone, or the placement changed
+    near.dropAll(DropCause.NODE); // a server ejected, readmitted or gone, or the placement changed
     assertThat(near.get("k")).isNull();
     near.offer(underWay, value("j"));
     assertThat(near.get("j")).isNull();
@@ -150,7 +150,7 @@ class NearCacheTest {
     assertThat(text(near.get("c"))).as("moved in neither").isEqualTo("c");
 
     near.dropMoved(key -> false);
-    near.dropAll(NearCache.Cause.NODE); // before the change's sweep ran
+    near.dropAll(DropCause.NODE); // before the change's sweep ran
     runAll(later);
     assertThat(near.get("c")).as("dropped by the later event").isNull();
     assertThat(near.entries()).isZero();
@@ -254,7 +254,7 @@ class NearCacheTest {
     near.invalidate("a"); // nothing left to drop: not counted
     near.keys(List.of("b", "y")); // the server's notice: b was kept, y was not
     near.offer(near.ticket("d"), value("d"));
-    near.dropAll(NearCache.Cause.NODE); // sweeps c and d (the executor runs at once)
+    near.dropAll(DropCause.NODE); // sweeps c and d (the executor runs at once)
     near.offer(near.ticket("e"), value("e"));
     near.all("flush");
     for (int i = 0; i < 10; i++) {
