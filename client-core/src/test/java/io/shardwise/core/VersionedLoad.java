@@ -152,6 +152,18 @@ final class VersionedLoad {
         staleCounts.get(), stale.stream().limit(5).toList());
   }
 
+  /** A get of {@code key}, traced before ({@code before}) and after when the fleet traces. */
+  private String tracedGet(String key, String before) {
+    if (SimulatedFleet.TRACING) {
+      SimulatedFleet.trace(key, before);
+    }
+    String value = client.get(key);
+    if (SimulatedFleet.TRACING) {
+      SimulatedFleet.trace(key, "get returned " + value);
+    }
+    return value;
+  }
+
   private void run(SplittableRandom random, int thread) {
     long[] next = new long[keys];
     long[] updates = new long[counters];
@@ -161,13 +173,7 @@ final class VersionedLoad {
         if ((op -= mix.get()) < 0) {
           int i = random.nextInt(keys);
           long min = confirmed.get(i);
-          if (SimulatedFleet.TRACING) {
-            SimulatedFleet.trace(key(i), "get, confirmed " + min);
-          }
-          String value = client.get(key(i));
-          if (SimulatedFleet.TRACING) {
-            SimulatedFleet.trace(key(i), "get returned " + value);
-          }
+          String value = tracedGet(key(i), "get, confirmed " + min);
           reads.incrementAndGet();
           check(i, value, min);
         } else if ((op -= mix.getMulti()) < 0) {
@@ -283,13 +289,7 @@ final class VersionedLoad {
         } else {
           int j = random.nextInt(counters);
           long min = counts.get(j);
-          if (SimulatedFleet.TRACING) {
-            SimulatedFleet.trace(counter(j), "get, counted " + min);
-          }
-          String value = client.get(counter(j));
-          if (SimulatedFleet.TRACING) {
-            SimulatedFleet.trace(counter(j), "get returned " + value);
-          }
+          String value = tracedGet(counter(j), "get, counted " + min);
           reads.incrementAndGet();
           checkCount(j, value, min);
         }
