@@ -9,9 +9,11 @@ import io.shardwise.core.internal.route.Moves;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
 import io.shardwise.core.internal.spill.BoundedReads;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.RandomAccess;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
@@ -73,6 +75,27 @@ final class MultiGets<V> {
     }
   }
 
+  /** The keys at {@code indexes}, without a copy. */
+  private static final class KeysAt extends AbstractList<String> implements RandomAccess {
+    private final String[] keys;
+    private final int[] indexes;
+
+    KeysAt(String[] keys, int[] indexes) {
+      this.keys = keys;
+      this.indexes = indexes;
+    }
+
+    @Override
+    public String get(int i) {
+      return keys[indexes[i]];
+    }
+
+    @Override
+    public int size() {
+      return indexes.length;
+    }
+  }
+
   /** One getMulti on one topology: per key state in flat arrays. */
   private final class Multi {
     final Topology t;
@@ -83,7 +106,7 @@ final class MultiGets<V> {
     final int[] order;
     /** Per entry of {@link #order}: the node's rank among the key's replicas, {@link #SPILL} or {@link #FAILOVER}; null with one copy of each key and no spill. */
     final int[] ranks;
-    /** Per key: how many nodes it reads at most; 0 for a key decided without reading. */
+    /** Per key: how many nodes it reads at most; null with one node per key ({@link #length}). */
     final int[] lengths;
     /** Per key: a {@link CachedValue} hit, {@link #MISS}, or a {@link ShardwiseException}. */
     final Object[] outcome;
@@ -111,7 +134,7 @@ final class MultiGets<V> {
       order = new int[n * width];
       // Ranks tell a spill, the replica read and the replicas that missed: none with one replica.
       ranks = t.replicated || t.bounded != null ? new int[n * width] : null;
-      lengths = new int[n];
+      lengths = width == 1 ? null : new int[n];
       outcome = new Object[n];
       from = width == 1 ? order : new int[n]; // with one node per key, the node answered is the one read
       planned = t.bounded == null ? null : new BoundedReads.Spill[n];
@@ -122,15 +145,24 @@ final class MultiGets<V> {
       moving = t.readsHistory() ? new CompletableFuture[n] : null;
       List<CompletableFuture<?>> own = moving == null ? null : new ArrayList<>();
       long now = moving == null ? 0 : System.nanoTime();
-      int[] first = new int[n];
+      int[] first = null; // the keys read in the first round; null while they are keys 0 to count - 1
       int count = 0;
       for (int k = 0; k < n; k++) {
         Moves.Move move = moving == null ? null : Moves.route(t, keys[k], now);
+        boolean sent;
         if (move != null && move.readsElsewhere(t)) {
           own.add(moving[k] = gets.read(t, move, keys[k]));
-        } else if (plan(k)) {
-          first[count++] = k;
+          sent = false;
+        } else {
+          sent = plan(k);
         }
+        if (!sent && first == null) {
+          first = new int[n];
+          Arrays.setAll(first, i -> i); // keys 0 to k - 1 were all read
+        } else if (sent && first != null) {
+          first[count] = k;
+        }
+        count += sent ? 1 : 0;
       }
       CompletableFuture<Void> rounds = round(first, count, 0);
       if (own == null || own.isEmpty()) {
@@ -157,7 +189,9 @@ final class MultiGets<V> {
         if (ranks != null) {
           ranks[row] = FAILOVER;
         }
-        lengths[k] = 1;
+        if (lengths != null) {
+          lengths[k] = 1;
+        }
         return true;
       }
       int at = row;
@@ -176,14 +210,19 @@ final class MultiGets<V> {
         }
         at++;
       }
-      lengths[k] = at - row;
+      if (lengths != null) {
+        lengths[k] = at - row;
+      }
       if (repairGenerations != null) {
         repairGenerations[k] = gets.repairs.generation(key);
       }
       return true;
     }
 
-    /** Reads each of the first {@code count} keys of {@code pending} on the r-th node of its order, then the next round. */
+    /**
+     * Reads each of the first {@code count} keys of {@code pending} (null: keys 0 to count - 1) on
+     * the r-th node of its order, then the next round.
+     */
     CompletableFuture<Void> round(int[] pending, int count, int r) {
       if (count == 0) {
         return CompletableFuture.completedFuture(null);
@@ -192,7 +231,7 @@ final class MultiGets<V> {
       // (reported as getMultiFallback): group g is node g / 2, read after a spill when g is odd.
       int[] perNode = new int[2 * t.members.length];
       for (int i = 0; i < count; i++) {
-        int k = pending[i];
+        int k = pending == null ? i : pending[i];
         int at = k * width + r;
         perNode[group(k, r)]++;
         int rank = ranks == null ? 0 : ranks[at];
@@ -204,12 +243,13 @@ final class MultiGets<V> {
       }
       int[][] byNode = new int[perNode.length][];
       for (int i = 0; i < count; i++) {
-        int g = group(pending[i], r);
+        int k = pending == null ? i : pending[i];
+        int g = group(k, r);
         if (byNode[g] == null) {
           byNode[g] = new int[perNode[g]];
           perNode[g] = 0;
         }
-        byNode[g][perNode[g]++] = pending[i];
+        byNode[g][perNode[g]++] = k;
       }
       List<CompletableFuture<int[]>> replies = new ArrayList<>();
       for (int g = 0; g < byNode.length; g++) {
@@ -220,8 +260,12 @@ final class MultiGets<V> {
       return Requests.allOf(replies)
           .thenCompose(
               x -> {
-                int[] next = new int[count];
                 int c = 0;
+                for (CompletableFuture<int[]> f : replies) {
+                  c += f.join().length;
+                }
+                int[] next = new int[c];
+                c = 0;
                 for (CompletableFuture<int[]> f : replies) {
                   int[] more = f.join();
                   System.arraycopy(more, 0, next, c, more.length);
@@ -240,10 +284,7 @@ final class MultiGets<V> {
     /** One node's batch of round {@code r}; completes with the keys that go on to the next round. */
     CompletableFuture<int[]> readOn(int node, int[] indexes, int r, String operation) {
       Member m = t.members[node];
-      List<String> nodeKeys = new ArrayList<>(indexes.length);
-      for (int k : indexes) {
-        nodeKeys.add(keys[k]);
-      }
+      List<String> nodeKeys = new KeysAt(keys, indexes);
       gets.routes.sent(m);
       return gets.requests
           .inParts(m, nodeKeys, null, true, part -> gets.requests.send(t, node, operation, c -> c.getMulti(part)))
@@ -300,7 +341,7 @@ final class MultiGets<V> {
       } else if (outcome[k] != MISS) {
         outcome[k] = gets.requests.asShardwise(m, failure);
       }
-      if (r + 1 < lengths[k]) {
+      if (lengths != null && r + 1 < lengths[k]) {
         gets.metrics.replicaFailover(m.node, t.nodes.get(order[at + 1]), failure == null ? "miss" : "error");
         return false;
       }
