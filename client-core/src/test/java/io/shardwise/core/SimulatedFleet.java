@@ -86,6 +86,8 @@ final class SimulatedFleet implements Backend {
     volatile double lossRate;
     /** A broken server that answers deletes as done and keeps the values: for checking the checker. */
     volatile boolean ignoresDeletes;
+    /** Single-key deletes fail unapplied while set, as when their request is lost. */
+    volatile boolean losesDeletes;
     /** Each request waits up to this many microseconds before it is served (in order): a busy server. */
     volatile int jitterMicros;
     /** Starts of the server process: each restart is a new run, with or without its data ({@code serverRun}). */
@@ -293,7 +295,10 @@ final class SimulatedFleet implements Backend {
     @Override
     public CompletableFuture<Boolean> delete(String key) {
       return submit(() -> {
-        trace(key, node.name() + " delete");
+        trace(key, node.name() + " delete" + (server.losesDeletes ? " lost" : ""));
+        if (server.losesDeletes) {
+          throw new IllegalStateException(node + ": the delete was lost");
+        }
         return server.ignoresDeletes ? Boolean.TRUE : server.data.remove(key) != null;
       });
     }
@@ -327,6 +332,7 @@ final class SimulatedFleet implements Backend {
         CachedValue old = server.data.get(key);
         long v = old == null ? initial : Long.parseLong(new String(old.bytes())) + delta;
         server.data.put(key, CachedValue.of(Long.toString(v).getBytes(), 0));
+        trace(key, node.name() + " incr " + v);
         return v;
       });
     }

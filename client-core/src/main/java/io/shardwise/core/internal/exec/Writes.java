@@ -122,8 +122,9 @@ public final class Writes {
   /**
    * A write on a topology with a history (or while warm-up copies are under way): to the replicas
    * of the key's serving placement ({@link Moves}), deleted at once where reads may still look
-   * (never on a replica that takes the write), marked old on the replicas of changes only
-   * remembered.
+   * (never on a replica that takes the write; marked old there when that node is out or the delete
+   * fails, the write failing only if the mark cannot be recorded), marked old on the replicas of
+   * changes only remembered.
    */
   private <T> CompletableFuture<T> moving(Topology t, Write<T> w, long repairGeneration) {
     Moves.Move move = Moves.route(t, w.key(), System.nanoTime());
@@ -166,7 +167,10 @@ public final class Writes {
             x -> {
               for (int i = 0; i < clears.size(); i++) {
                 Throwable kept = clears.get(i).handle((r, f) -> f).join();
-                if (kept != null && !written.isCompletedExceptionally()) {
+                // Not deleted: marked old there, as a clear that is out, whether or not the write
+                // succeeded (an incr that failed may have counted elsewhere): an incr there would
+                // otherwise add to that copy, a count without the updates counted elsewhere since.
+                if (kept != null && !steps.failback.markOldCopy(cleared.get(i), w.key(), first) && !written.isCompletedExceptionally()) {
                   return CompletableFuture.<T>failedFuture(steps.requests.movedCopyKept(cleared.get(i), kept));
                 }
               }
