@@ -331,13 +331,16 @@ public final class Requests implements Sender {
     return cause instanceof ShardwiseException e ? e : new ShardwiseException(String.valueOf(cause.getMessage()), cause);
   }
 
-  /** The error of a write whose key's copy on the node it moved from could not be deleted. */
+  /**
+   * The error of a write whose key's copy on the node it moved from could neither be deleted nor
+   * marked old (the node holds as many marks as the journal's capacity).
+   */
   public ShardwiseException movedCopyKept(Member stale, Throwable failure) {
     ShardwiseException cause = asShardwise(stale, failure);
     return new NodeException(
         stale.node,
         "the key was written, but its copy on the node it moved from could not be deleted ("
-            + cause.getMessage() + "); write it again",
+            + cause.getMessage() + ") nor marked old (the node holds as many marks as the journal's capacity); write it again",
         cause);
   }
 
