@@ -106,7 +106,7 @@ final class MultiGets<V> {
     final int[] order;
     /** Per entry of {@link #order}: the node's rank among the key's replicas, {@link #SPILL} or {@link #FAILOVER}; null with one copy of each key and no spill. */
     final int[] ranks;
-    /** Per key: how many nodes it reads at most; null with one node per key ({@link #length}). */
+    /** Per key: how many nodes it reads at most; null with one node per key, each key reading only that one. */
     final int[] lengths;
     /** Per key: a {@link CachedValue} hit, {@link #MISS}, or a {@link ShardwiseException}. */
     final Object[] outcome;

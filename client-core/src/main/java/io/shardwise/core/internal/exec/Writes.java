@@ -167,10 +167,14 @@ public final class Writes {
             x -> {
               for (int i = 0; i < clears.size(); i++) {
                 Throwable kept = clears.get(i).handle((r, f) -> f).join();
+                if (kept == null) {
+                  continue;
+                }
                 // Not deleted: marked old there, as a clear that is out, whether or not the write
                 // succeeded (an incr that failed may have counted elsewhere): an incr there would
                 // otherwise add to that copy, a count without the updates counted elsewhere since.
-                if (kept != null && !steps.failback.markOldCopy(cleared.get(i), w.key(), first) && !written.isCompletedExceptionally()) {
+                boolean marked = steps.failback.markOldCopy(cleared.get(i), w.key(), first);
+                if (!marked && !written.isCompletedExceptionally()) {
                   return CompletableFuture.<T>failedFuture(steps.requests.movedCopyKept(cleared.get(i), kept));
                 }
               }
