@@ -24,8 +24,8 @@ import java.util.Arrays;
  *       made while another is warming keeps the first one's keys warm);
  *   <li>the <b>clears</b>: where a write also deletes the key at once because a read may look
  *       there: the sources, and while settling the new replicas that are not serving ones (clients
- *       already warming read them first). A write never deletes what it writes: a clear that takes
- *       the write is left out;
+ *       already warming read them first); a clear that is out, or whose delete fails, gets a mark
+ *       instead. A write never deletes what it writes: a clear that takes the write is left out;
  *   <li>the <b>former owners</b>: previous replicas of changes only remembered, where a write
  *       leaves a mark instead ({@code Failback#markOldCopy}), so that the value they still hold is
  *       never read once the key moves back to them or fails over to them;
