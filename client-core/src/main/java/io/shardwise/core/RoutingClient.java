@@ -342,7 +342,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
     for (CachedValue value : encoded.values()) {
       bytes += value.length();
     }
-    CompletableFuture<MultiResult<Boolean>> done = invalidated(encoded.keySet(), writes.setMulti(enter(), encoded, ttl));
+    CompletableFuture<MultiResult<Boolean>> done = invalidated(encoded.keySet(), writes.writeMulti(enter(), encoded.keySet(), encoded, ttl));
     return new PendingBatch<>(done, requests.partsBound(encoded.size(), bytes));
   }
 
@@ -350,7 +350,7 @@ final class RoutingClient<V> implements AsyncCacheClient<V> {
   public CompletableFuture<MultiResult<Boolean>> deleteMulti(Collection<String> keys) {
     checkOpen();
     Set<String> distinct = checks.keys(keys);
-    return invalidated(distinct, writes.deleteMulti(enter(), distinct));
+    return invalidated(distinct, writes.writeMulti(enter(), distinct, null, null));
   }
 
   // ---- checks ------------------------------------------------------------------------------

@@ -2,59 +2,52 @@ package io.shardwise.core.internal.exec;
 
 import io.shardwise.client.NodeUnavailableException;
 import io.shardwise.core.internal.heal.Repairs;
-import io.shardwise.core.internal.health.Failback;
 import io.shardwise.core.internal.health.Member;
 import io.shardwise.core.internal.route.Routes;
 import io.shardwise.core.internal.route.Topology;
+import io.shardwise.spi.NodeConnection;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * Counters on N replicas, for {@link Writes}: an update is counted on every replica that holds
- * the counter, so that losing one server loses no increment, and never starts the count again from
- * its initial value while a replica holds it ({@code docs/replicas.md}, Counters). A key with one
- * copy takes a plain incr instead.
+ * Counters on N replicas, for {@link Writes}: an update counts on every replica that holds the
+ * counter, so that losing one server loses no increment, and never starts the count again from its
+ * initial value while a replica holds it ({@code docs/replicas.md}, Counters). A key with one copy
+ * takes a plain incr ({@link CounterOp#send}).
  */
 public final class Counters {
 
-  /**
-   * A counter update: {@link #send} adds to a counter that exists ({@code incrIfPresent}),
-   * {@link #create} creates it with {@code initial} when absent.
-   */
+  /** A counter update: {@link #send} creates the counter with {@code initial} when absent, {@link #add} only adds to one. */
   public record CounterOp(String key, long delta, long initial) implements WriteSteps.WriteOp<Long> {
     @Override
-    public CompletableFuture<Long> send(io.shardwise.spi.NodeConnection connection, Duration ttl) {
-      return connection.incrIfPresent(key, delta);
+    public CompletableFuture<Long> send(NodeConnection connection, Duration ttl) {
+      return connection.incr(key, delta, initial, ttl);
     }
 
-    public CompletableFuture<Long> create(io.shardwise.spi.NodeConnection connection, Duration ttl) {
-      return connection.incr(key, delta, initial, ttl);
+    CompletableFuture<Long> add(NodeConnection connection, Duration ttl) {
+      return connection.incrIfPresent(key, delta);
     }
   }
 
-  private final Requests requests;
-  private final Failback failback;
   private final WriteSteps steps;
   private final Repairs repairs;
 
-  Counters(Requests requests, Failback failback, WriteSteps steps, Repairs repairs) {
-    this.requests = requests;
-    this.failback = failback;
+  Counters(WriteSteps steps, Repairs repairs) {
     this.steps = steps;
     this.repairs = repairs;
   }
 
   /**
    * Why an update of the counter {@code key} planned as {@code p}, with replicas out, is refused
-   * before anything is journaled; null if it is not. A counter is not counted on another server
-   * when every replica is out: it would start again there from its initial value. Nor when every
-   * replica that answers may lack it ({@link #mayLack}): the count may be on a replica that is out
-   * alone, the update could count nowhere, and its journal entry would have that copy, the only one,
-   * deleted when the replica returns.
+   * before anything is journaled; null if it is not. Not on another server when every replica is
+   * out (it would start again there from its initial value), nor when every replica that answers
+   * may lack it ({@link #mayLack}): the count may be on the one out alone, and its journal entry
+   * would delete that copy when it returns.
    */
   NodeUnavailableException refused(Topology t, String key, Routes.Plan p) {
     if (p.writeCount == 0) {
@@ -76,30 +69,22 @@ public final class Counters {
   }
 
   /**
-   * Whether replica {@code m} is known to lack the counter {@code key} while another replica holds
-   * it: its copy is marked old, or waits to be handed the count. An update that finds it absent
-   * there does not create it while a replica is out. A server that came back empty and is being
-   * refilled is not counted as lacking it: it may hold the count again already, and refusing every
-   * update of a counter whose other replica is out during each refill (seconds after every restart)
-   * would make counters, and the Spring cache's generations, fail in a rolling restart; the count
-   * is then lost only if the other replica goes out before an update handed it over, a second
-   * failure after a server lost its data (docs/replicas.md).
+   * Whether replica {@code m} is known to lack the counter {@code key} while another holds it: its
+   * copy is marked old, or waits to be handed the count. A server being refilled after it came back
+   * empty is not: refusing updates whose other replica is out during every refill would fail
+   * counters (and the Spring cache's generations) in a rolling restart; the count is then lost only
+   * on a second failure before an update hands it over (docs/replicas.md).
    */
   private boolean mayLack(Member m, String key) {
     return m.holdsOldCopy(key) || repairs.awaitsHandoff(m, key);
   }
 
   /**
-   * The creations of counters under way in this process, by key: an update that finds the counter on
-   * some replicas and not on others while one runs waits for it, then adds to those again.
+   * The creations of counters under way in this process, by key; and per stripe of keys, those begun
+   * and ended, which an update notes before it is sent, to know whether one ran meanwhile.
    */
-  private final ConcurrentHashMap<String, CompletableFuture<Void>> creating =
-      new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, CompletableFuture<Void>> creating = new ConcurrentHashMap<>();
 
-  /**
-   * Per stripe of keys, the creations of counters begun and ended: an update notes them before it is
-   * sent, and so knows whether one was under way then or began since.
-   */
   private final AtomicLongArray creations = new AtomicLongArray(1024);
   private final AtomicLongArray created = new AtomicLongArray(1024);
 
@@ -109,16 +94,12 @@ public final class Counters {
   }
 
   /**
-   * A counter update on every available replica of the key ({@code targets}, in preference order).
-   * Each replica that holds the counter adds to it ({@code incrIfPresent}); one that does not (it
-   * lost its copy: evicted, restarted empty, or deleted before it served again after an outage)
-   * creates nothing, so that the count never starts again from {@code initial} while a replica holds
-   * it, and gets the count handed over afterwards ({@link Repairs#handOff}). The value returned is
-   * that of the first replica, in preference order, that holds the counter; a replica whose request
-   * failed then has its copy marked old, as a failed replica write does. Only when every replica
-   * answered that it holds none is the counter created, on all of them. When none answered with a
-   * count and some failed, the count may be on those: the update fails, and nothing is created or
-   * marked.
+   * A counter update on the available replicas {@code targets}, in preference order. Each one that
+   * holds the counter adds to it; one that lost its copy (evicted, restarted empty, deleted after an
+   * outage) creates nothing and is handed the count afterwards ({@link Repairs#handOff}). The value
+   * is that of the first replica holding it; one whose request failed then has its copy marked old.
+   * Only when every replica answered that it holds none is the counter created, on all of them; when
+   * none answered with a count and some failed, the update fails, creating and marking nothing.
    */
   CompletableFuture<Long> count(Topology t, String key, int[] targets, CounterOp op, Duration ttl, long generation) {
     steps.warmUp.countingBegins(key);
@@ -133,21 +114,16 @@ public final class Counters {
   }
 
   private CompletableFuture<Long> countOnce(Topology t, String key, int[] targets, CounterOp op, Duration ttl, long generation) {
-    // A replica that may have lost its copy: the count may be on another replica alone, and must
-    // not be started again here if that one is out.
-    boolean lostHere = false;
-    for (int node : targets) {
-      lostHere |= mayLack(t.members[node], key);
-    }
-    boolean allAnswer = targets.length == t.replicas;
-    boolean mayCreate = allAnswer || !lostHere;
+    // Not created while a replica that may have lost its copy answers and another is out: the
+    // count may be on that one alone.
+    boolean mayCreate = targets.length == t.replicas || Arrays.stream(targets).noneMatch(node -> mayLack(t.members[node], key));
     // A creation under way when this update is sent, or begun since, may reach some replicas after it.
     long createdBefore = created.get(stripe(key));
     long creationsBefore = creations.get(stripe(key));
     boolean creatingBefore = creationsBefore != createdBefore;
     List<CompletableFuture<Long>> added = new ArrayList<>(targets.length);
     for (int node : targets) {
-      added.add(steps.counting(t, node, key, "incr", ttl, op, WriteSteps.Kind.KEEPS));
+      added.add(steps.send(t, node, key, "incr", ttl, op::add, WriteSteps.Kind.KEEPS));
     }
     return Requests.allOf(added)
         .handle((x, y) -> (Void) null)
@@ -171,19 +147,17 @@ public final class Counters {
               }
               if (first != null) {
                 for (int i : failed) {
-                  if (!failback.markFailedCopy(t.members[targets[i]], key)) {
-                    return CompletableFuture.failedFuture(requests.asShardwise(t.members[targets[i]], Requests.failureOf(added.get(i))));
+                  if (!steps.failback.markFailedCopy(t.members[targets[i]], key)) {
+                    return CompletableFuture.failedFuture(steps.requests.asShardwise(t.members[targets[i]], Requests.failureOf(added.get(i))));
                   }
                 }
-                Long count = first;
-                CompletableFuture<Long> written = CompletableFuture.completedFuture(count);
-                Member[] lacking = absent.toArray(new Member[0]);
-                CompletableFuture<Long> done = generation < 0 ? written : steps.healed(key, generation, lacking, written);
+                CompletableFuture<Long> written = CompletableFuture.completedFuture(first);
+                CompletableFuture<Long> done = generation < 0 ? written : steps.healed(key, generation, absent.toArray(Member.NONE), written);
                 return done.whenComplete((v, f) -> absent.forEach(m -> repairs.handOff(m, List.of(key))));
               }
               if (!failed.isEmpty()) {
                 int i = failed.get(0);
-                return CompletableFuture.failedFuture(requests.asShardwise(t.members[targets[i]], Requests.failureOf(added.get(i))));
+                return CompletableFuture.failedFuture(steps.requests.asShardwise(t.members[targets[i]], Requests.failureOf(added.get(i))));
               }
               if (!mayCreate) {
                 return CompletableFuture.failedFuture(lostCopy(t.members[targets[0]]));
@@ -206,32 +180,22 @@ public final class Counters {
   }
 
   /**
-   * When the counter answered on some replicas and was absent on others while this process was
-   * creating it ({@code creating}: a creation in its stripe was under way when the update was sent,
-   * or began since), the creation may have reached the first before this update and the others
-   * after: once it is done, the update is sent again to those that answered absent, in {@code added}.
+   * When the counter was present on some replicas and absent on others while this process may have
+   * been creating it ({@code creating}), the creation may have reached the first before this update
+   * and the others after: once it is done, the update is sent again where it was absent.
    */
   private CompletableFuture<Void> addedWhereCreated(
       Topology t, String key, int[] targets, CounterOp op, Duration ttl, List<CompletableFuture<Long>> added, boolean creating) {
     if (!creating) {
       return CompletableFuture.completedFuture(null);
     }
-    CompletableFuture<Void> running = this.creating.get(key);
-    if (running == null) {
-      running = CompletableFuture.completedFuture(null);
-    }
-    boolean present = false;
-    boolean absent = false;
-    for (CompletableFuture<Long> f : added) {
-      if (Requests.failureOf(f) == null) {
-        present |= f.join() != null;
-        absent |= f.join() == null;
-      }
-    }
+    boolean present = added.stream().anyMatch(f -> Requests.failureOf(f) == null && f.join() != null);
+    boolean absent = added.stream().anyMatch(f -> Requests.failureOf(f) == null && f.join() == null);
     if (!present || !absent) {
       return CompletableFuture.completedFuture(null);
     }
-    return running
+    return this.creating
+        .getOrDefault(key, CompletableFuture.completedFuture(null))
         .handle((r, f) -> (Void) null)
         .thenCompose(
             y -> {
@@ -239,7 +203,7 @@ public final class Counters {
               for (int i = 0; i < targets.length; i++) {
                 if (Requests.failureOf(added.get(i)) == null && added.get(i).join() == null) {
                   int slot = i;
-                  CompletableFuture<Long> retried = steps.counting(t, targets[i], key, "incr", ttl, op, WriteSteps.Kind.KEEPS);
+                  CompletableFuture<Long> retried = steps.send(t, targets[i], key, "incr", ttl, op::add, WriteSteps.Kind.KEEPS);
                   again.add(retried.whenComplete((v, f) -> added.set(slot, retried)));
                 }
               }
@@ -247,11 +211,8 @@ public final class Counters {
             });
   }
 
-  /**
-   * Creates the counter on every replica in {@code targets}: a write of each, whose value is the
-   * first replica's, a replica that failed it marked old ({@link ToAll#outcome}).
-   */
+  /** Creates the counter on each of {@code targets}: the first one's value, one that failed marked old ({@link ToAll#outcome}). */
   private CompletableFuture<Long> create(Topology t, String key, int[] targets, CounterOp op, Duration ttl) {
-    return ToAll.send(steps, t, new Writes.Write<>(key, "incr", ttl, op::create, WriteSteps.Kind.KEEPS, Writes.Shape.ALL, (a, b) -> a), targets, null, -1);
+    return ToAll.send(steps, t, new Writes.Write<>(key, "incr", ttl, op, WriteSteps.Kind.KEEPS, Writes.Shape.ALL, (a, b) -> a), targets, null, -1);
   }
 }

@@ -19,12 +19,11 @@ import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
- * Executes reads over a key's preference list, for any replica count ({@link Routes}): a read goes
- * to one available replica whose copy is not marked old, and on a miss, an error or a timeout to
- * the next, before the caller sees a miss (as mcrouter's {@code MissFailoverRoute}). getMulti does
- * this per key, in rounds of one request per node ({@link MultiGets}). With every replica out the
- * read goes where the failure mode sends it ({@link #unreadable}); under bounded loads a read may
- * spill past the replicas ({@link #spilled}).
+ * Executes reads over a key's preference list, for any replica count ({@link Routes}): to one
+ * available replica not marked old, then after a miss, an error or a timeout to the next (as
+ * mcrouter's {@code MissFailoverRoute}); with every replica out, where the failure mode sends it
+ * ({@link #unreadable}); under bounded loads, maybe past the replicas ({@link #spilled}). getMulti
+ * does the same per key, in rounds of one request per node ({@link MultiGets}).
  */
 public final class Gets<V> {
 
@@ -35,13 +34,7 @@ public final class Gets<V> {
   private final WarmUp warmUp;
   private final MultiGets<V> multi;
 
-  public Gets(
-      Requests requests,
-      Routes routes,
-      WarmUp warmUp,
-      Repairs repairs,
-      ClientMetrics metrics,
-      ValueCodec<V> codec) {
+  public Gets(Requests requests, Routes routes, WarmUp warmUp, Repairs repairs, ClientMetrics metrics, ValueCodec<V> codec) {
     this.requests = requests;
     this.routes = routes;
     this.repairs = repairs;
@@ -55,8 +48,7 @@ public final class Gets<V> {
     CompletableFuture<R> f;
     try {
       if (t.replicas == 1 && t.bounded == null && !requests.retrying() && !t.readsHistory()) {
-        // The common case of one replica, up and not marked: one request, the topology released in
-        // the stage of its reply. The plan below decides the same with more work.
+        // The common case, one replica up and not marked: one request (the plan decides the same).
         Member m = t.members[t.router.primary(t.hash(key))];
         if (m.available() && !m.holdsOldCopy(key)) {
           return requests.call(m, "get", c -> c.get(key), true, decode, t);
@@ -73,10 +65,9 @@ public final class Gets<V> {
   }
 
   /**
-   * Where a read of {@code key} goes when none of its replicas in {@code p} can be read, for a get
-   * and for getMulti: {@link Routes#OLD_COPY} (a miss) when each one up, or the node the failure
-   * mode sends it to, holds a copy marked old; else that node ({@link Routes#select}, the redirect
-   * counted), {@link Routes#NONE} when none.
+   * Where a read of {@code key} goes when none of its replicas in {@code p} can be read: {@link
+   * Routes#OLD_COPY} (a miss) when those up, or the node the failure mode sends it to, hold a copy
+   * marked old; else that node ({@link Routes#select}, the redirect counted), or {@link Routes#NONE}.
    */
   int unreadable(Topology t, String key, long hash, Routes.Plan p) {
     int primary = t.router.primary(hash);
@@ -91,11 +82,10 @@ public final class Gets<V> {
   }
 
   /**
-   * A read of {@code key} on {@code t}: on its replicas in the order of its read plan, or as the
-   * failure mode says when all are out ({@link #unreadable}). For a key that moves ({@code move} not
-   * null, {@link Moves}): on its serving replicas, those that arrived first, then on its sources;
-   * once copies are due ({@link WarmUp}), a hit is copied to the replicas that missed before it. A
-   * read of a key that moves does not spill.
+   * A read of {@code key} on {@code t}, in the order of its read plan. For a key that moves ({@code
+   * move} not null, {@link Moves}): on its serving replicas, those that arrived first, then on its
+   * sources, never spilled; once copies are due ({@link WarmUp}), a hit is copied to the replicas
+   * that missed before it.
    */
   CompletableFuture<CachedValue> read(Topology t, Moves.Move move, String key) {
     Topology serving = move == null ? t : move.serving();
@@ -129,9 +119,8 @@ public final class Gets<V> {
   }
 
   /**
-   * A read that spills past every replica, over their caps, to {@code spill}: the copy there if it
-   * has one (a failure there counts as none), else the replicas in {@code order}, the value then
-   * left on {@code spill} as a copy ({@link #leaveSpillCopy}).
+   * A read spilled past every replica, over their caps, to {@code spill}: its copy there, else (a
+   * failure counts as none) the replicas in {@code order}, the value then left there ({@link #leaveSpillCopy}).
    */
   private CompletableFuture<CachedValue> spilled(Topology t, String key, int[] order, int[] ranks, int spill) {
     BoundedReads.Spill planned = t.bounded.spillFor(key);
@@ -152,11 +141,9 @@ public final class Gets<V> {
 
   /**
    * Leaves {@code value}, read on a replica after the spill node {@code spill} missed, there as a
-   * copy under {@code planned} (the key's copy record, and its {@code generation}, noted before any
-   * replica was read: a write confirmed since, even one that failed on a replica the read still
-   * tried and marked it, moved it, and no older value is kept); none while a replica among {@code
-   * order[from]} to {@code order[to - 1]} is marked old (the write that marked it completes without
-   * it, and a copy made after would outlive that write). For a get and for getMulti.
+   * copy under {@code planned} and its {@code generation}, noted before any replica was read (a
+   * write confirmed since moved it: no older value is kept). None while a replica among {@code
+   * order[from]} to {@code order[to - 1]} is marked old: a copy would outlive the write that marked it.
    */
   void leaveSpillCopy(
       Topology t, String key, CachedValue value, int spill, BoundedReads.Spill planned, long generation, int[] order, int from, int to) {
@@ -172,8 +159,7 @@ public final class Gets<V> {
   }
 
   /** Reads {@code key} on the sources of {@code move} from {@code index}, until one has it. */
-  private CompletableFuture<CachedValue> fromSources(
-      Moves.Move move, String key, int index, Member[] copyTo, long generation) {
+  private CompletableFuture<CachedValue> fromSources(Moves.Move move, String key, int index, Member[] copyTo, long generation) {
     for (int i = index; i < move.sources().length; i++) {
       Member before = move.sources()[i];
       if (!before.available() || before.retired() || before.holdsOldCopy(key)) {
@@ -202,10 +188,7 @@ public final class Gets<V> {
     return CompletableFuture.completedFuture(null);
   }
 
-  /**
-   * The operation name ({@link io.shardwise.client.ClientMetrics#request}) of the replicas' reads
-   * after a spill node missed: upkeep of the copies that the cap does not govern (docs/bounded.md).
-   */
+  /** The operation name of the replicas' reads after a spill node missed, which the cap does not govern (docs/bounded.md). */
   private static final String FALLBACK = "getFallback";
 
   /** The generation of a read that repairs and copies nothing ({@link #tryFrom}). */
@@ -213,22 +196,12 @@ public final class Gets<V> {
 
   /**
    * Reads {@code key} on {@code order[i]}, then on the next replicas after a miss or a failure. With
-   * a {@code generation} (else {@link #NO_REPAIR}), {@code missedOn} gathers the replicas that
-   * answered a miss, and a hit after misses is copied to them: a read repair ({@link
-   * Repairs#afterRead}), or for a key that moves, a warm-up copy, its sources read once every
-   * replica missed ({@link #fromSources}).
+   * a {@code generation} (else {@link #NO_REPAIR}), a hit after misses is copied to the replicas that
+   * missed ({@code missedOn}): a read repair ({@link Repairs#afterRead}), or for a key that moves, a
+   * warm-up copy, its sources read once every replica missed ({@link #fromSources}).
    */
   private CompletableFuture<CachedValue> tryFrom(
-      Topology t,
-      Moves.Move move,
-      String key,
-      int[] order,
-      int[] ranks,
-      int i,
-      boolean missed,
-      long generation,
-      List<Member> missedOn,
-      String operation) {
+      Topology t, Moves.Move move, String key, int[] order, int[] ranks, int i, boolean missed, long generation, List<Member> missedOn, String operation) {
     Member m = t.members[order[i]];
     if (t.replicated) {
       metrics.replicaRead(m.node, ranks[i]);

@@ -17,14 +17,14 @@ import java.util.RandomAccess;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
+import java.util.stream.IntStream;
 
 /**
- * getMulti over the keys' preference lists, for any replica count. Each key has the read order a
- * get of it has ({@link Routes#readPlan}, {@link Gets#unreadable}), after the node it spills to
- * under bounded loads. Round r sends each key still unanswered to the r-th node of its order, one
- * request per node: with one replica a single round, with N at most N (and one more for a spill).
- * Keys that move are read one by one, as a get of each is ({@link Gets#read}). Every key's outcome
- * is what happened to that key.
+ * getMulti over the keys' preference lists, for any replica count: each key has the read order a
+ * get of it has ({@link Routes#readPlan}, {@link Gets#unreadable}), and round r sends each key
+ * still unanswered to the r-th node of its order, one request per node (with N replicas at most N
+ * rounds, and one more for a spill). Keys that move are read as a get of each is ({@link
+ * Gets#read}). Each key's outcome is what happened to that key.
  */
 final class MultiGets<V> {
 
@@ -102,11 +102,10 @@ final class MultiGets<V> {
     final String[] keys;
     /** Entries per key: its replicas, and a spill node ahead of them under bounded loads. */
     final int width;
-    /** Per key, {@link #width} entries: the nodes to read, in order; {@link #lengths} of them used. */
+    /** Per key, {@link #width} entries: the nodes to read, in order, {@link #lengths} of them used (null: 1 each). */
     final int[] order;
-    /** Per entry of {@link #order}: the node's rank among the key's replicas, {@link #SPILL} or {@link #FAILOVER}; null with one copy of each key and no spill. */
+    /** Per entry of {@link #order}: the node's rank among the key's replicas, {@link #SPILL} or {@link #FAILOVER}; null with no copies or spills. */
     final int[] ranks;
-    /** Per key: how many nodes it reads at most; null with one node per key, each key reading only that one. */
     final int[] lengths;
     /** Per key: a {@link CachedValue} hit, {@link #MISS}, or a {@link ShardwiseException}. */
     final Object[] outcome;
@@ -219,10 +218,7 @@ final class MultiGets<V> {
       return true;
     }
 
-    /**
-     * Reads each of the first {@code count} keys of {@code pending} (null: keys 0 to count - 1) on
-     * the r-th node of its order, then the next round.
-     */
+    /** Reads each of the first {@code count} keys of {@code pending} (null: 0 to count - 1) on the r-th node of its order, then the next round. */
     CompletableFuture<Void> round(int[] pending, int count, int r) {
       if (count == 0) {
         return CompletableFuture.completedFuture(null);
@@ -264,14 +260,7 @@ final class MultiGets<V> {
                 for (CompletableFuture<int[]> f : replies) {
                   c += f.join().length;
                 }
-                int[] next = new int[c];
-                c = 0;
-                for (CompletableFuture<int[]> f : replies) {
-                  int[] more = f.join();
-                  System.arraycopy(more, 0, next, c, more.length);
-                  c += more.length;
-                }
-                return round(next, c, r + 1);
+                return c == 0 ? CompletableFuture.completedFuture(null) : round(replies.stream().flatMapToInt(f -> IntStream.of(f.join())).toArray(), c, r + 1);
               });
     }
 
@@ -351,14 +340,12 @@ final class MultiGets<V> {
     MultiResult<V> result() {
       MultiResult.Builder<V> result = MultiResult.builder(keys.length);
       for (int k = 0; k < keys.length; k++) {
-        CompletableFuture<CachedValue> moved = moving == null ? null : moving[k];
-        if (moved == null) {
+        if (moving == null || moving[k] == null) {
           add(result, keys[k], outcome[k], t.members[from[k]], read);
-          continue;
+        } else {
+          Member primary = t.members[t.primary(keys[k])];
+          add(result, keys[k], gets.requests.outcomeOf(moving[k], primary), primary, read);
         }
-        Member primary = t.members[t.primary(keys[k])];
-        Throwable failure = Requests.failureOf(moved);
-        add(result, keys[k], failure == null ? moved.join() : gets.requests.asShardwise(primary, failure), primary, read);
       }
       return result.build();
     }

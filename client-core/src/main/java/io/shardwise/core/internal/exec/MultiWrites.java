@@ -24,12 +24,11 @@ import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
 /**
- * Executes setMulti and deleteMulti over the keys' preference lists, for any replica count, for
- * {@link Writes}: every key is routed as a single write of it is ({@link WriteSteps#targets}), all
- * under one fence, and the keys are grouped by the node they go to: one batch per node, in parts,
- * and one more per node for keys whose replicas are all out, with the failover TTL. A key whose
- * route reads or deletes elsewhere (a change settling or warming) is written by itself. Each key's
- * outcome is decided over what happened to that key alone, by the rule of a single write.
+ * setMulti and deleteMulti over the keys' preference lists, for any replica count: each key routed
+ * as a single write of it is ({@link WriteSteps#targets}), all under one fence, then one batch per
+ * node, in parts, and one more per node for keys sent where the failure mode says (failover TTL). A
+ * key whose route reads or deletes elsewhere (a change settling or warming) is written by itself.
+ * Each key's outcome is decided by the rule of a single write, over what happened to that key.
  */
 final class MultiWrites {
 
@@ -47,10 +46,7 @@ final class MultiWrites {
     this.single = single;
   }
 
-  /**
-   * Stores {@code values} with {@code ttl}, or deletes {@code keys} when {@code values} is null, on
-   * every available replica of each key; releases {@code t} when done.
-   */
+  /** {@link Writes#writeMulti}: stores {@code values}, or deletes {@code keys} if it is null; releases {@code t}. */
   CompletableFuture<MultiResult<Boolean>> write(Topology t, Collection<String> keys, Map<String, CachedValue> values, Duration ttl) {
     CompletableFuture<MultiResult<Boolean>> f;
     try {
@@ -79,11 +75,7 @@ final class MultiWrites {
      */
     final int[] targets;
     final int[] counts;
-    /**
-     * Per key, made when needed: its write when written by itself; whether it waits for the warm-up
-     * copies under way; with repair on, the generation its write moved it to before it was sent;
-     * its outcome once every batch has answered; what it waits for after that, or null.
-     */
+    /** Per key, made when needed: its own write; whether it waits for copies; its repair generation; its outcome; what it waits for then. */
     ShardwiseException[] errors;
     CompletableFuture<Boolean>[] own;
     boolean[] warm;
@@ -116,10 +108,8 @@ final class MultiWrites {
           generations[k] = counts[k] == OWN ? -1 : steps.warmUp.bump(keys[k]);
         }
       }
-      // Each key's outcome, and the marks of the replicas that failed it, as soon as every batch
-      // has answered, before afterBatches and afterWrites: until its mark, a replica that failed
-      // the write still serves the older value, which a repair, handoff or spilled read would copy
-      // where it outlives the write (as ToAll#settle marks first).
+      // Outcomes and marks first, as ToAll#settle: until marked, a replica that failed serves the
+      // older value, which a repair, handoff or spilled read would copy where it outlives the write.
       CompletableFuture<Void> sent = send().thenRun(this::settle);
       parts.add(sent.thenCompose(x -> afterBatches()));
       if (t.bounded != null && !batched.isEmpty()) {
@@ -130,11 +120,10 @@ final class MultiWrites {
     }
 
     /**
-     * On a topology with a history, or while warm-up copies are under way: the keys whose route reads
-     * or deletes elsewhere are written by themselves, their writes added to {@code parts}; returns
-     * the others, which go in batches. A key that moved in a change only remembered has its former
-     * owners marked and its generation moved first, as {@link Writes} does, and waits for the copies
-     * of it under way once written, as every batched key does while copies are under way.
+     * With a history or copies under way: writes by itself each key whose route reads or deletes
+     * elsewhere, adding it to {@code parts}, and returns the others, for the batches. A key that moved
+     * in a change only remembered has its former owners marked and its generation moved first, as in
+     * {@link Writes}; batched keys wait for the copies under way once written.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private List<String> moving(List<CompletableFuture<?>> parts) {
@@ -213,45 +202,37 @@ final class MultiWrites {
 
     /**
      * Sends {@code nodeKeys} to {@code node} in parts ({@link Requests#inParts}), sent again after a
-     * timeout for a set, which done twice leaves the same value, not for a delete, whose second reply
-     * would call a key it deleted absent. Keys marked old there are handed over as {@link
-     * WriteSteps#send} does, and their marks cleared once confirmed.
+     * timeout for a set, not for a delete (its second reply would call a key it deleted absent); keys
+     * marked old there are handed over as {@link WriteSteps#send} does.
      */
     private CompletableFuture<NodeReply<Boolean>> sendBatch(int node, List<String> nodeKeys, boolean redirected) {
       Member member = t.members[node];
       DirtyCopies dirty = member.oldCopies();
-      Map<String, Long> marked = null; // only when the node has old copies: most batches need none
-      if (!dirty.isEmpty()) {
-        for (String key : nodeKeys) {
-          Long stamp = dirty.stamp(key);
-          if (stamp != null) {
-            marked = marked == null ? new HashMap<>() : marked;
-            marked.put(key, stamp);
-          }
+      Map<String, Long> marked = new HashMap<>(); // most batches have none: their node has no old copy
+      for (int i = 0; i < nodeKeys.size() && !dirty.isEmpty(); i++) {
+        Long stamp = dirty.stamp(nodeKeys.get(i));
+        if (stamp != null) {
+          marked.put(nodeKeys.get(i), stamp);
         }
       }
       String operation = removes ? "deleteMulti" : "setMulti";
       ToIntFunction<String> bytes = removes ? null : key -> values.get(key).length();
-      if (marked == null) {
-        return steps.requests.inParts(member, nodeKeys, bytes, !removes, part -> steps.requests.send(t, node, operation, request(part, redirected)));
-      }
-      Map<String, Long> cleared = marked;
+      Function<List<String>, CompletableFuture<BatchReply<Boolean>>> send = part -> steps.requests.send(t, node, operation, request(part, redirected));
       return steps.requests
-          .inParts(member, nodeKeys, bytes, !removes, part -> dirty.handOff(() -> steps.requests.send(t, node, operation, request(part, redirected))))
+          .inParts(member, nodeKeys, bytes, !removes, marked.isEmpty() ? send : part -> dirty.handOff(() -> send.apply(part)))
           .whenComplete(
               (reply, x) ->
-                  cleared.forEach(
+                  marked.forEach(
                       (key, stamp) -> {
                         if (reply.confirmed(key)) {
-                          dirty.cleared(key, stamp);
+                          dirty.cleared(key, stamp); // replaced or deleted: the old copy is gone
                         }
                       }));
     }
 
     /**
-     * The request of one part of a node's batch ({@code redirected}: of keys sent where the failure
-     * mode says, with the failover TTL); the reply has a value for each key whose write it
-     * confirmed: {@code true} for a set, whether the key existed for a delete.
+     * The request of one part of a node's batch ({@code redirected}: with the failover TTL); its reply
+     * has a value for each key confirmed: {@code true} for a set, whether the key existed for a delete.
      */
     private Function<NodeConnection, CompletableFuture<BatchReply<Boolean>>> request(List<String> part, boolean redirected) {
       if (removes) {
@@ -265,11 +246,7 @@ final class MultiWrites {
       return c -> c.setMulti(batch, d);
     }
 
-    /**
-     * Once the batches are answered, what each batched key's write still waits for, with repair on
-     * or while warm-up copies may race it ({@link WriteSteps#afterWrite}). A key whose wait fails
-     * fails with the reason.
-     */
+    /** Once the batches are answered, what each batched key still waits for ({@link WriteSteps#afterWrite}); a failed wait fails the key. */
     private CompletableFuture<Void> afterBatches() {
       if (generations == null && warm == null) {
         return CompletableFuture.completedFuture(null);
@@ -320,16 +297,10 @@ final class MultiWrites {
       MultiResult.Builder<Boolean> result = MultiResult.builder(keys.length);
       for (int k = 0; k < keys.length; k++) {
         String key = keys[k];
-        Object outcome;
-        if (counts[k] == OWN) {
-          Throwable failure = Requests.failureOf(own[k]);
-          outcome = failure == null ? own[k].join() : steps.requests.asShardwise(t.members[t.primary(key)], failure);
-        } else {
-          outcome = outcomes[k];
-          Throwable waited = waits == null || waits[k] == null ? null : Requests.failureOf(waits[k]);
-          if (waited != null && outcome instanceof Boolean) {
-            outcome = Requests.unwrap(waited);
-          }
+        Object outcome = counts[k] == OWN ? steps.requests.outcomeOf(own[k], t.members[t.primary(key)]) : outcomes[k];
+        Throwable waited = waits == null || waits[k] == null ? null : Requests.failureOf(waits[k]);
+        if (waited != null && outcome instanceof Boolean) {
+          outcome = Requests.unwrap(waited);
         }
         if (outcome instanceof Boolean written) {
           result.hit(key, written);

@@ -349,6 +349,12 @@ public final class Requests implements Sender {
     return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0]));
   }
 
+  /** The value of {@code f}, which is done, or its failure as an error of {@code m}'s. */
+  Object outcomeOf(CompletableFuture<?> f, Member m) {
+    Throwable failure = failureOf(f);
+    return failure == null ? f.join() : asShardwise(m, failure);
+  }
+
   /** The failure {@code f} completed with, or null; {@code f} is done. */
   static Throwable failureOf(CompletableFuture<?> f) {
     return f.handle((v, x) -> x).join();

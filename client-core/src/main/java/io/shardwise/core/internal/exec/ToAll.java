@@ -47,21 +47,19 @@ final class ToAll<T> {
   }
 
   /**
-   * Whether a replica whose write of kind {@code kind} failed gets its copy marked old: with other
-   * copies of the key, which reads would otherwise alternate with (a touch changes no value). A
-   * key's only copy is not marked: its reader sees the value before the write or the written one,
-   * as after any write whose outcome is unknown.
+   * Whether a replica whose write of kind {@code kind} failed gets its copy marked old: when the key
+   * has other copies, which reads would otherwise alternate with, and the write is no touch. A key's
+   * only copy reads as the value before the write or the written one, as after any unknown outcome.
    */
   static boolean marks(Topology t, WriteSteps.Kind kind) {
     return kind != WriteSteps.Kind.TOUCHES && t.replicated;
   }
 
   /**
-   * The outcome of a write of {@code key} once each of the {@code count} nodes from {@code
-   * nodes[at]} has answered ({@code replies[i]}, the i-th's reply or failure): the replies of those
-   * that succeeded, combined; the copies of those that failed marked old, with {@code marks}; the
-   * first failure if none succeeded, or the failure whose mark could not be recorded. For every
-   * write of one key or of a batch.
+   * The outcome of a write of {@code key}, alone or in a batch, once each of the {@code count} nodes
+   * from {@code nodes[at]} answered ({@code replies[i]}, a reply or a failure): the successes
+   * combined, the nodes that failed marked old with {@code marks}; the first failure if none
+   * succeeded, or one whose mark could not be recorded.
    */
   @SuppressWarnings("unchecked")
   static <T> Object outcome(
@@ -90,22 +88,22 @@ final class ToAll<T> {
    */
   private void send(int i) {
     Member m = t.members[targets[i]];
-    m.inFlight.incrementAndGet();
-    if (release != null && m.oldCopies().stamp(w.key()) == null) {
-      steps.requests.callThen(m, w.operation(), c -> w.op().send(c, w.ttl()), (value, failure) -> done(i, m, value, failure));
+    if (release == null || m.oldCopies().stamp(w.key()) != null) {
+      steps.send(t, targets[i], w.key(), w.operation(), w.ttl(), w.op(), w.kind()).whenComplete((value, failure) -> done(i, value, failure));
       return;
     }
-    CompletableFuture<T> f;
-    try {
-      f = steps.send(t, targets[i], w.key(), w.operation(), w.ttl(), w.op(), w.kind());
-    } catch (RuntimeException e) {
-      f = CompletableFuture.failedFuture(e);
-    }
-    f.whenComplete((value, failure) -> done(i, m, value, failure));
+    m.inFlight.incrementAndGet();
+    steps.requests.callThen(
+        m,
+        w.operation(),
+        c -> w.op().send(c, w.ttl()),
+        (value, failure) -> {
+          m.inFlight.decrementAndGet();
+          done(i, value, failure);
+        });
   }
 
-  private void done(int i, Member m, T value, Throwable failure) {
-    m.inFlight.decrementAndGet();
+  private void done(int i, T value, Throwable failure) {
     replies[i] = failure != null ? failure : value;
     if (left.decrementAndGet() == 0) { // the last reply: every other one is visible here
       settle();

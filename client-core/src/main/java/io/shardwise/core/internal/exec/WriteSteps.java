@@ -21,12 +21,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
- * The pieces of a write of one key that {@link Writes} and the multi-key writes share: its
- * route through the {@link Failback} fence ({@link #targets}), and for a key whose replicas are
- * all out the next node of its order, journaled against the nodes skipped ({@link #redirect});
- * the hand-over of a write to a node where the key's copy is marked old ({@link #send}); the marks
- * a write of a moved key leaves on its former replicas ({@link #markFormerOwners}); and the end of
- * a write that warm-up or repair copies may race ({@link #afterWrite}).
+ * What a write of one key does alone or in a batch ({@link Writes}, {@link MultiWrites}): its route
+ * through the {@link Failback} fence ({@link #targets}, {@link #redirect}), its hand-over to a node
+ * where the key's copy is marked old ({@link #send}), the marks it leaves on a moved key's former
+ * replicas ({@link #markFormerOwners}), and its end when copies may race it ({@link #afterWrite}).
  */
 public final class WriteSteps {
 
@@ -64,14 +62,11 @@ public final class WriteSteps {
   }
 
   /**
-   * The end of a write that warm-up or repair copies of the key may race, which moved the key's
-   * generation to {@code generation} before it was sent (-1 if it did not): the generation moves
-   * again, now that the write's requests are done, so that a copy read while they were under way
-   * (the old value, read just before the write reached the node it was read on) is not kept. While
-   * copies are under way, the returned future completes once those of the key are done (they
-   * delete themselves, see {@link WarmUp}) and, for a write that removed the key from {@code
-   * deleteLateOn}, a copy sent since it began is deleted again ({@link #deleteLateCopies}); null when
-   * no copy can race the write, the common case, which costs no stage.
+   * The end of a write that warm-up or repair copies may race, which moved the key's generation to
+   * {@code generation} before it was sent (else -1): the generation moves again, so that a copy read
+   * while the write was under way is not kept. While copies are under way, completes once the key's
+   * are done ({@link WarmUp}), after a write that removed the key from {@code deleteLateOn} has a
+   * copy sent since deleted again ({@link #deleteLateCopies}); null when no copy can race it.
    */
   CompletableFuture<Void> afterWrite(String key, long generation, Member[] deleteLateOn) {
     warmUp.bump(key);
@@ -85,33 +80,34 @@ public final class WriteSteps {
 
   /**
    * Deletes on each of {@code owners} a copy that a read during a delete may have added ({@link
-   * WarmUp#copiedSince}); one that cannot be deleted now is marked old there instead ({@link
-   * WarmUp#keptCopy}), and the write fails only if the mark cannot be recorded.
+   * WarmUp#copiedSince}), as {@link #clear} does, the mark made by {@link WarmUp#keptCopy}.
    */
   CompletableFuture<Void> deleteLateCopies(Member[] owners, String key, long generation) {
     List<CompletableFuture<Void>> deletes = new ArrayList<>(owners.length);
     for (Member owner : owners) {
-      if (!warmUp.copiedSince(key, generation)) {
-        continue;
+      if (warmUp.copiedSince(key, generation)) {
+        deletes.add(clear(owner, key, f -> warmUp.keptCopy(owner, key, f)).thenCompose(kept -> kept == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(kept)));
       }
-      CompletableFuture<Throwable> failure =
-          owner.retired() || !owner.available()
-              ? CompletableFuture.completedFuture(new IllegalStateException(owner.node + " is out"))
-              : requests.send(owner, "moveDelete", c -> c.delete(key)).handle((r, f) -> f);
-      deletes.add(
-          failure.thenCompose(
-              f -> {
-                Throwable kept = f == null ? null : warmUp.keptCopy(owner, key, f);
-                return kept == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(kept);
-              }));
     }
     return Requests.allOf(deletes);
   }
 
   /**
-   * Marks old the key's copies on its former owners ({@link Moves}), alone or in a batch, never on
-   * one of {@code targets}, the nodes that take the write (none if not known yet: a set or delete
-   * replaces the marked copy it writes); the copies that writes left elsewhere while a former owner
+   * Deletes the key's copy on {@code m}, where a read may look; if {@code m} is out or the delete
+   * fails, {@code kept} marks the copy old instead, given the reason. Completes with null, or with
+   * what {@code kept} returned: the failure to report when the mark could not be recorded either.
+   */
+  CompletableFuture<Throwable> clear(Member m, String key, Function<Throwable, Throwable> kept) {
+    CompletableFuture<Throwable> deleted =
+        m.retired() || !m.available()
+            ? CompletableFuture.completedFuture(new IllegalStateException(m.node + " is out"))
+            : requests.send(m, "moveDelete", c -> c.delete(key)).handle((r, f) -> f);
+    return deleted.thenApply(f -> f == null ? null : kept.apply(f));
+  }
+
+  /**
+   * Marks old the key's copies on its former owners ({@link Moves}), except on {@code targets}, the
+   * nodes that take the write (none if not known yet); copies written elsewhere while a former owner
    * was out are marked too, but on the first target ({@link Failback#markOldCopy}).
    */
   void markFormerOwners(String key, Moves.Move move, Member[] targets) {
@@ -124,14 +120,12 @@ public final class WriteSteps {
   }
 
   /**
-   * Routes a write of {@code key} on {@code t} inside {@code fence}, alone or in a batch: its
-   * available replicas, in preference order, into {@code into} from {@code at}, journaled against
-   * those out; returns how many, or -1 for the node the failure mode sends it to when every replica
-   * is out ({@link #redirect}; the write then takes the failover TTL). {@code refuse} (may be null),
-   * asked once the replicas out are held, may refuse the write before anything is journaled.
-   *
-   * @throws ShardwiseException refused, a journal is full, the failure mode sends the key nowhere,
-   *     or its replicas kept coming back while it was routed
+   * Routes a write of {@code key} on {@code t} inside {@code fence}: its available replicas, in
+   * preference order, into {@code into} from {@code at}, journaled against those out; returns how
+   * many, or -1 for the node the failure mode sends it to when all are out ({@link #redirect}, with
+   * the failover TTL). {@code refuse}, if not null, may refuse it before anything is journaled.
+   * Throws a {@link ShardwiseException} when refused, a journal is full, the failure mode sends the
+   * key nowhere, or its replicas kept coming back while it was routed.
    */
   int targets(Topology t, String key, long hash, Fence fence, int[] into, int at, Function<Routes.Plan, ShardwiseException> refuse) {
     for (int attempt = 0; attempt <= t.replicas; attempt++) {
@@ -166,11 +160,9 @@ public final class WriteSteps {
   }
 
   /**
-   * Where a write of {@code key}, whose primary is out, goes under the redistribute failure mode:
-   * the next available node of its order ({@link FailoverOrder}), journaled through {@code
-   * fence} against the nodes it skips (and counted as a redirect), or the primary if it is back.
-   *
-   * @throws ShardwiseException no node is available, or the journal of a skipped node is full
+   * Where a write of {@code key} whose primary is out goes under the redistribute failure mode: the
+   * next available node of its order ({@link FailoverOrder}), journaled against the nodes skipped;
+   * throws a {@link ShardwiseException} when none is available, or a skipped node's journal is full.
    */
   int redirect(Topology t, String key, long hash, int primary, Fence fence) {
     for (int attempt = 0; attempt <= t.nodes.size(); attempt++) {
@@ -196,14 +188,24 @@ public final class WriteSteps {
   }
 
   /**
-   * Sends a write of {@code key} to {@code node} of {@code t}. If the node's copy of the key is
-   * marked old ({@link DirtyCopies}), the write is handed over in the order of the node's old-copy
-   * deletes, after a delete of the key when the write alone would leave the old value, and the mark
-   * is cleared once the write is confirmed.
+   * Sends a write of {@code key} to {@code node} of {@code t}, counted as under way there while it
+   * is ({@link Member#inFlight}). If the node's copy of the key is marked old ({@link DirtyCopies}),
+   * the write is handed over in the order of the node's old-copy deletes, after a delete of the key
+   * when the write alone would leave the old value, and the mark is cleared once it is confirmed.
    */
-  <T> CompletableFuture<T> send(
-      Topology t, int node, String key, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
+  <T> CompletableFuture<T> send(Topology t, int node, String key, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
     Member m = t.members[node];
+    m.inFlight.incrementAndGet();
+    CompletableFuture<T> sent;
+    try {
+      sent = sendTo(t, m, node, key, operation, ttl, op, kind);
+    } catch (RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    return sent.whenComplete((v, x) -> m.inFlight.decrementAndGet());
+  }
+
+  private <T> CompletableFuture<T> sendTo(Topology t, Member m, int node, String key, String operation, Duration ttl, WriteOp<T> op, Kind kind) {
     DirtyCopies marks = m.oldCopies();
     Long stamp = marks.stamp(key);
     if (stamp == null) {
@@ -235,21 +237,5 @@ public final class WriteSteps {
               CompletableFuture<Void> copies = afterWrite(key, generation, deleteLateOn);
               return copies == null ? written : copies.thenCompose(y -> written);
             });
-  }
-
-  /** {@link #send}, the request counted as under way on its node while it is ({@link Member#inFlight}). */
-  <T> CompletableFuture<T> counting(
-      Topology t, int node, String key, String operation, Duration ttl, WriteSteps.WriteOp<T> op, WriteSteps.Kind kind) {
-    Member m = t.members[node];
-    m.inFlight.incrementAndGet();
-    CompletableFuture<T> f;
-    try {
-      f = send(t, node, key, operation, ttl, op, kind);
-    } catch (RuntimeException e) {
-      m.inFlight.decrementAndGet();
-      throw e;
-    }
-    f.whenComplete((v, x) -> m.inFlight.decrementAndGet());
-    return f;
   }
 }

@@ -21,14 +21,11 @@ import java.util.function.BinaryOperator;
 import java.util.function.Function;
 
 /**
- * Executes the write of one key, for any replica count: the key's first N servers of its
- * preference list are its write targets ({@link Routes}), spread over as its {@link Shape} says.
- * The write completes when every replica it was sent to has answered. A replica that is out gets
- * the key in its journal, under its fence ({@link Failback}), and drops its copy before it serves
- * again; a replica whose request fails while another's succeeds gets its copy marked old ({@link
- * ToAll#outcome}); with no replica available, the write goes where the failure mode sends it
- * ({@link WriteSteps#targets}). setMulti and deleteMulti spread their keys in the same way, batched
- * per replica ({@link MultiWrites}).
+ * Executes the write of one key, for any replica count: to the key's replicas ({@link Routes}), as
+ * its {@link Shape} says, complete when each one sent to has answered. A replica that is out gets
+ * the key in its journal ({@link Failback}); one that fails while another succeeds gets its copy
+ * marked old ({@link ToAll#outcome}); with none available, the write goes where the failure mode
+ * sends it ({@link WriteSteps#targets}). setMulti and deleteMulti: {@link MultiWrites}.
  */
 public final class Writes {
 
@@ -38,8 +35,7 @@ public final class Writes {
     ALL,
     /**
      * Decided on the first available replica; if it stored, the key's copies on the others are
-     * deleted (add: an add elsewhere could keep an older value there, a set could land after a
-     * later write of the key).
+     * deleted (add: an add there could keep an older value, a set could land after a later write).
      */
     DECIDE_THEN_DELETE,
     /** A counter (incr, decr): see {@link Counters}; with one copy of each key, a plain incr. */
@@ -58,41 +54,26 @@ public final class Writes {
   public Writes(WriteSteps steps, Repairs repairs) {
     this.steps = steps;
     this.repairs = repairs;
-    this.counters = new Counters(steps.requests, steps.failback, steps, repairs);
+    this.counters = new Counters(steps, repairs);
     this.multi = new MultiWrites(steps, repairs, this);
   }
 
   /**
-   * A write of {@code key} on {@code t}, which the caller counted itself on and which this write
-   * releases when done. {@code combine} merges the replies of the replicas that succeeded (for
-   * {@link Shape#ALL}).
+   * A write of {@code key} on {@code t}, which the caller counted itself on and this write releases;
+   * {@code combine} merges the replies of the replicas that succeeded ({@link Shape#ALL}).
    */
   public <T> CompletableFuture<T> write(
-      Topology t,
-      String key,
-      String operation,
-      Duration ttl,
-      WriteSteps.WriteOp<T> op,
-      WriteSteps.Kind kind,
-      Shape shape,
-      BinaryOperator<T> combine) {
+      Topology t, String key, String operation, Duration ttl, WriteSteps.WriteOp<T> op, WriteSteps.Kind kind, Shape shape, BinaryOperator<T> combine) {
     if (shape == Shape.COUNT && !t.replicated) {
-      // With one copy of each key the count lives on one server: created there when absent.
-      Counters.CounterOp counter = (Counters.CounterOp) op;
-      @SuppressWarnings("unchecked")
-      WriteSteps.WriteOp<T> create = (WriteSteps.WriteOp<T>) (WriteSteps.WriteOp<Long>) counter::create;
-      op = create;
-      shape = Shape.ALL;
+      shape = Shape.ALL; // one copy of each key: a plain incr, which creates the counter when absent
     }
     CompletableFuture<T> f;
     try {
       boolean plain = t.history.length == 0 && !steps.warmUp.copying();
-      // No spill or retry: nothing follows the replies, and the topology is released in the stage
-      // of the last one.
+      // No spill or retry: nothing follows the replies, and the last one's stage releases the topology.
       Topology release = plain && t.bounded == null && !steps.requests.retrying() ? t : null;
       if (release != null && t.replicas == 1) {
-        // The common case of one replica, up and not marked: one request, the topology released in
-        // the stage of its reply. The plan below decides the same with more work.
+        // The common case, one replica up and not marked: one request (the plan decides the same).
         Member m = t.members[t.router.primary(t.hash(key))];
         if (m.available() && !m.holdsOldCopy(key)) {
           WriteSteps.WriteOp<T> one = op;
@@ -100,8 +81,7 @@ public final class Writes {
         }
       }
       Write<T> w = new Write<>(key, operation, ttl, op, kind, shape, combine);
-      // With repair on, before anything is sent: a repair copy of an older value read meanwhile is
-      // not kept (see Repairs).
+      // With repair on, before anything is sent: a repair copy of an older value is not kept.
       long generation = repairs.enabled(t) ? steps.warmUp.bump(key) : -1;
       if (release != null && shape == Shape.ALL) {
         return route(t, w, null, generation, release);
@@ -120,11 +100,9 @@ public final class Writes {
   }
 
   /**
-   * A write on a topology with a history (or while warm-up copies are under way): to the replicas
-   * of the key's serving placement ({@link Moves}), deleted at once where reads may still look
-   * (never on a replica that takes the write; marked old there when that node is out or the delete
-   * fails, the write failing only if the mark cannot be recorded), marked old on the replicas of
-   * changes only remembered.
+   * A write on a topology with a history, or while warm-up copies are under way: to the replicas of
+   * the key's serving placement ({@link Moves}), deleted at once on its clears (marked old where that
+   * fails, the write failing only if the mark cannot be recorded), marked old on its former owners.
    */
   private <T> CompletableFuture<T> moving(Topology t, Write<T> w, long repairGeneration) {
     Moves.Move move = Moves.route(t, w.key(), System.nanoTime());
@@ -141,18 +119,13 @@ public final class Writes {
     Member[] targets = took[0];
     Member first = targets.length == 0 ? null : targets[0];
     steps.markFormerOwners(w.key(), move, targets);
-    List<CompletableFuture<Boolean>> clears = new ArrayList<>();
-    List<Member> cleared = new ArrayList<>();
+    List<CompletableFuture<Throwable>> clears = new ArrayList<>();
     for (Member stale : move.clears()) {
-      if (Member.in(targets, stale)) {
-        continue; // a write never deletes what it writes
+      if (!Member.in(targets, stale)) { // a write never deletes what it writes
+        // Marked old where not deleted, even if the write fails (an incr may have counted elsewhere,
+        // and one there would add to a count that lacks it).
+        clears.add(steps.clear(stale, w.key(), f -> steps.failback.markOldCopy(stale, w.key(), first) ? null : steps.requests.movedCopyKept(stale, f)));
       }
-      if (stale.retired() || !stale.available()) {
-        steps.failback.markOldCopy(stale, w.key(), first); // read only once available, and not before its delete
-        continue;
-      }
-      clears.add(steps.requests.send(stale, "moveDelete", c -> c.delete(w.key())));
-      cleared.add(stale);
     }
     List<CompletableFuture<?>> all = new ArrayList<>(clears);
     all.add(written);
@@ -165,17 +138,9 @@ public final class Writes {
             })
         .thenCompose(
             x -> {
-              for (int i = 0; i < clears.size(); i++) {
-                Throwable kept = clears.get(i).handle((r, f) -> f).join();
-                if (kept == null) {
-                  continue;
-                }
-                // Not deleted: marked old there, as a clear that is out, whether or not the write
-                // succeeded (an incr that failed may have counted elsewhere): an incr there would
-                // otherwise add to that copy, a count without the updates counted elsewhere since.
-                boolean marked = steps.failback.markOldCopy(cleared.get(i), w.key(), first);
-                if (!marked && !written.isCompletedExceptionally()) {
-                  return CompletableFuture.<T>failedFuture(steps.requests.movedCopyKept(cleared.get(i), kept));
+              for (CompletableFuture<Throwable> clear : clears) {
+                if (clear.join() != null && !written.isCompletedExceptionally()) {
+                  return CompletableFuture.<T>failedFuture(clear.join());
                 }
               }
               return written;
@@ -184,9 +149,8 @@ public final class Writes {
 
   /**
    * Routes a write to the key's replicas on {@code t} and sends it; {@code took}, if not null,
-   * receives the members that take it. With {@code generation} at 0 or above (repair on), the write
-   * ends as {@link WriteSteps#afterWrite} says. {@code release}, if not null (a write of
-   * {@link Shape#ALL} that nothing follows), is released when the write is done.
+   * receives the members that take it; a {@code generation} of 0 or more (repair on) ends it as
+   * {@link WriteSteps#afterWrite} says; {@code release}, if not null, is released when it is done.
    */
   private <T> CompletableFuture<T> route(Topology t, Write<T> w, Member[][] took, long generation, Topology release) {
     if (took != null) {
@@ -195,15 +159,14 @@ public final class Writes {
     long hash = t.hash(w.key());
     Routes.Plan first = steps.routes.plan(t, w.key(), hash);
     if (first.outCount == 0) {
-      // Every replica available: nothing to journal, so no fence (as a single write to an
-      // available node takes none); a replica that fails meanwhile gets its copy marked.
+      // Every replica available: nothing to journal, so no fence; one that fails meanwhile is marked.
       return send(t, w, Arrays.copyOf(first.writes, first.writeCount), took, generation, release);
     }
     int[] targets = new int[t.replicas];
     try (Fence fence = steps.failback.fence()) {
       int count;
       try {
-        count = steps.targets(t, w.key(), hash, fence, targets, 0, w.op() instanceof Counters.CounterOp ? p -> counters.refused(t, w.key(), p) : null);
+        count = steps.targets(t, w.key(), hash, fence, targets, 0, w.shape() == Shape.COUNT ? p -> counters.refused(t, w.key(), p) : null);
       } catch (ShardwiseException e) {
         return released(CompletableFuture.failedFuture(e), release);
       }
@@ -234,28 +197,18 @@ public final class Writes {
     if (took != null) {
       took[0] = t.members(targets, 0, targets.length);
     }
-    switch (w.shape()) {
-      case ALL:
-        return ToAll.send(steps, t, w, targets, release, generation);
-      case COUNT:
-        {
-          @SuppressWarnings("unchecked")
-          CompletableFuture<T> counted = (CompletableFuture<T>) counters.count(t, w.key(), targets, (Counters.CounterOp) w.op(), w.ttl(), generation);
-          return counted;
-        }
-      case DECIDE_THEN_DELETE:
-        {
-          CompletableFuture<T> written =
-              steps.counting(t, targets[0], w.key(), w.operation(), w.ttl(), w.op(), w.kind())
-                  .thenCompose(
-                      stored -> Boolean.TRUE.equals(stored) && targets.length > 1
-                          ? deleteOthers(t, w.key(), targets, stored)
-                          : CompletableFuture.completedFuture(stored));
-          return generation < 0 ? written : steps.healed(w.key(), generation, t.members(targets, 1, targets.length), written);
-        }
-      default:
-        throw new AssertionError(w.shape());
+    if (w.shape() == Shape.ALL) {
+      return ToAll.send(steps, t, w, targets, release, generation);
+    } else if (w.shape() == Shape.COUNT) {
+      @SuppressWarnings("unchecked")
+      CompletableFuture<T> counted = (CompletableFuture<T>) counters.count(t, w.key(), targets, (Counters.CounterOp) w.op(), w.ttl(), generation);
+      return counted;
     }
+    CompletableFuture<T> written =
+        steps.send(t, targets[0], w.key(), w.operation(), w.ttl(), w.op(), w.kind())
+            .thenCompose(
+                stored -> Boolean.TRUE.equals(stored) && targets.length > 1 ? deleteOthers(t, w.key(), targets, stored) : CompletableFuture.completedFuture(stored));
+    return generation < 0 ? written : steps.healed(w.key(), generation, t.members(targets, 1, targets.length), written);
   }
 
   /**
@@ -265,7 +218,7 @@ public final class Writes {
   private <T> CompletableFuture<T> deleteOthers(Topology t, String key, int[] targets, T stored) {
     List<CompletableFuture<Boolean>> sent = new ArrayList<>(targets.length - 1);
     for (int i = 1; i < targets.length; i++) {
-      sent.add(steps.counting(t, targets[i], key, "replicaDelete", null, (c, d) -> c.delete(key), WriteSteps.Kind.REMOVES));
+      sent.add(steps.send(t, targets[i], key, "replicaDelete", null, (c, d) -> c.delete(key), WriteSteps.Kind.REMOVES));
     }
     return Requests.allOf(sent)
         .handle(
@@ -282,13 +235,8 @@ public final class Writes {
         .thenCompose(Function.identity());
   }
 
-  /** Stores {@code encoded} on every available replica of each key ({@link MultiWrites}); releases {@code t} when done. */
-  public CompletableFuture<MultiResult<Boolean>> setMulti(Topology t, Map<String, CachedValue> encoded, Duration ttl) {
-    return multi.write(t, encoded.keySet(), encoded, ttl);
-  }
-
-  /** Deletes {@code distinct} on every available replica of each key ({@link MultiWrites}); releases {@code t} when done. */
-  public CompletableFuture<MultiResult<Boolean>> deleteMulti(Topology t, Set<String> distinct) {
-    return multi.write(t, distinct, null, null);
+  /** Stores {@code values} with {@code ttl}, or deletes {@code keys} if it is null, on every available replica of each key ({@link MultiWrites}); releases {@code t}. */
+  public CompletableFuture<MultiResult<Boolean>> writeMulti(Topology t, Set<String> keys, Map<String, CachedValue> values, Duration ttl) {
+    return multi.write(t, keys, values, ttl);
   }
 }

@@ -5,33 +5,26 @@ import io.shardwise.routing.HashTag;
 import java.util.Arrays;
 
 /**
- * Where a key that moved in a change is read and written: the decision only, pure and without I/O,
- * from one {@link Topology} snapshot and one instant (the phases of {@link Transition}). The
- * executors carry it out.
+ * Where a key that moved in a change is read and written: the decision only, without I/O, from one
+ * {@link Topology} snapshot and one instant (the phases of {@link Transition}).
  *
- * <p>A key <i>moved</i> in a change when its set of replicas (its first N servers of the preference
- * list, N being each placement's own replica count) differs before and after it; the order alone
- * does not count, as every replica holds the key. With one replica, the set is the key's node. From
- * the key's replica sets in the topology and in the previous placement of each change of its
- * history:
+ * <p>A key <i>moved</i> when its set of replicas (its first N servers, N being each placement's own
+ * replica count; with one, the key's node) differs before and after a change; the order alone does
+ * not count. From its replica sets in the topology and in each change's previous placement:
  *
  * <ul>
- *   <li>the <b>serving placement</b>: the topology, or, while the most recent change settles and
- *       the key moved in it, the placement before it, as a client that has not applied the change
- *       yet routes the key; reads and writes go to its replicas there;
+ *   <li>the <b>serving placement</b>: the topology, or while the latest change settles and the key
+ *       moved in it, the placement before (as a client that has not applied the change routes it);
  *   <li>the <b>sources</b>: previous replicas of changes still warming that are not replicas now,
- *       most recent change first, read in turn after every serving replica missed (so that a change
- *       made while another is warming keeps the first one's keys warm);
- *   <li>the <b>clears</b>: where a write also deletes the key at once because a read may look
- *       there: the sources, and while settling the new replicas that are not serving ones (clients
- *       already warming read them first); a clear that is out, or whose delete fails, gets a mark
- *       instead. A write never deletes what it writes: a clear that takes the write is left out;
- *   <li>the <b>former owners</b>: previous replicas of changes only remembered, where a write
- *       leaves a mark instead ({@code Failback#markOldCopy}), so that the value they still hold is
- *       never read once the key moves back to them or fails over to them;
- *   <li>the <b>owners</b>: the key's replicas in the topology, and among them the ones that
- *       <b>arrived</b> in the most recent change (a read tries them first, so that a hit elsewhere
- *       is copied to them).
+ *       latest change first, read in turn after every serving replica missed;
+ *   <li>the <b>clears</b>: where a write also deletes the key because a read may look there: the
+ *       sources, and while settling the new replicas that do not serve (clients already warming read
+ *       them first); one that is out or whose delete fails is marked instead, one that takes the
+ *       write is left out;
+ *   <li>the <b>former owners</b>: previous replicas of changes only remembered, where a write leaves
+ *       a mark ({@code Failback#markOldCopy}), so that their value is never read again;
+ *   <li>the <b>owners</b>: the key's replicas in the topology; those that <b>arrived</b> in the
+ *       latest change are read first, so that a hit elsewhere is copied to them.
  * </ul>
  */
 public final class Moves {
@@ -42,23 +35,13 @@ public final class Moves {
   public record Move(
       Topology serving, Member[] owners, Member[] arrived, Member[] sources, Member[] clears, Member[] formerOwners, boolean copies) {
 
-    /** Whether the key is served by the placement before the most recent change (it is settling). */
-    public boolean settling(Topology current) {
-      return serving != current;
-    }
-
-    /** Whether anything besides the serving replicas is read or written for this key. */
-    public boolean touchesOthers() {
-      return sources.length != 0 || clears.length != 0 || formerOwners.length != 0;
-    }
-
     /**
-     * Whether the key is routed on {@code current} alone: served there, nothing else touched, no
-     * warm-up copy to race with (a key whose set grew touches no other node, but is copied to the
-     * replica that arrived).
+     * Whether the key is routed on {@code current} alone: served there, nothing else read, written
+     * or marked, no warm-up copy to race with (a key whose set grew is copied to the replica that
+     * arrived).
      */
     public boolean plain(Topology current) {
-      return serving == current && !touchesOthers() && arrived.length == 0;
+      return marksOnly(current) && formerOwners.length == 0;
     }
 
     /** Whether a write of the key touches nothing but its serving replicas and the marks of its former owners. */
@@ -73,9 +56,8 @@ public final class Moves {
   }
 
   /**
-   * The route of {@code key} on {@code t} at {@code nowNanos}, or null when {@code t} has no history
-   * (the key is routed by {@code t} alone). Each placement has its own number of replicas: a change
-   * of it moves replica sets as a change of router does.
+   * The route of {@code key} on {@code t} at {@code nowNanos}, or null when {@code t} has no history.
+   * Each placement has its own replica count: a change of it moves replica sets as a router's does.
    */
   public static Move route(Topology t, String key, long nowNanos) {
     Transition[] history = t.history;
@@ -157,9 +139,8 @@ public final class Moves {
   }
 
   /**
-   * Whether {@code m} takes writes of {@code key} on {@code t} or in a placement it still
-   * remembers: one of its replicas there. A spilled copy is never deleted on such a node (see
-   * {@code BoundedReads#afterWrites}).
+   * Whether {@code m} is a replica of {@code key} on {@code t} or in a placement it still remembers,
+   * where a spilled copy is never deleted ({@code BoundedReads#afterWrites}).
    */
   public static boolean holds(Topology t, String key, Member m) {
     long hash = t.hash(key);
@@ -174,20 +155,17 @@ public final class Moves {
 
   /**
    * The replicas of {@code key} in placement {@code p}, primary first, reusing {@code hash} where
-   * {@code p} hashes alike: the same hasher, and the same hash tag (a change of the tag hashes
-   * another part of the key).
+   * {@code p} hashes alike: the same hasher and hash tag (another tag hashes another part of the key).
    */
   private static Member[] replicasOf(Topology p, String key, long hash, String hasher, HashTag tag) {
     return p.replicaMembers(hasher != null && hasher.equals(p.router.hasher().name()) && tag.equals(p.hashTag) ? hash : p.hash(key));
   }
 
   /**
-   * Whether {@code m} was a replica of the key before an earlier change of the history than the most
-   * recent one ({@code before} from index 1): the key moves back to it, as in a change reversed
-   * within its settle or warm-up. While the most recent change settles, such a replica is read after
-   * a miss on the serving replicas: it holds the value written before the key left it, every later
-   * write of the key deleted it there (a source or clear) or marked it old (a former owner), and
-   * writes while settling delete it there too.
+   * Whether {@code m} was a replica of the key before a change earlier than the latest ({@code
+   * before} from index 1): the key moves back to it (a change reversed). While the latest change
+   * settles it is read after the serving replicas miss: every write since the key left it deleted
+   * or marked its copy, and writes while settling delete it.
    */
   private static boolean heldBefore(Member[][] before, Member m) {
     for (int i = 1; i < before.length; i++) {

@@ -12,19 +12,13 @@ import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Where a key's requests go on a topology snapshot: the decisions alone, with no I/O, over the key's
- * preference list. Its first N distinct servers ({@link io.shardwise.routing.Router#replicas}, N
- * being the topology's replica count, 1 included) are its replicas, primary first, as Dynamo's
- * preference list (DeCandia et al., SOSP 2007, section 4.3) and mcrouter's replicated pools; the
- * failure mode's walk goes on past them ({@link #select}). Single-key and multi-key operations
- * decide through the same methods; the executors send what they decide.
- *
- * <p>A read goes first to one replica picked by the power of two choices: of two replicas drawn at
- * random, the less loaded (reads sent over the last second and requests under way; Mitzenmacher,
- * "The Power of Two Choices in Randomized Load Balancing", 2001; Envoy's least-request balancer
- * picks between two the same way, on requests under way alone), then to the others in preference
- * order. With {@link ReplicaReads#PRIMARY} it tries them in preference order from the primary.
- * Either way, a replica being refilled after it came back empty is tried first.
+ * Where a key's requests go on a topology snapshot, with no I/O, for single-key and multi-key
+ * operations alike. The key's first N distinct servers of its preference list ({@link
+ * io.shardwise.routing.Router#replicas}, N = 1 included) are its replicas, primary first, as
+ * Dynamo's preference list (DeCandia et al., SOSP 2007, 4.3) and mcrouter's replicated pools; the
+ * failure mode's walk goes on past them ({@link #select}). A read tries one replica picked by the
+ * power of two choices first ({@link #pickFirst}), or with {@link ReplicaReads#PRIMARY} the replicas
+ * in preference order; either way a replica being refilled after it came back empty comes first.
  */
 public final class Routes {
 
@@ -33,11 +27,10 @@ public final class Routes {
   private final ThreadLocal<Plan> plans;
 
   /**
-   * A key's replicas on one topology, primary first; the available ones whose copy is not marked
-   * old, in the order a read tries them ({@code reads}); the available ones, where a write goes
-   * ({@code writes}); the ones out, which a write is journaled against ({@code out}); and for a read
-   * over bounded loads whose replicas are all at their caps, the node it spills to ({@code spill},
-   * else -1). Per thread, reused: overwritten by the thread's next plan.
+   * A key's replicas, primary first; the available ones not marked old, in the order a read tries
+   * them ({@code reads}); the available ones ({@code writes}); those out, which a write is journaled
+   * against ({@code out}); the node a read spills to when every replica is at its cap ({@code
+   * spill}, else -1). Per thread, overwritten by the thread's next plan.
    */
   public static final class Plan {
     public final int[] replicas;
@@ -79,9 +72,8 @@ public final class Routes {
   }
 
   /**
-   * The node for a key with this hash and primary under the failure mode: the primary if it is
-   * available; with {@link FailureMode#REDISTRIBUTE} the first available node of the key's
-   * preference order; else {@link #NONE}.
+   * The node for a key with this hash and primary: the primary if it is available; with {@link
+   * FailureMode#REDISTRIBUTE} the first available node of the key's preference order; else {@link #NONE}.
    */
   public int select(Topology t, long hash, int primary) {
     if (t.members[primary].available()) {
@@ -143,11 +135,9 @@ public final class Routes {
 
   /**
    * Where a read of {@code key} goes on {@code t}: {@link #plan} with {@link Plan#reads} in the
-   * order the read tries them. With bounded loads, the replicas under their caps come first (the
-   * first of them picked as without bounded loads); only when every one is at its cap does the read
-   * spill past them, to the node the selector picks along the key's preference order, and then try
-   * the replicas. So a hot key's reads spread over its replicas, which need no copy, before any
-   * spills.
+   * order the read tries them. With bounded loads, the replicas under their caps come first; only
+   * when all are at their caps does the read spill past them, along the key's preference order. So
+   * a hot key's reads spread over its replicas, which need no copy, before any spills.
    */
   public Plan readPlan(Topology t, String key, long hash) {
     Plan p = plan(t, key, hash);
@@ -188,12 +178,11 @@ public final class Routes {
   }
 
   /**
-   * Moves the less loaded of two of the first {@code among} readable replicas, drawn at random,
-   * to the front of {@link Plan#reads}, the others keeping their order; a tie goes to either, at
-   * random. A replica's load is the reads sent to it over the last second plus the requests
-   * still under way: the count balances the servers over time, so the reads of a hot key's
-   * other neighbours move to their own other replicas; the requests under way steer reads away
-   * from a server that stalls at once, before its count says anything.
+   * The power of two choices (Mitzenmacher, 2001; Envoy's least-request balancer picks the same way,
+   * on requests under way alone): moves the less loaded of two of the first {@code among} readable
+   * replicas, drawn at random, to the front of {@link Plan#reads}; a tie goes to either. The load is
+   * the reads sent over the last second, which balances the servers over time, plus the requests
+   * under way, which steer reads away from a server that stalls before its count says anything.
    */
   private void pickFirst(Topology t, Plan p, int among) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
@@ -212,12 +201,10 @@ public final class Routes {
   }
 
   /**
-   * Moves a replica that came back empty and is being refilled ({@link Member#refilling}) to the
-   * front of {@link Plan#reads}: the read misses there, hits on the next replica and the read repair
-   * puts the copy back. Read in the usual order, a key whose first replica holds it would never be
-   * repaired, and would be lost with that replica (Dynamo and Cassandra read every replica of a
-   * fraction of the reads for the same reason). The cost: a miss's round trip per read of a key it
-   * still lacks, until the refill ends.
+   * Moves a replica being refilled after it came back empty ({@link Member#refilling}) to the front
+   * of {@link Plan#reads}: a miss there, a hit on the next replica, and the read repair puts the copy
+   * back; read in the usual order, a key would never be repaired and would be lost with its other
+   * replica. The cost: one miss's round trip per read of a key it lacks, until the refill ends.
    */
   private static void refillingFirst(Topology t, Plan p) {
     for (int i = 1; i < p.readCount; i++) {

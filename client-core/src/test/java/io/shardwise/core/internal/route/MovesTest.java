@@ -85,7 +85,7 @@ class MovesTest {
     Topology t = added;
     String key = moved;
     Moves.Move move = Moves.route(t, key, SETTLE - 1);
-    assertThat(move.settling(t)).isTrue();
+    assertThat(move.serving()).isNotSameAs(t);
     assertThat(servingNode(move, key)).isSameAs(owner(five, key));
     assertThat(move.sources()).isEmpty();
     assertThat(move.clears()).containsExactly(owner(six, key));
@@ -97,7 +97,7 @@ class MovesTest {
     Topology t = added;
     String key = moved;
     Moves.Move early = Moves.route(t, key, SETTLE);
-    assertThat(early.settling(t)).isFalse();
+    assertThat(early.serving()).isSameAs(t);
     assertThat(servingNode(early, key)).isSameAs(owner(six, key));
     assertThat(early.sources()).containsExactly(owner(five, key));
     assertThat(early.clears()).containsExactly(owner(five, key));
@@ -127,8 +127,7 @@ class MovesTest {
     }
     for (long now : new long[] {0, SETTLE, SETTLE + WARM}) {
       Moves.Move move = Moves.route(t, key, now);
-      assertThat(move.touchesOthers()).as("at %d", now).isFalse();
-      assertThat(move.serving()).isSameAs(t);
+      assertThat(move.plain(t)).as("at %d", now).isTrue();
     }
   }
 
@@ -178,7 +177,7 @@ class MovesTest {
     for (long at : new long[] {SETTLE, SETTLE + WARM / 2, 2 * (SETTLE + WARM)}) {
       Topology back = five.withHistory(new Transition[] {change(six, five, at), change(five, six, 0)});
       Moves.Move settling = Moves.route(back, key, at + SETTLE - 1);
-      assertThat(settling.settling(back)).as("at %d", at).isTrue();
+      assertThat(settling.serving()).as("at %d", at).isNotSameAs(back);
       assertThat(servingNode(settling, key)).isSameAs(owner(six, key));
       assertThat(settling.sources()).as("at %d", at).containsExactly(owner(five, key));
       assertThat(settling.clears()).containsExactly(owner(five, key));
