@@ -5,9 +5,12 @@ import io.shardwise.client.Codecs;
 import io.shardwise.client.MultiResult;
 import io.shardwise.core.NearCacheOptions;
 import io.shardwise.core.ShardwiseClient;
+import io.shardwise.memcached.MemcachedBackend;
 import io.shardwise.redis.RedisBackend;
+import io.shardwise.spi.Backend;
 import io.shardwise.testing.RedisServer;
 import io.shardwise.testing.ServerFleet;
+import io.shardwise.testing.ServerHandle;
 import io.shardwise.testing.ServerMode;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -22,23 +25,31 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.management.ObjectName;
 
 /**
  * What the near cache costs in heap, measured after full collections: a 1 GiB working set
- * (1,048,576 keys of 1,000 random bytes, on 5 local Redis servers) read once through a client
- * whose near cache admits every key and is bounded at 64 MiB, against the same process with a
- * client without it, and with the near cache emptied (a {@code FLUSHALL ASYNC} of one server, whose
- * notice drops every entry).
+ * (1,048,576 keys of 1,000 random bytes, on 5 local Redis or memcached servers) read once through a
+ * client whose near cache admits every key and is bounded at 64 MiB, against the same process with
+ * a client without it, and with the near cache emptied. Redis empties it with a {@code FLUSHALL
+ * ASYNC} of one server, whose notice drops every entry. memcached sends no notice: one server is
+ * restarted, and the lost connection, which spymemcached sees at the next request to that server
+ * (gets of keys no one wrote, sent until a drop is counted), drops every entry. The causes of the
+ * drops ({@code NearCacheStats.dropAlls}) are printed. memcached's near cache keeps an entry {@link
+ * NearCacheOptions#MAX_MEMCACHED_STALENESS} at most, its longest bound, so that none expires before
+ * the filled cache is measured.
  *
  * <pre>
  * mvn -B -o -q package -pl benchmarks -am -DskipTests
  * java -Xmx1g -cp benchmarks/target/benchmarks.jar io.shardwise.benchmarks.near.NearCacheMemoryBenchmark
+ * java -Xmx1g -cp benchmarks/target/benchmarks.jar io.shardwise.benchmarks.near.NearCacheMemoryBenchmark --backend memcached
  * </pre>
  *
  * <p>Each state is measured as the live bytes of the heap's class histogram ({@code jcmd
@@ -51,8 +62,9 @@ import javax.management.ObjectName;
  * kept, and {@link #FIXED_BYTES} for the rest), or a read failed or returned a wrong value; 2 for
  * bad arguments.
  *
- * <p>Options: {@code --keys} (1048576), {@code --value-bytes} (1000), {@code --max-mib} (64),
- * {@code --threads} (8), {@code --in-flight} (256 gets under way at most).
+ * <p>Options: {@code --backend} ({@code redis}, or {@code memcached}), {@code --keys} (1048576),
+ * {@code --value-bytes} (1000), {@code --max-mib} (64), {@code --threads} (8), {@code --in-flight}
+ * (256 gets under way at most).
  */
 public final class NearCacheMemoryBenchmark {
 
@@ -82,6 +94,7 @@ public final class NearCacheMemoryBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
+    boolean memcached = false;
     int keys = 1 << 20;
     int valueBytes = 1000;
     long maxBytes = 64L << 20;
@@ -89,6 +102,14 @@ public final class NearCacheMemoryBenchmark {
     int inFlight = 256;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
+        case "--backend" -> {
+          String backend = args[++i];
+          if (!backend.equals("redis") && !backend.equals("memcached")) {
+            err.println("--backend is redis or memcached, not " + backend);
+            System.exit(2);
+          }
+          memcached = backend.equals("memcached");
+        }
         case "--keys" -> keys = Integer.parseInt(args[++i]);
         case "--value-bytes" -> valueBytes = Integer.parseInt(args[++i]);
         case "--max-mib" -> maxBytes = Long.parseLong(args[++i]) << 20;
@@ -100,28 +121,44 @@ public final class NearCacheMemoryBenchmark {
         }
       }
     }
-    // Redis takes about 1.1 KB per 1,000-byte string; the servers refuse writes past maxmemory.
+    // Redis takes about 1.1 KB per 1,000-byte string and refuses writes past maxmemory; memcached
+    // about 1.2 KB (a slab chunk of 1,184 bytes for these) and evicts past -m: a read of an evicted
+    // key counts as failed.
     int serverMegabytes = (int) ((long) keys * (valueBytes + 200) * 3 / 2 / 5 >> 20) + 64;
-    err.printf("starting 5 Redis servers of %d MB; %,d keys of %,d bytes%n", serverMegabytes, keys, valueBytes);
-    try (ServerFleet<RedisServer> fleet =
-        ServerFleet.redisBuilder().servers(5).memoryMegabytes(serverMegabytes).mode(ServerMode.LOCAL).build().start()) {
+    err.printf("starting 5 %s servers of %d MB; %,d keys of %,d bytes%n",
+        memcached ? "memcached" : "Redis", serverMegabytes, keys, valueBytes);
+    ServerFleet.Builder<? extends ServerHandle> servers5 =
+        memcached ? ServerFleet.memcachedBuilder() : ServerFleet.redisBuilder();
+    try (ServerFleet<? extends ServerHandle> fleet =
+        servers5.servers(5).memoryMegabytes(serverMegabytes).mode(ServerMode.LOCAL).build().start()) {
       String servers = String.join(",", fleet.addresses());
+      boolean onMemcached = memcached;
+      Supplier<Backend> backend = () -> onMemcached ? MemcachedBackend.create() : RedisBackend.create();
       long started = System.nanoTime();
-      load(servers, keys, valueBytes);
+      load(backend, servers, keys, valueBytes);
       err.printf("loaded in %d s%n", secondsSince(started));
 
       List<Heap> heaps = new ArrayList<>();
+      Map<String, Long> emptiedBy;
       long failures;
-      try (AsyncCacheClient<byte[]> off = client(servers, NearCacheOptions.off())) {
+      try (AsyncCacheClient<byte[]> off = client(backend, servers, NearCacheOptions.off())) {
         failures = readAll(off, keys, valueBytes, threads, inFlight, "near cache off");
         heaps.add(measure("client without a near cache"));
       }
       NearCacheOptions options = NearCacheOptions.defaults().withHotOnly(false).withMaxBytes(maxBytes);
-      try (AsyncCacheClient<byte[]> near = client(servers, options)) {
+      if (memcached) {
+        options = options.withMaxStaleness(NearCacheOptions.MAX_MEMCACHED_STALENESS);
+      }
+      try (AsyncCacheClient<byte[]> near = client(backend, servers, options)) {
         failures += readAll(near, keys, valueBytes, threads, inFlight, "near cache on");
         TimeUnit.SECONDS.sleep(1); // Caffeine's maintenance, on the common pool, evicts what is over
         heaps.add(measure("near cache filled"));
-        fleet.server(0).command("FLUSHALL", "ASYNC"); // its notice drops every entry; a sweep frees them
+        if (memcached) {
+          restartAndReveal(near, fleet.server(0));
+        } else {
+          // Its notice drops every entry; a sweep frees them.
+          ((RedisServer) fleet.server(0)).command("FLUSHALL", "ASYNC");
+        }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         Heap emptied;
         do {
@@ -129,8 +166,9 @@ public final class NearCacheMemoryBenchmark {
           emptied = measure("near cache emptied");
         } while (emptied.instances(ENTRY_CLASS) > 0 && System.nanoTime() < deadline);
         heaps.add(emptied);
+        emptiedBy = near.nearCacheStats().dropAlls();
       }
-      boolean within = report(heaps, options, keys, valueBytes);
+      boolean within = report(heaps, options, keys, valueBytes, memcached ? "memcached" : "Redis", emptiedBy);
       err.printf("done in %d s%n", secondsSince(started));
       if (failures > 0 || !within) {
         err.println(failures > 0 ? failures + " reads failed or returned a wrong value" : "over the bound");
@@ -139,15 +177,12 @@ public final class NearCacheMemoryBenchmark {
     }
   }
 
-  private static AsyncCacheClient<byte[]> client(String servers, NearCacheOptions near) {
-    return client(servers, near, Duration.ofSeconds(30)); // generous: a loaded 2-core machine
-  }
-
-  private static AsyncCacheClient<byte[]> client(String servers, NearCacheOptions near, Duration timeout) {
+  /** A client of {@code servers} with a backend of its own; timeouts generous for a loaded 2-core machine. */
+  private static AsyncCacheClient<byte[]> client(Supplier<Backend> backend, String servers, NearCacheOptions near) {
     return ShardwiseClient.builder()
-        .backend(RedisBackend.create())
+        .backend(backend.get())
         .servers(servers)
-        .timeout(timeout)
+        .timeout(Duration.ofSeconds(30))
         .codec(Codecs.bytes())
         .nearCache(near)
         .build();
@@ -179,8 +214,8 @@ public final class NearCacheMemoryBenchmark {
    * Writes every key, in batches of 500, {@value #LOAD_BATCHES} batches under way; the keys of a
    * batch that failed (a timeout, on a loaded machine) are written again, three times at most.
    */
-  private static void load(String servers, int keys, int valueBytes) throws Exception {
-    try (AsyncCacheClient<byte[]> client = client(servers, NearCacheOptions.off(), Duration.ofSeconds(30))) {
+  private static void load(Supplier<Backend> backend, String servers, int keys, int valueBytes) throws Exception {
+    try (AsyncCacheClient<byte[]> client = client(backend, servers, NearCacheOptions.off())) {
       Semaphore batches = new Semaphore(LOAD_BATCHES);
       Queue<Integer> again = new ConcurrentLinkedQueue<>();
       List<Integer> pending = new ArrayList<>();
@@ -215,6 +250,37 @@ public final class NearCacheMemoryBenchmark {
         throw new IllegalStateException(pending.size() + " keys could not be loaded");
       }
     }
+  }
+
+  /**
+   * Restarts memcached {@code server} (empty) and sends gets of keys no one wrote to it until
+   * {@code near} counts a drop of every entry: spymemcached sees that a connection was closed only
+   * when it next uses it, and a lost connection is all that tells memcached's near cache its
+   * entries may be stale.
+   */
+  private static void restartAndReveal(AsyncCacheClient<byte[]> near, ServerHandle server) throws Exception {
+    long before = drops(near);
+    server.restart();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    for (int i = 0; drops(near) == before; i++) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("no drop of every entry 30 s after " + server + " restarted");
+      }
+      String probe = "absent:" + i;
+      if (near.nodeFor(probe).address().equals(server.address())) {
+        try {
+          near.get(probe).get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+          // The request that meets the closed connection may fail; the next one reconnects.
+        }
+        TimeUnit.MILLISECONDS.sleep(20);
+      }
+    }
+  }
+
+  /** The drops of every entry {@code near} counted, whatever their cause. */
+  private static long drops(AsyncCacheClient<byte[]> near) {
+    return near.nearCacheStats().dropAlls().values().stream().mapToLong(Long::longValue).sum();
   }
 
   /** Reads every key once through {@code client}; returns the reads that failed or were wrong. */
@@ -298,13 +364,15 @@ public final class NearCacheMemoryBenchmark {
   }
 
   /** Prints the tables; returns whether the near cache stayed within its bound and fixed parts. */
-  private static boolean report(List<Heap> heaps, NearCacheOptions options, int keys, int valueBytes) {
+  private static boolean report(
+      List<Heap> heaps, NearCacheOptions options, int keys, int valueBytes, String backend, Map<String, Long> emptiedBy) {
     Heap off = heaps.get(0);
     Heap filled = heaps.get(1);
     Heap emptied = heaps.get(2);
     long entries = filled.instances(ENTRY_CLASS);
-    out.printf("%,d keys of %,d bytes (%,d MiB), read once through the client; near cache bounded at %d MiB, every key admitted%n%n",
-        keys, valueBytes, (long) keys * valueBytes >> 20, options.maxBytes() >> 20);
+    out.printf("%,d keys of %,d bytes (%,d MiB) on 5 local %s servers, read once through the client; near cache bounded at %d MiB, every key admitted%n",
+        keys, valueBytes, (long) keys * valueBytes >> 20, backend, options.maxBytes() >> 20);
+    out.printf("drops of every entry before \"emptied\", by cause: %s%n%n", emptiedBy);
     out.println("| state | live heap (class histogram) | heap used after System.gc() | near-cache entries |");
     out.println("|---|---|---|---|");
     for (Heap h : heaps) {
