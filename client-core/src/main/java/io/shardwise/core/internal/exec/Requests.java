@@ -160,13 +160,7 @@ public final class Requests implements Sender {
       Function<? super T, ? extends R> finish,
       Topology release) {
     long start = System.nanoTime();
-    CompletableFuture<T> sent;
-    try {
-      sent = op.apply(m.connection);
-    } catch (RuntimeException e) {
-      sent = CompletableFuture.failedFuture(e);
-    }
-    deadlines.watch(sent);
+    CompletableFuture<T> sent = watched(m, op);
     return sent.handle(
         (value, failure) -> {
           try {
@@ -184,6 +178,18 @@ public final class Requests implements Sender {
             }
           }
         });
+  }
+
+  /** {@code op} applied to {@code m}'s connection (a throw is a failed request), under its deadline. */
+  private <T> CompletableFuture<T> watched(Member m, Function<NodeConnection, CompletableFuture<T>> op) {
+    CompletableFuture<T> sent;
+    try {
+      sent = op.apply(m.connection);
+    } catch (RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    deadlines.watch(sent);
+    return sent;
   }
 
   /**
@@ -211,13 +217,7 @@ public final class Requests implements Sender {
    */
   <T> void callThen(Member m, String operation, Function<NodeConnection, CompletableFuture<T>> op, Outcome<T> done) {
     long start = System.nanoTime();
-    CompletableFuture<T> sent;
-    try {
-      sent = op.apply(m.connection);
-    } catch (RuntimeException e) {
-      sent = CompletableFuture.failedFuture(e);
-    }
-    deadlines.watch(sent);
+    CompletableFuture<T> sent = watched(m, op);
     sent.handle(
         (value, failure) -> {
           ShardwiseException e = recorded(m, operation, start, failure);
