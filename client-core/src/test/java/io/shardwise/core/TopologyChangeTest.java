@@ -412,6 +412,64 @@ class TopologyChangeTest {
     }
   }
 
+  /**
+   * A write of a moved key whose copy where reads may look can be neither deleted nor marked old,
+   * the node holding as many marks as the journal's capacity, fails rather than leave that copy
+   * readable: while the change settles, on the new node (clients already warming read it first)
+   * whose delete fails; while it warms, on the previous node, out. The writes before them, whose
+   * marks were recorded, succeeded, and the copy marked on the new node is not read.
+   */
+  @Test
+  void aMovedKeysWriteWhoseCopyCanBeNeitherDeletedNorMarkedFails() throws Exception {
+    InMemoryBackend memory = new InMemoryBackend(KeyRules.MEMCACHED);
+    try (AsyncCacheClient<String> c =
+        ShardwiseClient.builder()
+            .backend(memory)
+            .servers("a:1,b:2,c:3,d:4,e:5")
+            .router(RouterSpec.of("ketama"))
+            .timeout(Duration.ofMillis(200))
+            .failover(FailoverOptions.builder().journalCapacity(1).build())
+            .topology(TopologyOptions.defaults().withSettle(Duration.ofSeconds(2)).withWarmUp(Duration.ofSeconds(60)))
+            .codec(Codecs.utf8())
+            .build()) {
+      java.util.Map<String, Node> before = new java.util.HashMap<>();
+      for (int i = 0; i < 3000; i++) {
+        before.put("m" + i, c.nodeFor("m" + i));
+      }
+      c.updateServers(ServerList.parse("a:1,b:2,c:3,d:4,e:5,f:6")).join();
+      Node f = Node.of("f", 6);
+      List<String> moved = before.keySet().stream().filter(k -> c.nodeFor(k).equals(f)).sorted().toList();
+      String first = moved.get(0);
+      memory.store(f).data.put(first, io.shardwise.client.CachedValue.of("stale".getBytes(java.nio.charset.StandardCharsets.UTF_8), 0));
+      memory.store(f).refuseDeletes = new IllegalStateException("deletes refused");
+      c.sync().set(first, "new", Duration.ZERO); // on its previous node; f's copy marked, the one mark f may hold
+      assertThatThrownBy(() -> c.sync().set(moved.get(1), "new", Duration.ZERO))
+          .hasMessageContaining("could not be deleted (")
+          .hasMessageContaining("deletes refused")
+          .hasMessageContaining("nor marked old");
+      assertThat(c.topologyStatus().phase()).as("while the change settled").isEqualTo(TopologyStatus.Phase.SETTLING);
+
+      until(() -> c.topologyStatus().phase() == TopologyStatus.Phase.WARMING);
+      Node previous = before.get(moved.get(2));
+      List<String> fromPrevious = moved.subList(2, moved.size()).stream().filter(k -> before.get(k).equals(previous)).toList();
+      memory.store(previous).refuseDeletes = new IllegalStateException("deletes refused");
+      c.sync().set(fromPrevious.get(0), "new", Duration.ZERO); // on f; the previous node's copy marked, its one mark
+      memory.store(previous).failWith = new java.io.IOException("connection refused");
+      for (int i = 0; i < 100 && c.nodeStates().get(previous) == io.shardwise.client.NodeState.HEALTHY; i++) {
+        String stays = "s" + i;
+        if (c.nodeFor(stays).equals(previous)) {
+          assertThatThrownBy(() -> c.sync().get(stays)).hasMessageContaining("connection refused");
+        }
+      }
+      assertThat(c.nodeStates().get(previous)).as("%s, out", previous).isNotEqualTo(io.shardwise.client.NodeState.HEALTHY);
+      assertThatThrownBy(() -> c.sync().set(fromPrevious.get(1), "new", Duration.ZERO))
+          .hasMessageContaining(previous + " is out")
+          .hasMessageContaining("nor marked old");
+      assertThat(c.topologyStatus().phase()).as("while the change warmed").isEqualTo(TopologyStatus.Phase.WARMING);
+      assertThat(c.sync().get(first)).as("f's copy, marked, is not read").isEqualTo("new");
+    }
+  }
+
   @Test
   void aWriteWhileSettlingGoesToThePreviousNodeAndClearsTheNewOne() throws Exception {
     update("a:1,b:2,c:3,d:4,e:5,f:6");

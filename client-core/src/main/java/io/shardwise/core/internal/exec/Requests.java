@@ -332,14 +332,14 @@ public final class Requests implements Sender {
   }
 
   /**
-   * The error of a write whose key's copy on the node it moved from could neither be deleted nor
-   * marked old (the node holds as many marks as the journal's capacity).
+   * The error of a write of a key that moves whose copy on {@code stale}, where reads may look,
+   * could neither be deleted nor marked old (the node holds as many marks as the journal's capacity).
    */
   public ShardwiseException movedCopyKept(Member stale, Throwable failure) {
     ShardwiseException cause = asShardwise(stale, failure);
     return new NodeException(
         stale.node,
-        "the key was written, but its copy on the node it moved from could not be deleted ("
+        "the key was written, but its copy here, where reads may look during the change, could not be deleted ("
             + cause.getMessage() + ") nor marked old (the node holds as many marks as the journal's capacity); write it again",
         cause);
   }
