@@ -429,7 +429,7 @@ class TopologyChangeTest {
             .router(RouterSpec.of("ketama"))
             .timeout(Duration.ofMillis(200))
             .failover(FailoverOptions.builder().journalCapacity(1).build())
-            .topology(TopologyOptions.defaults().withSettle(Duration.ofSeconds(2)).withWarmUp(Duration.ofSeconds(60)))
+            .topology(TopologyOptions.defaults().withSettle(Duration.ofSeconds(4)).withWarmUp(Duration.ofSeconds(60)))
             .codec(Codecs.utf8())
             .build()) {
       java.util.Map<String, Node> before = new java.util.HashMap<>();
