@@ -479,7 +479,10 @@ final class RedisNodeConnection implements NodeConnection {
   /**
    * A future that completes once the attempt under way, or else the next one, has finished; the
    * next one is brought forward to now, or to {@link #MIN_ATTEMPT_SPACING_NANOS} after the last
-   * one started.
+   * one started. Not while a check that the server answers is under way ({@link #checkAnswer}): its
+   * verdict starts the next attempt at once with a longer timeout, or lets the waiting requests go.
+   * An attempt brought forward before the verdict would have the timeout that just ran out, and run
+   * out again (seen under load: three attempts where two do).
    */
   private CompletableFuture<Void> nextAttempt() {
     CompletableFuture<Void> done;
@@ -492,7 +495,7 @@ final class RedisNodeConnection implements NodeConnection {
         attemptWaiters = new CompletableFuture<>();
       }
       done = attemptWaiters;
-      if (attemptInFlight == null) {
+      if (attemptInFlight == null && !checkingAnswer) {
         long wait = lastAttemptNanos + MIN_ATTEMPT_SPACING_NANOS - System.nanoTime();
         if (wait <= 0) {
           now = true;
