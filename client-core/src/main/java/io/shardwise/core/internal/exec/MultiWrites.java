@@ -208,8 +208,9 @@ final class MultiWrites {
     private CompletableFuture<NodeReply<Boolean>> sendBatch(int node, List<String> nodeKeys, boolean redirected) {
       Member member = t.members[node];
       DirtyCopies dirty = member.oldCopies();
-      Map<String, Long> marked = new HashMap<>(); // most batches have none: their node has no old copy
-      for (int i = 0; i < nodeKeys.size() && !dirty.isEmpty(); i++) {
+      boolean anyMarked = !dirty.isEmpty(); // most batches' nodes hold no old copy: no map for them
+      Map<String, Long> marked = anyMarked ? new HashMap<>() : Map.of();
+      for (int i = 0; anyMarked && i < nodeKeys.size(); i++) {
         Long stamp = dirty.stamp(nodeKeys.get(i));
         if (stamp != null) {
           marked.put(nodeKeys.get(i), stamp);
